@@ -1,0 +1,209 @@
+"""microtape: a small, fully typed, pure-Python autodiff framework for learning gradient debugging.
+
+The public API, re-exported from the modules that define it. Read the
+modules in this order: ``errors``, ``_runtime``, ``_shape``, ``tensor``,
+``_kernels``, ``_registry``, ``ops``, ``composite``, ``variable``, ``tape``,
+``functional``, ``memory``, ``gradcheck``, ``debug``.
+"""
+
+from __future__ import annotations
+
+from .composite import log_softmax as log_softmax
+from .composite import mean as mean
+from .composite import reduce_min as min  # noqa: A004 - TF.js's name; the package never uses the builtin via mt
+from .composite import softmax as softmax
+from .composite import stack as stack
+from .debug import GradientMonitor as GradientMonitor
+from .debug import GradStats as GradStats
+from .debug import check_numerics as check_numerics
+from .debug import clip_by_global_norm as clip_by_global_norm
+from .debug import clip_by_norm as clip_by_norm
+from .debug import detect_anomaly as detect_anomaly
+from .debug import grad_stats as grad_stats
+from .debug import histogram as histogram
+from .debug import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
+from .debug import sparkline as sparkline
+from .errors import AnomalyError as AnomalyError
+from .errors import DisposedTensorError as DisposedTensorError
+from .errors import GradientCheckError as GradientCheckError
+from .errors import GradientError as GradientError
+from .errors import InvalidArgumentError as InvalidArgumentError
+from .errors import LeakError as LeakError
+from .errors import MicrotapeError as MicrotapeError
+from .errors import NumericsError as NumericsError
+from .errors import ShapeError as ShapeError
+from .errors import TapeError as TapeError
+from .errors import TidyError as TidyError
+from .errors import VariableError as VariableError
+from .functional import GradMap as GradMap
+from .functional import VariableGrads as VariableGrads
+from .functional import custom_grad as custom_grad
+from .functional import grad as grad
+from .functional import grads as grads
+from .functional import value_and_grad as value_and_grad
+from .functional import value_and_grads as value_and_grads
+from .functional import variable_grads as variable_grads
+from .gradcheck import GradCheckReport as GradCheckReport
+from .gradcheck import check_grads as check_grads
+from .gradcheck import numerical_grad as numerical_grad
+from .memory import MemoryInfo as MemoryInfo
+from .memory import ProfileInfo as ProfileInfo
+from .memory import dispose as dispose
+from .memory import keep as keep
+from .memory import leak_check as leak_check
+from .memory import memory as memory
+from .memory import profile as profile
+from .memory import tidy as tidy
+from .ops import abs as abs  # noqa: A004 - tf.abs
+from .ops import add as add
+from .ops import broadcast_to as broadcast_to
+from .ops import clip_by_value as clip_by_value
+from .ops import concat as concat
+from .ops import cos as cos
+from .ops import div as div
+from .ops import equal as equal
+from .ops import exp as exp
+from .ops import greater as greater
+from .ops import greater_equal as greater_equal
+from .ops import less as less
+from .ops import less_equal as less_equal
+from .ops import log as log
+from .ops import logsumexp as logsumexp
+from .ops import matmul as matmul
+from .ops import maximum as maximum
+from .ops import minimum as minimum
+from .ops import mul as mul
+from .ops import neg as neg
+from .ops import pad as pad
+from .ops import pow as pow  # noqa: A004 - tf.pow
+from .ops import reduce_max as max  # noqa: A004 - tf.max
+from .ops import reduce_sum as sum  # noqa: A004 - tf.sum
+from .ops import relu as relu
+from .ops import reshape as reshape
+from .ops import sigmoid as sigmoid
+from .ops import sign as sign
+from .ops import sin as sin
+from .ops import slice as slice  # noqa: A004 - tf.slice
+from .ops import sqrt as sqrt
+from .ops import square as square
+from .ops import sub as sub
+from .ops import tanh as tanh
+from .ops import transpose as transpose
+from .ops import where as where
+from .tape import GradientTape as GradientTape
+from .tensor import Tensor as Tensor
+from .tensor import fill as fill
+from .tensor import ones as ones
+from .tensor import ones_like as ones_like
+from .tensor import random_normal as random_normal
+from .tensor import random_uniform as random_uniform
+from .tensor import scalar as scalar
+from .tensor import tensor as tensor
+from .tensor import tensor1d as tensor1d
+from .tensor import tensor2d as tensor2d
+from .tensor import zeros as zeros
+from .tensor import zeros_like as zeros_like
+from .variable import Variable as Variable
+from .variable import variable as variable
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AnomalyError",
+    "DisposedTensorError",
+    "GradCheckReport",
+    "GradMap",
+    "GradStats",
+    "GradientCheckError",
+    "GradientError",
+    "GradientMonitor",
+    "GradientTape",
+    "InvalidArgumentError",
+    "LeakError",
+    "MemoryInfo",
+    "MicrotapeError",
+    "NumericsError",
+    "ProfileInfo",
+    "ShapeError",
+    "TapeError",
+    "Tensor",
+    "TidyError",
+    "Variable",
+    "VariableError",
+    "VariableGrads",
+    "abs",
+    "add",
+    "broadcast_to",
+    "check_grads",
+    "check_numerics",
+    "clip_by_global_norm",
+    "clip_by_norm",
+    "clip_by_value",
+    "concat",
+    "cos",
+    "custom_grad",
+    "detect_anomaly",
+    "dispose",
+    "div",
+    "equal",
+    "exp",
+    "fill",
+    "grad",
+    "grad_stats",
+    "grads",
+    "greater",
+    "greater_equal",
+    "histogram",
+    "keep",
+    "leak_check",
+    "less",
+    "less_equal",
+    "log",
+    "log_softmax",
+    "logsumexp",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "memory",
+    "min",
+    "minimum",
+    "mul",
+    "neg",
+    "numerical_grad",
+    "ones",
+    "ones_like",
+    "pad",
+    "pow",
+    "print",
+    "profile",
+    "random_normal",
+    "random_uniform",
+    "relu",
+    "reshape",
+    "scalar",
+    "sigmoid",
+    "sign",
+    "sin",
+    "slice",
+    "softmax",
+    "sparkline",
+    "sqrt",
+    "square",
+    "stack",
+    "sub",
+    "sum",
+    "tanh",
+    "tensor",
+    "tensor1d",
+    "tensor2d",
+    "tidy",
+    "transpose",
+    "value_and_grad",
+    "value_and_grads",
+    "variable",
+    "variable_grads",
+    "where",
+    "zeros",
+    "zeros_like",
+]

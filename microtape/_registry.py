@@ -1,0 +1,176 @@
+"""The op table: ``Op``, ``OPS`` and the ``@primitive`` decorator.
+
+Read after ``_kernels.py``, before ``ops.py``. A primitive is a forward
+function plus a vector-Jacobian product (VJP). Calling one converts numbers
+and lists to tensors, checks that no input is disposed, runs the forward and
+lets every open tape record ``(op, inputs, params, out)``. That is all the
+machinery there is; ``ops.py`` is a flat list of entries using it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, ParamSpec
+
+from . import _runtime
+from ._runtime import DISPATCH, STATE
+from ._types import Grads
+from .errors import InvalidArgumentError, explain
+from .tensor import Tensor, as_tensor
+
+__all__ = ["OPS", "Op", "Primitive", "primitive"]
+
+P = ParamSpec("P")
+
+
+@dataclass(slots=True, eq=False)
+class Op:
+    """One entry of the op table.
+
+    ``n_inputs`` counts the leading tensor arguments; ``-1`` means the first
+    argument is a sequence of tensors (``concat``). ``params`` names the
+    settings that may follow them positionally (``reshape(x, shape)``).
+    """
+
+    name: str
+    forward: Callable[..., Tensor]
+    vjp: Callable[..., Grads] | None = None
+    differentiable: bool = True
+    n_inputs: int = 1
+    params: tuple[str, ...] = ()
+
+
+OPS: dict[str, Op] = {}
+"""Every primitive by its public name; the tests iterate over this table."""
+
+
+class Primitive(Generic[P]):
+    """What ``@primitive`` returns: call it like its forward; ``.defvjp`` adds the VJP."""
+
+    def __init__(self, op: Op, forward: Callable[P, Tensor]) -> None:
+        self.op = op
+        self._forward = forward
+        functools.update_wrapper(self, forward)  # doctest and autodoc see the forward's docstring
+
+    def defvjp(self, vjp: Callable[..., Grads]) -> Callable[..., Grads]:
+        """Attach the VJP ``vjp(dout, out, *inputs, **params) -> Grads``."""
+        self.op.vjp = vjp
+        return vjp
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Tensor:
+        op = self.op
+        n = op.n_inputs
+        if n < 0:
+            inputs = _sequence_of_tensors(args[0] if args else kwargs.pop("tensors"), op.name)
+            rest = args[1:]
+        else:
+            if len(args) < n:
+                raise InvalidArgumentError(
+                    explain(
+                        f"{op.name}() takes {n} tensor argument(s), got {len(args)}.",
+                        f"Call it as mt.{op.name}({', '.join('xyz'[:n])}{', ...' if op.params else ''}).",
+                        "pass every input tensor positionally.",
+                    ),
+                    op=op.name,
+                )
+            inputs = tuple([a if type(a) is Tensor else _convert(a, op.name) for a in args[:n]])
+            rest = args[n:]
+        for x in inputs:
+            if x._disposed is not None:
+                _runtime.check_usable(x)
+        params: dict[str, object] = dict(kwargs)
+        if rest:
+            if len(rest) > len(op.params):
+                raise InvalidArgumentError(
+                    explain(
+                        f"{op.name}() got {len(rest)} extra positional argument(s) {rest!r}.",
+                        f"After the tensors it takes: {', '.join(op.params) or 'nothing'}.",
+                        "pass settings by keyword, for example axis=0.",
+                    ),
+                    op=op.name,
+                )
+            for key, value in zip(op.params, rest):
+                params[key] = value
+        st = STATE.get()
+        if st.observers:
+            return _observed_call(op, inputs, params, st.observers)
+        out = op.forward(inputs, **params) if n < 0 else op.forward(*inputs, **params)
+        out._op = op.name
+        if st.tapes and op.differentiable:
+            for tape in st.tapes:
+                tape._record(op, inputs, params, out)
+        if st.anomaly:
+            from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
+
+            _check_forward(op, inputs, params, out)
+        return out
+
+
+def _observed_call(
+    op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], observers: Sequence[_runtime.Observer]
+) -> Tensor:
+    """The slow path when profile/leak_check/the checker watch: time and report."""
+    start = time.perf_counter()
+    out = op.forward(inputs, **params) if op.n_inputs < 0 else op.forward(*inputs, **params)
+    seconds = time.perf_counter() - start
+    out._op = op.name
+    st = STATE.get()
+    if st.tapes and op.differentiable:
+        for tape in st.tapes:
+            tape._record(op, inputs, params, out)
+    for obs in observers:
+        obs.on_op(op, inputs, params, out, seconds)
+    if st.anomaly:
+        from .debug import _check_forward
+
+        _check_forward(op, inputs, params, out)
+    return out
+
+
+def _convert(value: object, op: str) -> Tensor:
+    try:
+        return as_tensor(value)  # type: ignore[arg-type]  # as_tensor reports bad values itself
+    except InvalidArgumentError as err:
+        raise type(err)(f"{op}: {err.message}", **err.facts) from None
+
+
+def _sequence_of_tensors(value: object, op: str) -> tuple[Tensor, ...]:
+    if isinstance(value, Tensor) or not isinstance(value, (list, tuple)) or not value:
+        raise InvalidArgumentError(
+            explain(
+                f"{op}() needs a non-empty list of tensors, got {type(value).__name__}.",
+                f"mt.{op} joins several tensors given as one list.",
+                f"write mt.{op}([a, b], axis=0).",
+            ),
+            op=op,
+        )
+    return tuple(v if type(v) is Tensor else _convert(v, op) for v in value)
+
+
+def primitive(
+    name: str, *, differentiable: bool = True, n_inputs: int = 1
+) -> Callable[[Callable[P, Tensor]], Primitive[P]]:
+    """Register ``forward`` as primitive ``name``; the settings after the tensors become params."""
+
+    def wrap(forward: Callable[P, Tensor]) -> Primitive[P]:
+        names = list(inspect.signature(forward).parameters)
+        params = tuple(names[1 if n_inputs < 0 else n_inputs :])
+        op = Op(name, forward, None, differentiable, n_inputs, params)
+        if name in OPS:
+            raise RuntimeError(f"primitive {name!r} registered twice")  # our own invariant
+        OPS[name] = op
+        prim = Primitive(op, forward)
+        DISPATCH[name] = prim
+        return prim
+
+    return wrap
+
+
+def composite(fn: Callable[P, Tensor]) -> Callable[P, Tensor]:
+    """Make a composite op (built from primitives) callable as a Tensor method."""
+    DISPATCH[fn.__name__.removeprefix("reduce_")] = fn
+    return fn

@@ -1,0 +1,100 @@
+"""Run the book's chapters in the terminal, cell by cell.
+
+A chapter in ``tutorials/`` is a script split into cells by ``# %%``
+lines; comment lines are prose. The tour prints each cell's prose, its
+code, and what it prints, plus the value of a final expression, the way
+the book shows them. Without a source checkout (no ``tutorials/`` next to
+the package) it falls back to a short built-in tour.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import re
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
+_RULE = "─" * 72
+
+
+def chapters() -> list[Path]:
+    """The chapter files, in book order (empty without a source checkout)."""
+    return sorted(TUTORIALS.glob("[0-9][0-9]_*.py")) if TUTORIALS.is_dir() else []
+
+
+def _cells(source: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split a chapter into its title docstring and (prose, code) cells."""
+    module = ast.parse(source)
+    doc = ast.get_docstring(module) or ""
+    body = source
+    if module.body and isinstance(module.body[0], ast.Expr):
+        end = module.body[0].end_lineno or 0
+        body = "\n".join(source.splitlines()[end:])
+    cells = []
+    for chunk in re.split(r"^# %%.*$", body, flags=re.MULTILINE):
+        prose, code = [], []
+        for line in chunk.strip("\n").splitlines():
+            if not code and (line.startswith("#") or not line.strip()):
+                prose.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
+            else:
+                code.append(line)
+        if prose or code:
+            cells.append(("\n".join(prose).strip(), "\n".join(code).strip()))
+    return doc, cells
+
+
+def _execute(code: str, namespace: dict[str, object]) -> str:
+    """Run a cell; return what it printed plus the repr of a final expression."""
+    tree = ast.parse(code)
+    last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    if last is not None:
+        tree.body = tree.body[:-1]
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        exec(compile(tree, "<tour>", "exec"), namespace)  # noqa: S102 - running our own chapters is the point
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), "<tour>", "eval"), namespace)  # noqa: S307
+            if value is not None:
+                print(repr(value))
+    return buffer.getvalue()
+
+
+def show(path: Path, out: TextIO) -> None:
+    """Print one chapter: title, then each cell's prose, code and output."""
+    doc, cells = _cells(path.read_text(encoding="utf-8"))
+    print(_RULE, file=out)
+    print(doc.strip(), file=out)
+    print(_RULE, file=out)
+    namespace: dict[str, object] = {"__name__": "__main__", "__file__": str(path)}
+    for prose, code in cells:
+        if prose:
+            print(textwrap.fill(" ".join(prose.split()), width=78) if "\n\n" not in prose else prose, file=out)
+        if code:
+            print(textwrap.indent(code, "    │ "), file=out)
+            output = _execute(code, namespace)
+            if output:
+                print(textwrap.indent(output.rstrip("\n"), "    ▸ "), file=out)
+        print(file=out)
+
+
+def run(chapter: int | None, out: TextIO, fallback: Callable[[TextIO], None]) -> int:
+    """Show every chapter (or chapter N); return the exit code."""
+    found = chapters()
+    if not found:
+        fallback(out)
+        return 0
+    if chapter is not None:
+        picked = [p for p in found if int(p.name[:2]) == chapter]
+        if not picked:
+            numbers = ", ".join(str(int(p.name[:2])) for p in found)
+            print(f"no chapter {chapter}; the chapters are {numbers}", file=out)
+            return 2
+        found = picked
+    for path in found:
+        show(path, out)
+    return 0

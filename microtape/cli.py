@@ -1,0 +1,132 @@
+"""The command line: ``python -m microtape tour | selfcheck``.
+
+Read last. ``tour`` prints the book's chapters in the terminal,
+and ``selfcheck`` gradient-checks every primitive in the op table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from ._registry import OPS
+from ._samples import CASES, SMOOTH, Case
+from .gradcheck import check_grads
+from .tensor import Tensor, tensor
+
+__all__ = ["main", "selfcheck"]
+
+
+def _run_case(case: Case, mode: str, order: int) -> tuple[bool, float]:
+    op = OPS[case.name]
+    from ._runtime import DISPATCH, run_in_scope
+
+    fn = DISPATCH[case.name]
+
+    def run() -> tuple[bool, float]:
+        xs = [tensor(v) for v in case.inputs]
+        if op.n_inputs < 0:
+            report = check_grads(lambda *ts: fn(list(ts), **case.params), xs, mode=mode, order=order)
+        else:
+            report = check_grads(lambda *ts: fn(*ts, **case.params), xs, mode=mode, order=order)
+        return report.ok, report.max_abs_error
+
+    result = run_in_scope("selfcheck", run)
+    assert isinstance(result, tuple)
+    return result
+
+
+def selfcheck(out: TextIO | None = None) -> int:
+    """Gradient-check every primitive at its sample inputs; print a table; return the exit code.
+
+    Each differentiable op is checked in full and fast mode, and smooth ops
+    also at order 2. Non-differentiable ops (comparisons) are listed as such.
+
+    Examples:
+        >>> import io
+        >>> from microtape.cli import selfcheck
+        >>> buffer = io.StringIO()
+        >>> selfcheck(buffer)
+        0
+        >>> buffer.getvalue().splitlines()[-1]
+        'selfcheck passed: every differentiable primitive agrees with finite differences'
+    """
+    stream = out if out is not None else sys.stdout
+    failures = 0
+    print(f"{'op':<15}{'cases':>6}  {'full':<6}{'fast':<6}{'order 2':<8}{'worst abs err':>14}", file=stream)
+    for name in sorted(OPS):
+        op = OPS[name]
+        cases = CASES.get(name, [])
+        if not cases:
+            print(f"{name:<15}{0:>6}  no sample inputs: add them to microtape/_samples.py", file=stream)
+            failures += 1
+            continue
+        if not op.differentiable:
+            print(f"{name:<15}{len(cases):>6}  (no gradient: piecewise constant)", file=stream)
+            continue
+        verdicts = {"full": True, "fast": True, "order 2": True}
+        worst = 0.0
+        for case in cases:
+            for label, mode, order in (("full", "full", 1), ("fast", "fast", 1), ("order 2", "full", 2)):
+                if order == 2 and name not in SMOOTH:
+                    continue
+                ok, err = _run_case(case, mode, order)
+                verdicts[label] &= ok
+                worst = max(worst, err)
+        marks = {k: ("ok" if v else "FAIL") if (k != "order 2" or name in SMOOTH) else "-" for k, v in verdicts.items()}
+        failures += sum(1 for v in marks.values() if v == "FAIL")
+        print(f"{name:<15}{len(cases):>6}  {marks['full']:<6}{marks['fast']:<6}{marks['order 2']:<8}{worst:>14.2e}", file=stream)
+    if failures:
+        print(f"selfcheck FAILED: {failures} check(s) disagree with finite differences", file=stream)
+        return 1
+    print("selfcheck passed: every differentiable primitive agrees with finite differences", file=stream)
+    return 0
+
+
+def _mini_tour(out: TextIO) -> None:
+    from .functional import grads, variable_grads
+    from .memory import tidy
+    from .variable import variable
+
+    print("microtape tour: the Russian text's two first examples\n", file=out)
+    w = variable(0.5, name="tour_w")
+    b = variable(0.0, name="tour_b")
+    x = tensor([1.0, 2.0, 3.0, 4.0])
+    y = tensor([1.0, 3.0, 5.0, 7.0])
+
+    def loss() -> Tensor:
+        return tidy(lambda: ((x * w + b - y) ** 2).mean())
+
+    value, g = variable_grads(loss)
+    print("linear model y = w*x + b on x=[1,2,3,4], y=[1,3,5,7], w=0.5, b=0", file=out)
+    print(f"  loss = {value!r}\n  dL/dw = {g[w]!r}\n  dL/db = {g[b]!r}\n", file=out)
+    px, py = variable(2.0, name="tour_x"), variable(3.0, name="tour_y")
+    dx, dy = grads(lambda a, c: a * a + c * c)([px, py])
+    print("f(x, y) = x^2 + y^2 at (2, 3):", file=out)
+    print(f"  df/dx = {dx!r}, df/dy = {dy!r}", file=out)
+    px.assign(px - dx * 0.1)
+    py.assign(py - dy * 0.1)
+    print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)
+
+
+def tour(chapter: int | None = None, out: TextIO | None = None) -> int:
+    """Print the book's chapters in the terminal (all, or one with ``chapter``)."""
+    stream = out if out is not None else sys.stdout
+    from . import _tour
+
+    return _tour.run(chapter, stream, fallback=_mini_tour)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m microtape``."""
+    parser = argparse.ArgumentParser(prog="python -m microtape", description="microtape: learn gradient debugging")
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
+    t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
+    sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
+    args = parser.parse_args(argv)
+    if args.command == "tour":
+        return tour(args.chapter)
+    return selfcheck()

@@ -1,0 +1,569 @@
+"""Looking at numbers and gradients: print, check_numerics, detect_anomaly,
+gradient statistics, a monitor for exploding and vanishing gradients,
+clipping and text plots.
+
+Read after ``gradcheck.py``. Nothing here changes how gradients are
+computed; it makes them visible. ``detect_anomaly`` is the only hook into
+the engine: when it is on, the op wrapper and the backward loop call
+``_check_forward`` and ``_check_backward`` below; when it is off they cost
+one attribute test.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TextIO
+
+from . import _runtime
+from ._registry import Op
+from ._runtime import STATE
+from ._types import Grads
+from .errors import AnomalyError, InvalidArgumentError, NumericsError, explain
+from .tensor import Tensor, _new, format_number
+
+__all__ = [
+    "GradStats",
+    "GradientMonitor",
+    "check_numerics",
+    "clip_by_global_norm",
+    "clip_by_norm",
+    "detect_anomaly",
+    "grad_stats",
+    "histogram",
+    "print_tensor",
+    "sparkline",
+]
+
+
+# -- print --------------------------------------------------------------------
+
+
+def _js_number(v: float) -> str:
+    if v != v:
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == int(v) and abs(v) < 1e16:
+        return str(int(v))
+    return format_number(v)
+
+
+def _layout(data: list[float], shape: tuple[int, ...], indent: int) -> list[str]:
+    """TF.js ``tf.print`` layout: nested brackets, one row per line, long rows summarised."""
+    if not shape:
+        return [_js_number(data[0])]
+    edge = 3
+
+    def row(items: list[float]) -> str:
+        if len(items) > 2 * edge + 1:
+            shown = [_js_number(v) for v in items[:edge]] + ["..."] + [_js_number(v) for v in items[-edge:]]
+        else:
+            shown = [_js_number(v) for v in items]
+        return "[" + ", ".join(shown) + "]"
+
+    if len(shape) == 1:
+        return [row(data)]
+    step = len(data) // shape[0] if shape[0] else 0
+    blocks = [_layout(data[i * step : (i + 1) * step], shape[1:], indent + 1) for i in range(shape[0])]
+    if len(blocks) > 2 * edge + 1:
+        blocks = blocks[:edge] + [["..."]] + blocks[-edge:]
+    lines: list[str] = []
+    for b, block in enumerate(blocks):
+        for k, line in enumerate(block):
+            prefix = "[" if b == 0 and k == 0 else " "
+            lines.append(prefix + line)
+        lines[-1] += "," if b < len(blocks) - 1 else "]"
+    return lines
+
+
+def print_tensor(t: Tensor, verbose: bool = False, file: TextIO | None = None) -> None:
+    """Print a tensor in the layout of TF.js ``tf.print`` (``mt.print``).
+
+    ``verbose=True`` adds the dtype, rank and shape. Long dimensions are
+    summarised with ``...``, so printing a big gradient stays readable.
+
+    Examples:
+        >>> mt.print(mt.tensor([1.0, 2.5, 3.0]))
+        Tensor
+            [1, 2.5, 3]
+        >>> mt.print(mt.tensor([[1.0, 2.0], [3.0, 4.0]]), verbose=True)
+        Tensor
+          dtype: float64
+          rank: 2
+          shape: [2,2]
+          values:
+            [[1, 2],
+             [3, 4]]
+    """
+    if not isinstance(t, Tensor):
+        raise InvalidArgumentError(
+            explain(
+                f"print() needs a tensor, got {type(t).__name__}: {t!r:.60}.",
+                "mt.print shows a tensor the way tf.print does.",
+                "use Python's print() for other values.",
+            ),
+            value=t,
+        )
+    out = file if file is not None else sys.stdout
+    lines = _layout(t._values(), t.shape, 0)
+    if verbose:
+        shape = "[" + ",".join(str(d) for d in t.shape) + "]"
+        print(f"Tensor\n  dtype: {t.dtype}\n  rank: {t.rank}\n  shape: {shape}\n  values:", file=out)
+        pad = "    "
+    else:
+        print("Tensor", file=out)
+        pad = "    "
+    for line in lines:
+        print(pad + line, file=out)
+
+
+# -- check_numerics -------------------------------------------------------------
+
+
+def check_numerics(t: Tensor, message: str) -> Tensor:
+    """Raise :class:`~microtape.NumericsError` if ``t`` has NaN or Inf; else return it.
+
+    The wording is TensorFlow's (``tf.debugging.check_numerics``):
+    ``"<message> : Tensor had NaN values"`` (or ``Inf values``).
+
+    Examples:
+        >>> mt.check_numerics(mt.tensor([1.0, 2.0]), "loss")
+        Tensor([1.0, 2.0], shape=(2,))
+        >>> try:
+        ...     mt.check_numerics(mt.tensor([1.0, float("inf")]), "grad of w")
+        ... except mt.NumericsError as err:
+        ...     print(str(err).splitlines()[0])
+        grad of w : Tensor had Inf values
+    """
+    if not isinstance(t, Tensor):
+        raise InvalidArgumentError(
+            explain(f"check_numerics() needs a tensor, got {type(t).__name__}.", "It scans a tensor's values.", "pass the tensor itself."),
+            value=t,
+        )
+    data = t._values()
+    nans = sum(1 for v in data if v != v)
+    infs = sum(1 for v in data if v in (math.inf, -math.inf))
+    if nans or infs:
+        kind = "NaN" if nans else "Inf"
+        first = next(i for i, v in enumerate(data) if not math.isfinite(v))
+        raise NumericsError(
+            explain(
+                f"{message} : Tensor had {kind} values",
+                f"{nans} NaN and {infs} Inf among {len(data)} entries of a tensor of shape {t.shape} "
+                f"(made by {t._op!r}); the first is at flat index {first}.",
+                "turn on `with mt.detect_anomaly():` to find the op that produced it.",
+            ),
+            nans=nans,
+            infs=infs,
+            shape=t.shape,
+        )
+    return t
+
+
+# -- detect_anomaly ---------------------------------------------------------------
+
+
+@contextmanager
+def detect_anomaly() -> Iterator[None]:
+    """Raise :class:`~microtape.AnomalyError` at the first op that makes NaN or Inf.
+
+    Both passes are watched: the forward of every op, and every VJP in a
+    backward pass. The error names the op, the pass, the input shapes and
+    value ranges, and the line of your code that created the op. Off by
+    default; when off it costs nothing but one flag test per op
+    (``torch.autograd.detect_anomaly`` is the PyTorch equivalent).
+
+    Examples:
+        >>> x = mt.tensor([0.0, 1.0])
+        >>> with mt.detect_anomaly():
+        ...     try:
+        ...         mt.grad(lambda t: mt.sqrt(t).sum())(x)   # d sqrt at 0 is inf
+        ...     except mt.AnomalyError as err:
+        ...         print(err.op, err.phase)
+        sqrt backward
+    """
+    st = STATE.get()
+    STATE.set(st.but(anomaly=True))
+    try:
+        yield
+    finally:
+        STATE.set(STATE.get().but(anomaly=st.anomaly))
+
+
+def _range(t: Tensor) -> str:
+    data = t._data
+    if not data:
+        return "[]"
+    finite = [v for v in data if math.isfinite(v)]
+    if not finite:
+        return "no finite values"
+    return f"[{format_number(min(finite))}, {format_number(max(finite))}]"
+
+
+def _bad(data: list[float] | None) -> str | None:
+    if data is None:
+        return None
+    for v in data:
+        if v != v:
+            return "NaN"
+    for v in data:
+        if v in (math.inf, -math.inf):
+            return "Inf"
+    return None
+
+
+def _check_forward(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor) -> None:
+    out._origin = _runtime.user_frame_line()
+    kind = _bad(out._data)
+    if kind is None or any(_bad(x._data) for x in inputs):
+        return  # the NaN came in from outside; the op that made it was reported, or it is data
+    _raise_anomaly(op.name, "forward", kind, inputs, out._origin)
+
+
+def _check_backward(op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
+    for i, dx in enumerate(dxs):
+        if dx is None:
+            continue
+        kind = _bad(dx._data)
+        if kind is not None:
+            _raise_anomaly(op.name, "backward", kind, inputs, out._origin or "<recorded before detect_anomaly>", i)
+
+
+def _raise_anomaly(name: str, phase: str, kind: str, inputs: tuple[Tensor, ...], where: str, index: int | None = None) -> None:
+    shapes = ", ".join(str(x.shape) for x in inputs)
+    ranges = ", ".join(_range(x) for x in inputs)
+    what = f"the gradient for input {index} of" if index is not None else "the output of"
+    raise AnomalyError(
+        explain(
+            f"{phase} pass: {what} {name!r} has {kind} values.",
+            f"Inputs: shapes {shapes}; value ranges {ranges}. The op was created at {where}.",
+            _ANOMALY_HINTS.get(name, "look at the inputs of this op at that line; guard the domain "
+            "(clip, add a small epsilon) or lower the learning rate."),
+        ),
+        op=name,
+        phase=phase,
+        kind=kind,
+        where=where,
+    )
+
+
+_ANOMALY_HINTS = {
+    "log": "log(0) is -inf and log(x<0) is NaN: use mt.log(x + 1e-7) or clip x away from 0.",
+    "div": "division by zero: add a small epsilon to the denominator.",
+    "sqrt": "sqrt has an infinite slope at 0: use mt.sqrt(x + 1e-12).",
+    "exp": "exp overflows above ~709: subtract the maximum first (mt.logsumexp, mt.softmax).",
+    "pow": "pow with a negative base and a fractional exponent is NaN; 0 to a negative power is Inf.",
+}
+
+
+# -- gradient statistics and the monitor -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GradStats:
+    """Statistics of one gradient tensor."""
+
+    name: str
+    shape: tuple[int, ...]
+    norm: float
+    max_abs: float
+    mean_abs: float
+    zero_fraction: float
+    nan_count: int
+    inf_count: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.name:<12} {str(self.shape):<10} norm {format_number(self.norm):>9}  "
+            f"max|g| {format_number(self.max_abs):>9}  mean|g| {format_number(self.mean_abs):>9}  "
+            f"zeros {self.zero_fraction:5.1%}  nan {self.nan_count}  inf {self.inf_count}"
+        )
+
+
+def _named(grads: object) -> list[tuple[str, Tensor]]:
+    if isinstance(grads, Tensor):
+        return [(getattr(grads, "name", "grad"), grads)]
+    if isinstance(grads, Mapping):
+        return [(str(k), v) for k, v in grads.items() if v is not None]
+    if isinstance(grads, (list, tuple)):
+        return [(str(i), g) for i, g in enumerate(grads) if g is not None]
+    raise InvalidArgumentError(
+        explain(
+            f"expected gradients (a tensor, list or dict of tensors), got {type(grads).__name__}.",
+            "Pass what variable_grads, grads or tape.gradient returned.",
+            "for example mt.grad_stats(grads) with grads from mt.variable_grads(f).",
+        ),
+        value=grads,
+    )
+
+
+def _stats(name: str, t: Tensor) -> GradStats:
+    data = t._values()
+    finite = [v for v in data if math.isfinite(v)]
+    n = len(data) or 1
+    return GradStats(
+        name=name,
+        shape=t.shape,
+        norm=math.sqrt(math.fsum(v * v for v in data)) if len(finite) == len(data) else math.nan,
+        max_abs=max((abs(v) for v in data), default=0.0) if len(finite) == len(data) else math.nan,
+        mean_abs=math.fsum(abs(v) for v in finite) / n,
+        zero_fraction=sum(1 for v in data if v == 0.0) / n,
+        nan_count=sum(1 for v in data if v != v),
+        inf_count=sum(1 for v in data if v in (math.inf, -math.inf)),
+    )
+
+
+def grad_stats(grads: Tensor | Sequence[Tensor] | Mapping[str, Tensor]) -> dict[str, GradStats]:
+    """Per-gradient norm, max |g|, mean |g|, share of zeros and NaN/Inf counts.
+
+    Accepts a tensor, a list or a dict of gradients (the ``.grads`` of
+    :func:`~microtape.variable_grads` works as is).
+
+    Examples:
+        >>> stats = mt.grad_stats({"w": mt.tensor([3.0, 0.0, -4.0])})
+        >>> s = stats["w"]
+        >>> s.norm, s.max_abs, round(s.zero_fraction, 3), s.nan_count
+        (5.0, 4.0, 0.333, 0)
+    """
+    return {name: _stats(name, t) for name, t in _named(grads)}
+
+
+class GradientMonitor:
+    """Record gradient statistics step by step and flag exploding or vanishing ones.
+
+    A step is *exploding* when the global norm exceeds ``explode_norm`` or
+    grew more than ``growth`` times over the last ``window`` steps; a
+    variable's gradient is *vanishing* when its norm is below
+    ``vanish_norm``. NaN or Inf anywhere is always flagged. ``report()``
+    draws a sparkline of each gradient's norm over the steps.
+
+    Examples:
+        >>> monitor = mt.GradientMonitor(explode_norm=100.0)
+        >>> for step in range(6):
+        ...     _ = monitor.record({"w": mt.tensor([10.0 ** step])})
+        >>> monitor.flags[-1]
+        'step 5: exploding: global norm 1e+05 > 100.0'
+        >>> print(monitor.report().splitlines()[1])
+        w        ▁▁▁▁▁█  last 1e+05
+    """
+
+    def __init__(
+        self,
+        explode_norm: float = 1e3,
+        vanish_norm: float = 1e-7,
+        growth: float = 100.0,
+        window: int = 5,
+    ) -> None:
+        if not (explode_norm > 0 and vanish_norm >= 0 and growth > 1 and isinstance(window, int) and window >= 1):
+            raise InvalidArgumentError(
+                explain(
+                    f"GradientMonitor(explode_norm={explode_norm}, vanish_norm={vanish_norm}, growth={growth}, window={window}) is not usable.",
+                    "explode_norm > 0, vanish_norm >= 0, growth > 1 and window >= 1.",
+                    "keep the defaults unless you know your model's usual norms.",
+                )
+            )
+        self.explode_norm = explode_norm
+        self.vanish_norm = vanish_norm
+        self.growth = growth
+        self.window = window
+        self.history: dict[str, list[float]] = {}
+        self.global_norms: list[float] = []
+        self.flags: list[str] = []
+
+    def record(self, grads: Tensor | Sequence[Tensor] | Mapping[str, Tensor]) -> list[str]:
+        """Add one step's gradients; return the flags raised at this step."""
+        stats = grad_stats(grads)
+        step = len(self.global_norms)
+        total = math.sqrt(math.fsum(s.norm * s.norm for s in stats.values()))
+        self.global_norms.append(total)
+        for name, s in stats.items():
+            self.history.setdefault(name, []).append(s.norm)
+        new: list[str] = []
+        bad = [n for n, s in stats.items() if s.nan_count or s.inf_count]
+        if bad:
+            new.append(f"step {step}: NaN/Inf in the gradient of {', '.join(bad)}")
+        elif total > self.explode_norm:
+            new.append(f"step {step}: exploding: global norm {format_number(total)} > {self.explode_norm}")
+        elif len(self.global_norms) > self.window:
+            old = self.global_norms[-1 - self.window]
+            if old > 0 and total / old > self.growth:
+                new.append(
+                    f"step {step}: exploding: global norm grew {format_number(total / old)}x in {self.window} steps"
+                )
+        for name, s in stats.items():
+            if math.isfinite(s.norm) and s.norm < self.vanish_norm:
+                new.append(f"step {step}: vanishing: |grad {name}| = {format_number(s.norm)} < {self.vanish_norm}")
+        self.flags.extend(new)
+        return new
+
+    @property
+    def exploding(self) -> bool:
+        """Whether any step was flagged as exploding (or NaN/Inf)."""
+        return any("exploding" in f or "NaN" in f for f in self.flags)
+
+    @property
+    def vanishing(self) -> bool:
+        """Whether any step was flagged as vanishing."""
+        return any("vanishing" in f for f in self.flags)
+
+    def report(self, width: int = 40) -> str:
+        """A compact text report: one sparkline of gradient norms per variable."""
+        lines = [f"GradientMonitor: {len(self.global_norms)} steps, {len(self.flags)} flags"]
+        names = list(self.history) + ["global"]
+        pad = max(len(n) for n in names) + 2
+        for name in names:
+            series = self.history[name] if name != "global" else self.global_norms
+            lines.append(f"{name:<{pad}} {sparkline(series[-width:], log=True)}  last {format_number(series[-1]) if series else '-'}")
+        lines.extend("  " + f for f in self.flags[-5:])
+        return "\n".join(lines)
+
+
+# -- clipping -------------------------------------------------------------------------
+
+
+def _positive(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise InvalidArgumentError(
+            explain(
+                f"{name}={value!r} must be a positive number.",
+                "Clipping rescales gradients whose norm exceeds this bound.",
+                f"for example {name}=1.0.",
+            ),
+            value=value,
+        )
+    return float(value)
+
+
+def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None = None) -> Tensor:
+    """Rescale ``t`` so its L2 norm is at most ``clip_norm`` (``tf.clip_by_norm``).
+
+    ``t * clip_norm / max(norm, clip_norm)``, the norm taken over ``axes``
+    (all by default). TF.js has no ``clipByNorm``, although the Russian
+    text mentions it; this is TensorFlow for Python's op, and it is
+    differentiable.
+
+    Examples:
+        >>> mt.clip_by_norm(mt.tensor([3.0, 4.0]), 1.0)
+        Tensor([0.6, 0.8], shape=(2,))
+        >>> mt.clip_by_norm(mt.tensor([0.3, 0.4]), 1.0)     # already short: unchanged
+        Tensor([0.3, 0.4], shape=(2,))
+    """
+    from .ops import maximum, reduce_sum, sqrt
+
+    if not isinstance(t, Tensor):
+        raise InvalidArgumentError(explain(f"clip_by_norm() needs a tensor, got {type(t).__name__}.", "It rescales a tensor.", "pass a gradient tensor."), value=t)
+    bound = _positive(clip_norm, "clip_norm")
+    norm = sqrt(reduce_sum(t * t, axis=axes, keepdims=True))
+    return t * bound / maximum(norm, bound)
+
+
+def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[list[Tensor | None], Tensor]:
+    """Rescale a list of tensors together so their joint L2 norm is at most ``clip_norm``.
+
+    Returns ``(clipped, global_norm)`` as ``tf.clip_by_global_norm`` does:
+    ``t * clip_norm / max(global_norm, clip_norm)``. ``None`` entries pass
+    through. If the global norm is infinite the clipped tensors are NaN, as
+    in TensorFlow, which makes the problem impossible to miss.
+
+    Examples:
+        >>> clipped, norm = mt.clip_by_global_norm([mt.tensor([3.0]), mt.tensor([4.0])], 1.0)
+        >>> clipped, norm
+        ([Tensor([0.6], shape=(1,)), Tensor([0.8], shape=(1,))], Tensor(5.0, shape=()))
+    """
+    from .ops import maximum, reduce_sum, sqrt
+
+    if isinstance(ts, Tensor) or not isinstance(ts, (list, tuple)):
+        raise InvalidArgumentError(
+            explain(
+                f"clip_by_global_norm() needs a list of tensors, got {type(ts).__name__}.",
+                "It clips several gradients by their joint norm.",
+                "pass a list: mt.clip_by_global_norm([dw, db], 1.0); for one tensor use mt.clip_by_norm.",
+            ),
+            value=ts,
+        )
+    bound = _positive(clip_norm, "clip_norm")
+    present = [t for t in ts if t is not None]
+    if not present:
+        return list(ts), _new([0.0], (), "clip_by_global_norm")
+    squares = [reduce_sum(t * t) for t in present]
+    total = squares[0]
+    for s in squares[1:]:
+        total = total + s
+    norm = sqrt(total)
+    if math.isinf(norm.item()):
+        scale: Tensor | float = math.nan
+    else:
+        scale = bound / maximum(norm, bound)
+    return [None if t is None else t * scale for t in ts], norm
+
+
+# -- text plots -------------------------------------------------------------------------
+
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def _series(values: Tensor | Sequence[float]) -> list[float]:
+    if isinstance(values, Tensor):
+        return values.data_sync()
+    return [float(v) for v in values]
+
+
+def sparkline(values: Tensor | Sequence[float], log: bool = False) -> str:
+    """One-line bar chart of a series or a tensor's values: ``▁▂▄█``.
+
+    ``log=True`` scales by log10, so norms spanning many orders of magnitude
+    (exploding or vanishing gradients) stay readable. NaN and Inf show as ``!``.
+
+    Examples:
+        >>> mt.sparkline([1, 2, 3, 4, 8])
+        '▁▂▃▄█'
+        >>> mt.sparkline([1e-6, 1e-3, 1.0], log=True)
+        '▁▄█'
+    """
+    data = _series(values)
+    scaled = [(math.log10(v) if v > 0 else -math.inf) if log else v for v in data]
+    finite = [v for v in scaled if math.isfinite(v)]
+    if not finite:
+        return "!" * len(data)
+    lo, hi = min(finite), max(finite)
+    span = hi - lo
+    out = []
+    for v, raw in zip(scaled, data):
+        if not math.isfinite(raw):
+            out.append("!")
+        elif not math.isfinite(v):
+            out.append(_BARS[0])
+        else:
+            out.append(_BARS[0 if span == 0 else min(len(_BARS) - 1, int((v - lo) / span * (len(_BARS) - 1) + 0.5))])
+    return "".join(out)
+
+
+def histogram(values: Tensor | Sequence[float], bins: int = 10, width: int = 30) -> str:
+    """Text histogram of a tensor's values, one line per bin.
+
+    Examples:
+        >>> print(mt.histogram([0.0, 0.1, 0.2, 0.9, 1.0], bins=2, width=6))
+        [0, 0.5)  ###### 3
+        [0.5, 1]  #### 2
+    """
+    data = [v for v in _series(values) if math.isfinite(v)]
+    if not isinstance(bins, int) or bins < 1:
+        raise InvalidArgumentError(explain(f"bins={bins!r} must be a positive int.", "A histogram needs at least one bin.", "use bins=10."), value=bins)
+    if not data:
+        return "(no finite values)"
+    lo, hi = min(data), max(data)
+    span = (hi - lo) or 1.0
+    counts = [0] * bins
+    for v in data:
+        counts[min(bins - 1, int((v - lo) / span * bins))] += 1
+    top = max(counts)
+    edges = [lo + span * i / bins for i in range(bins + 1)]
+    labels = [f"[{_js_number(edges[i])}, {_js_number(edges[i + 1])}{']' if i == bins - 1 else ')'}" for i in range(bins)]
+    pad = max(len(label) for label in labels)
+    return "\n".join(
+        f"{label:<{pad}}  {'#' * max(1 if c else 0, round(c / top * width))} {c}" for label, c in zip(labels, counts)
+    )

@@ -1,0 +1,218 @@
+"""Every error microtape raises on purpose.
+
+Read first. Each class is a :class:`MicrotapeError`, and also the builtin a
+Python programmer would try to catch (``ShapeError`` is a ``ValueError``), so
+``except ValueError`` keeps working. Messages have three parts: what happened
+with the real values, the rule, and a hint with code to paste. Facts are kept
+as attributes (``err.op``, ``err.shapes``) so tests can check data, not prose.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "AnomalyError",
+    "DisposedTensorError",
+    "GradientCheckError",
+    "GradientError",
+    "InvalidArgumentError",
+    "LeakError",
+    "MicrotapeError",
+    "NumericsError",
+    "ShapeError",
+    "TapeError",
+    "TidyError",
+    "VariableError",
+]
+
+_INDENT: Final = "  "
+
+
+def explain(what: str, rule: str = "", hint: str = "") -> str:
+    """Join the three parts of a teaching error message.
+
+    Examples:
+        >>> from microtape.errors import explain
+        >>> print(explain("x is 3.", "x must be even.", "use 4"))
+        x is 3.
+          x must be even.
+          hint: use 4
+    """
+    lines = [what]
+    if rule:
+        lines.append(_INDENT + rule)
+    if hint:
+        lines.append(_INDENT + "hint: " + hint)
+    return "\n".join(lines)
+
+
+class MicrotapeError(Exception):
+    """Base class for every error microtape raises on purpose.
+
+    Keyword arguments become attributes, so a test can read ``err.shapes``
+    instead of parsing the message.
+
+    Examples:
+        >>> try:
+        ...     mt.tensor([[1.0, 2.0], [3.0]])
+        ... except mt.MicrotapeError as err:
+        ...     print(type(err).__name__)
+        ShapeError
+    """
+
+    def __init__(self, message: str, **facts: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.facts = facts
+        for key, value in facts.items():
+            setattr(self, key, value)
+
+
+class ShapeError(MicrotapeError, ValueError):
+    """Shapes that do not fit together: broadcasting, reshape, matmul, assign.
+
+    Examples:
+        >>> try:
+        ...     mt.ones((2, 3)) + mt.ones((2,))
+        ... except mt.ShapeError as err:
+        ...     err.shapes
+        ((2, 3), (2,))
+    """
+
+
+class InvalidArgumentError(MicrotapeError, ValueError):
+    """A value that is not allowed: an axis out of range, a bad option string.
+
+    Examples:
+        >>> try:
+        ...     mt.ones((2, 3)).sum(axis=2)
+        ... except mt.InvalidArgumentError as err:
+        ...     err.axis
+        2
+    """
+
+
+class TapeError(MicrotapeError, RuntimeError):
+    """A GradientTape used in a way it does not support (for example twice).
+
+    Examples:
+        >>> x = mt.scalar(3.0)
+        >>> with mt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> _ = tape.gradient(y, x)
+        >>> try:
+        ...     tape.gradient(y, x)
+        ... except mt.TapeError:
+        ...     print("used twice")
+        used twice
+    """
+
+
+class GradientError(MicrotapeError, ValueError):
+    """A gradient that cannot be computed: no connection, a non-scalar loss.
+
+    Examples:
+        >>> try:
+        ...     mt.grad(lambda x: mt.scalar(1.0))(mt.scalar(2.0))
+        ... except mt.GradientError as err:
+        ...     print(str(err).splitlines()[0][:54])
+        Cannot compute gradient of y=f(x) with respect to x.
+    """
+
+
+class VariableError(MicrotapeError, ValueError):
+    """A variable misused: a duplicate name, a bad ``trainable`` flag.
+
+    Examples:
+        >>> v = mt.variable(mt.scalar(1.0), name="only_one")
+        >>> try:
+        ...     mt.variable(mt.scalar(2.0), name="only_one")
+        ... except mt.VariableError as err:
+        ...     err.name
+        'only_one'
+    """
+
+
+class DisposedTensorError(MicrotapeError, RuntimeError):
+    """A tensor was read after ``dispose()`` or after its tidy scope ended.
+
+    The message keeps TensorFlow.js's phrase "Tensor is disposed".
+
+    Examples:
+        >>> t = mt.tensor([1.0, 2.0])
+        >>> t.dispose()
+        >>> try:
+        ...     t.data_sync()
+        ... except mt.DisposedTensorError as err:
+        ...     print(str(err).split(":")[0])
+        Tensor is disposed
+    """
+
+
+class TidyError(MicrotapeError, TypeError):
+    """``tidy`` was given something it cannot scope, such as a coroutine.
+
+    Examples:
+        >>> async def step() -> None: ...
+        >>> try:
+        ...     mt.tidy(step)
+        ... except mt.TidyError:
+        ...     print("refused")
+        refused
+    """
+
+
+class LeakError(MicrotapeError, RuntimeError):
+    """``leak_check(on_leak="raise")`` found tensors that outlived the block.
+
+    Examples:
+        >>> try:
+        ...     with mt.leak_check(on_leak="raise"):
+        ...         kept_by_mistake = mt.ones((3,))
+        ... except mt.LeakError as err:
+        ...     err.count
+        1
+    """
+
+
+class GradientCheckError(MicrotapeError, AssertionError):
+    """Analytic gradients disagree with finite differences.
+
+    It is an ``AssertionError`` too, so a failing check fails a test the way
+    an ``assert`` would.
+
+    Examples:
+        >>> wrong = mt.custom_grad(lambda x: (x * x, lambda dy: dy * x))
+        >>> try:
+        ...     mt.check_grads(wrong, [mt.tensor([1.0, 2.0])]).raise_if_failed()
+        ... except mt.GradientCheckError:
+        ...     print("caught")
+        caught
+    """
+
+
+class NumericsError(MicrotapeError, ArithmeticError):
+    """``check_numerics`` found NaN or Inf values.
+
+    Examples:
+        >>> try:
+        ...     mt.check_numerics(mt.tensor([1.0, float("nan")]), "loss")
+        ... except mt.NumericsError as err:
+        ...     print(str(err).splitlines()[0])
+        loss : Tensor had NaN values
+    """
+
+
+class AnomalyError(MicrotapeError, ArithmeticError):
+    """``detect_anomaly`` saw an op produce NaN or Inf, forward or backward.
+
+    Examples:
+        >>> with mt.detect_anomaly():
+        ...     try:
+        ...         mt.log(mt.tensor([-1.0]))
+        ...     except mt.AnomalyError as err:
+        ...         print(err.op, err.phase)
+        log forward
+    """

@@ -1,0 +1,501 @@
+"""TF.js-style gradient functions: each a few lines over a ``GradientTape``.
+
+Read after ``tape.py``. ``grad(f)`` returns a function that opens a tape,
+watches its argument, runs ``f`` and asks the tape for the gradient, all
+inside a scope that disposes the forward pass's intermediates (as TF.js
+does). Errors are checked before any backward work. Nothing accumulates
+between calls: every call returns fresh tensors.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import NamedTuple, ParamSpec
+
+from . import _runtime
+from ._registry import Op
+from ._runtime import STATE, VARIABLES
+from ._types import Grads
+from .errors import GradientError, InvalidArgumentError, MicrotapeError, ShapeError, explain
+from .tape import GradientTape
+from .tensor import Tensor, as_tensor
+from .variable import Variable
+
+__all__ = [
+    "GradMap",
+    "VariableGrads",
+    "custom_grad",
+    "grad",
+    "grads",
+    "value_and_grad",
+    "value_and_grads",
+    "variable_grads",
+]
+
+P = ParamSpec("P")
+GradFn = Callable[[Tensor], "Tensor | Sequence[Tensor | None] | None"]
+
+
+def _check_callable(f: object, api: str) -> None:
+    if not callable(f):
+        raise InvalidArgumentError(
+            explain(
+                f"{api}(f) needs a function, got {type(f).__name__}: {f!r}.",
+                f"{api} transforms a function into one that returns gradients.",
+                f"pass the function itself: mt.{api}(lambda x: x * x).",
+            ),
+            value=f,
+        )
+
+
+def _check_input(x: object, api: str, index: int | None = None) -> Tensor:
+    what = "x" if index is None else f"xs[{index}]"
+    if not isinstance(x, Tensor):
+        raise InvalidArgumentError(
+            explain(
+                f"{api}: {what} must be a Tensor, got {type(x).__name__}: {x!r}.",
+                "Gradients are taken with respect to tensors.",
+                f"wrap it: mt.tensor({x!r}).",
+            ),
+            value=x,
+        )
+    if x._data is None:
+        raise _runtime.disposed_error(x)
+    return x
+
+
+def _check_output(y: object, api: str) -> Tensor:
+    if not isinstance(y, Tensor):
+        raise GradientError(
+            explain(
+                f"{api}: the result y returned by f() must be a tensor, got {type(y).__name__}: {y!r}.",
+                "Only tensors computed with microtape ops carry gradients.",
+                "compute y with microtape ops (x * x, mt.exp(x), ...), not Python floats.",
+            ),
+            value=y,
+        )
+    return y
+
+
+def _check_dy(dy: object, y: Tensor, api: str) -> Tensor | None:
+    if dy is None:
+        return None
+    d = dy if isinstance(dy, Tensor) else as_tensor(dy)  # type: ignore[arg-type]  # as_tensor reports bad values
+    if d.shape != y.shape:
+        raise ShapeError(
+            explain(
+                f"{api}: dy has shape {d.shape} but y=f(x) has shape {y.shape}.",
+                "dy weights each entry of y, so the shapes must match.",
+                f"pass dy of shape {y.shape}, or leave it out to use ones.",
+            ),
+            shapes=(d.shape, y.shape),
+        )
+    return d
+
+
+def _check_connected(tape: GradientTape, y: Tensor, xs: list[Tensor], api: str) -> None:
+    for i, (x, ok) in enumerate(zip(xs, tape._reaches(y, xs))):
+        if ok or x is y:
+            continue
+        which = "x" if len(xs) == 1 else f"input {i} (of {len(xs)}, shape {x.shape})"
+        raise GradientError(
+            explain(
+                "Cannot compute gradient of y=f(x) with respect to x. "
+                f"{api}: y does not depend on {which}.",
+                "Make sure that the f you passed encloses all operations that lead from x to y.",
+                "compute y from x with microtape ops inside f; converting to float "
+                "(x.item(), x.data_sync()) cuts the path.",
+            ),
+            index=i,
+        )
+
+
+def _forward(f: Callable[..., object], xs: list[Tensor], api: str) -> tuple[GradientTape, Tensor]:
+    with GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(xs)
+        y = f(*xs)
+    y = _check_output(y, api)
+    return tape, y
+
+
+def _vjp(f: Callable[..., object], xs: list[Tensor], dy: object, api: str) -> tuple[Tensor, list[Tensor]]:
+    tape, y = _forward(f, xs, api)
+    d = _check_dy(dy, y, api)
+    _check_connected(tape, y, xs, api)
+    gs = tape.gradient(y, xs, output_gradients=d)
+    return y, [g for g in gs if g is not None]
+
+
+def _inputs(xs: object, api: str) -> list[Tensor]:
+    if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
+        raise InvalidArgumentError(
+            explain(
+                f"{api}: xs must be a list of tensors, got {type(xs).__name__}.",
+                f"{api}(f) calls f(*xs) and returns one gradient per tensor.",
+                "pass a list: g([x, y]); for one input use mt.grad.",
+            ),
+            value=xs,
+        )
+    return [_check_input(x, api, i) for i, x in enumerate(xs)]
+
+
+def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
+    """Return ``g(x, dy=None)``: the gradient of ``f`` at ``x`` (``tf.grad``).
+
+    For a non-scalar ``f`` the result is the gradient of ``sum(f(x))``, or
+    of ``sum(f(x) * dy)`` when ``dy`` is given. ``grad`` can be nested:
+    ``mt.grad(mt.grad(f))`` is the second derivative.
+
+    Raises:
+        GradientError: ``f(x)`` does not depend on ``x``, or is not a tensor.
+        ShapeError: ``dy`` does not have the shape of ``f(x)``.
+
+    Examples:
+        >>> g = mt.grad(lambda x: x * x)          # d/dx x² = 2x
+        >>> g(mt.tensor([1.0, 3.0]))
+        Tensor([2.0, 6.0], shape=(2,))
+        >>> mt.grad(mt.grad(lambda x: x ** 3))(mt.scalar(2.0))  # 6x
+        Tensor(12.0, shape=())
+    """
+    _check_callable(f, "grad")
+
+    def g(x: Tensor, dy: Tensor | None = None) -> Tensor:
+        x = _check_input(x, "grad")
+        result = _runtime.run_in_scope("grad()", lambda: _vjp(f, [x], dy, "grad")[1][0])
+        assert isinstance(result, Tensor)
+        return result
+
+    return g
+
+
+def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
+    """Return ``g(xs, dy=None)``: gradients of ``f(*xs)`` for each input (``tf.grads``).
+
+    Examples:
+        >>> g = mt.grads(lambda a, b: a * b)
+        >>> g([mt.scalar(2.0), mt.scalar(5.0)])
+        [Tensor(5.0, shape=()), Tensor(2.0, shape=())]
+    """
+    _check_callable(f, "grads")
+
+    def g(xs: Sequence[Tensor], dy: Tensor | None = None) -> list[Tensor]:
+        inputs = _inputs(xs, "grads")
+        result = _runtime.run_in_scope("grads()", lambda: _vjp(f, inputs, dy, "grads")[1])
+        assert isinstance(result, list)
+        return result
+
+    return g
+
+
+def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., tuple[Tensor, Tensor]]:
+    """Like :func:`grad`, but return ``(f(x), gradient)`` (``tf.valueAndGrad``).
+
+    Examples:
+        >>> value, dx = mt.value_and_grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))
+        >>> value, dx
+        (Tensor(5.0, shape=()), Tensor([2.0, 4.0], shape=(2,)))
+    """
+    _check_callable(f, "value_and_grad")
+
+    def g(x: Tensor, dy: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        x = _check_input(x, "value_and_grad")
+
+        def run() -> tuple[Tensor, Tensor]:
+            y, gs = _vjp(f, [x], dy, "value_and_grad")
+            return y, gs[0]
+
+        result = _runtime.run_in_scope("value_and_grad()", run)
+        assert isinstance(result, tuple)
+        return result
+
+    return g
+
+
+def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, list[Tensor]]]:
+    """Like :func:`grads`, but return ``(f(*xs), gradients)`` (``tf.valueAndGrads``).
+
+    Examples:
+        >>> loss = lambda w, b: ((mt.tensor([1.0, 2.0]) * w + b) ** 2).sum()
+        >>> value, (dw, db) = mt.value_and_grads(loss)([mt.scalar(1.0), mt.scalar(0.0)])
+        >>> value, dw, db
+        (Tensor(5.0, shape=()), Tensor(10.0, shape=()), Tensor(6.0, shape=()))
+    """
+    _check_callable(f, "value_and_grads")
+
+    def g(xs: Sequence[Tensor], dy: Tensor | None = None) -> tuple[Tensor, list[Tensor]]:
+        inputs = _inputs(xs, "value_and_grads")
+        result = _runtime.run_in_scope("value_and_grads()", lambda: _vjp(f, inputs, dy, "value_and_grads"))
+        assert isinstance(result, tuple)
+        return result
+
+    return g
+
+
+class GradientKeyError(MicrotapeError, KeyError):
+    """A gradient was looked up for a variable that has none."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class GradMap(Mapping[str, Tensor]):
+    """Gradients keyed by variable name, that also accept the variable itself.
+
+    TF.js's ``variableGrads`` returns ``{[name]: grad}``, so ``grads[w]``
+    from the Russian text would not work in JavaScript; here both
+    ``grads["w"]`` and ``grads[w]`` do. Iterating gives the names.
+
+    Examples:
+        >>> w = mt.variable(mt.scalar(2.0), name="w_map")
+        >>> _, gs = mt.variable_grads(lambda: w * w)
+        >>> gs[w], gs["w_map"], list(gs)
+        (Tensor(4.0, shape=()), Tensor(4.0, shape=()), ['w_map'])
+    """
+
+    def __init__(self, pairs: Sequence[tuple[Variable, Tensor]]) -> None:
+        self._grads = {v.name: g for v, g in pairs}
+        self._variables = {v.name: v for v, _ in pairs}
+
+    def __getitem__(self, key: str | Variable) -> Tensor:
+        name = key.name if isinstance(key, Variable) else key
+        try:
+            return self._grads[name]
+        except (KeyError, TypeError):
+            raise GradientKeyError(
+                explain(
+                    f"no gradient for {key!r}.",
+                    f"These variables have gradients: {sorted(self._grads)}. A variable that f "
+                    "does not use, or that is not trainable, gets none.",
+                    "check that f reads the variable, and look it up by the variable or its name.",
+                ),
+                key=key,
+            ) from None
+
+    def __contains__(self, key: object) -> bool:
+        name = key.name if isinstance(key, Variable) else key
+        return name in self._grads
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._grads)
+
+    def __len__(self) -> int:
+        return len(self._grads)
+
+    def variables(self) -> list[Variable]:
+        """The variables, in the order of the gradients."""
+        return list(self._variables.values())
+
+    def pairs(self) -> list[tuple[Variable, Tensor]]:
+        """``(variable, gradient)`` pairs, for code that wants the objects."""
+        return [(self._variables[n], g) for n, g in self._grads.items()]
+
+    def __repr__(self) -> str:
+        return f"GradMap({self._grads!r})"
+
+
+class VariableGrads(NamedTuple):
+    """What :func:`variable_grads` returns: ``.value`` and ``.grads``; unpacks as a pair."""
+
+    value: Tensor
+    grads: GradMap
+
+
+def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None = None) -> VariableGrads:
+    """Gradients of the scalar ``f()`` with respect to trainable variables (``tf.variableGrads``).
+
+    By default every trainable variable that ``f`` reads is used. The result
+    has ``.value`` (the loss) and ``.grads`` (a :class:`GradMap` keyed by
+    name that also accepts the variable), and unpacks: ``value, grads = ...``.
+    Intermediate tensors of the computation are disposed, as in TF.js.
+
+    Raises:
+        GradientError: ``f`` does not return a scalar, no variable is
+            trainable, or none of them is connected to the result.
+
+    Examples:
+        >>> w = mt.variable(mt.scalar(3.0), name="w_vg")
+        >>> b = mt.variable(mt.scalar(1.0), name="b_vg")
+        >>> value, grads = mt.variable_grads(lambda: (w * 2.0 + b) ** 2)
+        >>> value, grads[w], grads["b_vg"]
+        (Tensor(49.0, shape=()), Tensor(28.0, shape=()), Tensor(14.0, shape=()))
+    """
+    _check_callable(f, "variable_grads")
+    chosen: list[Variable] | None = None
+    if var_list is not None:
+        if isinstance(var_list, Tensor) or not isinstance(var_list, (list, tuple)):
+            raise InvalidArgumentError(
+                explain(
+                    f"variable_grads: var_list must be a list of variables, got {type(var_list).__name__}.",
+                    "var_list restricts which variables get gradients.",
+                    "pass var_list=[w, b].",
+                ),
+                value=var_list,
+            )
+        for v in var_list:
+            if not isinstance(v, Variable):
+                raise InvalidArgumentError(
+                    explain(
+                        f"variable_grads: var_list holds a {type(v).__name__}, not a Variable: {v!r}.",
+                        "Only variables can be listed; plain tensors are constants.",
+                        "make it a variable with mt.variable(t), or use mt.grads for tensors.",
+                    ),
+                    value=v,
+                )
+        chosen = [v for v in var_list if v.trainable]
+        if not chosen:
+            raise GradientError(
+                explain(
+                    "variable_grads() expects at least one of the input variables to be trainable, "
+                    f"but none of the {len(var_list)} variables is trainable.",
+                    "Gradients are computed only for trainable variables.",
+                    "create them with mt.variable(value, trainable=True).",
+                ),
+                count=len(var_list),
+            )
+
+    def run() -> VariableGrads:
+        with GradientTape(watch_accessed_variables=chosen is None) as tape:
+            if chosen is not None:
+                tape.watch(chosen)
+            y = f()
+        value = _check_output(y, "variable_grads")
+        if value.rank != 0:
+            raise GradientError(
+                explain(
+                    f"The f passed in variable_grads(f) must return a scalar, but it returned shape {value.shape}.",
+                    "A loss is one number; gradients of a vector need a dy (see mt.grads).",
+                    "reduce it: return loss.mean() or loss.sum().",
+                ),
+                shape=value.shape,
+            )
+        vs = chosen if chosen is not None else [v for v in tape.watched_variables() if v.trainable]
+        reached = tape._reaches(value, vs)
+        connected = [v for v, ok in zip(vs, reached) if ok]
+        if not connected:
+            if not vs and not any(v.trainable for v in list(VARIABLES.values())):
+                raise GradientError(
+                    explain(
+                        "variable_grads() found no trainable variable: f read none, and none exist.",
+                        "variable_grads differentiates with respect to variables.",
+                        "make parameters with mt.variable(...) and use them inside f.",
+                    )
+                )
+            raise GradientError(
+                explain(
+                    "Cannot find a connection between any variable and the result of the loss "
+                    "function y=f(x).",
+                    "Please make sure the operations that use variables are inside the function f "
+                    "passed to variable_grads() or minimize().",
+                    "compute the loss from the variables inside f; a loss computed outside "
+                    "(or from x.data_sync()) is a constant.",
+                )
+            )
+        gs = tape.gradient(value, connected)
+        return VariableGrads(value, GradMap([(v, g) for v, g in zip(connected, gs) if g is not None]))
+
+    result = _runtime.run_in_scope("variable_grads()", run)
+    assert isinstance(result, VariableGrads)
+    return result
+
+
+def _custom_vjp(dout: Tensor, out: Tensor, *inputs: Tensor, grad_fn: GradFn, name: str = "custom_grad") -> Grads:
+    raw = grad_fn(dout)
+    items: list[object] = [raw] if isinstance(raw, Tensor) or raw is None else list(raw)
+    if len(items) != len(inputs):
+        raise InvalidArgumentError(
+            explain(
+                f"{name}: grad_fn returned {len(items)} gradient(s) for {len(inputs)} input(s).",
+                "grad_fn(dy) returns one gradient per input of f, in order.",
+                "return a list such as [dy * 2 * x] (one entry per input).",
+            ),
+            op=name,
+        )
+    result: list[Tensor | None] = []
+    for i, (g, x) in enumerate(zip(items, inputs)):
+        if g is None:
+            result.append(None)
+            continue
+        t = g if isinstance(g, Tensor) else as_tensor(g)  # type: ignore[arg-type]  # as_tensor reports bad values
+        if t.shape != x.shape:
+            raise ShapeError(
+                explain(
+                    f"{name}: the gradient for input {i} has shape {t.shape}, but input {i} has shape {x.shape}.",
+                    "A gradient has the shape of its input.",
+                    "sum over broadcast axes, or reshape the gradient to the input's shape.",
+                ),
+                op=name,
+                shapes=(t.shape, x.shape),
+            )
+        result.append(t)
+    return tuple(result)
+
+
+def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
+    """Give a function your own gradient (``tf.customGrad``).
+
+    ``f(*inputs)`` returns ``(value, grad_fn)``; ``grad_fn(dy)`` returns one
+    gradient per input. The forward runs without recording, and tapes see a
+    single op named ``custom_grad(<f's name>)``. Write ``grad_fn`` with
+    microtape ops and the result can be differentiated again. Prove a custom
+    gradient with :func:`~microtape.check_grads`.
+
+    Examples:
+        >>> def softplus(x):
+        ...     value = mt.log(1.0 + mt.exp(x))
+        ...     return value, lambda dy: dy * mt.sigmoid(x)
+        >>> sp = mt.custom_grad(softplus)
+        >>> mt.grad(sp)(mt.tensor([0.0]))
+        Tensor([0.5], shape=(1,))
+    """
+    _check_callable(f, "custom_grad")
+    name = f"custom_grad({getattr(f, '__name__', 'f')})"
+
+    def forward(*xs: Tensor, grad_fn: object = None, name: str = "") -> Tensor:
+        # Re-evaluates the value alone (the gradient checker's culprit finder calls it).
+        token = STATE.set(STATE.get().but(tapes=()))
+        try:
+            return f(*xs)[0]  # type: ignore[arg-type]  # positional tensors, as when recorded
+        finally:
+            STATE.reset(token)
+
+    op = Op(name, forward, _custom_vjp, True, 0, ())
+
+    @functools.wraps(f)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> Tensor:
+        xs = tuple(x if isinstance(x, Tensor) else as_tensor(x) for x in args)  # type: ignore[arg-type]  # as_tensor reports bad values
+        for x in xs:
+            if x._disposed is not None:
+                _runtime.check_usable(x)
+        st = STATE.get()
+        token = STATE.set(st.but(tapes=()))
+        try:
+            result = f(*xs, **kwargs)  # type: ignore[arg-type]  # converted positional tensors
+        finally:
+            STATE.reset(token)
+        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], Tensor) and callable(result[1])):
+            raise InvalidArgumentError(
+                explain(
+                    f"{name}: f must return (value, grad_fn), got {type(result).__name__}: {result!r:.80}.",
+                    "value is the output tensor; grad_fn(dy) returns the gradients of the inputs.",
+                    "end f with: return value, lambda dy: [dy * ...].",
+                ),
+                op=name,
+            )
+        value, grad_fn = result
+        out = value
+        if any(out is x for x in xs) or out._op == "variable":
+            out = value.clone()
+        out._op = name
+        params: dict[str, object] = {"grad_fn": grad_fn, "name": name}
+        for tape in st.tapes:
+            tape._record(op, xs, params, out)
+        for obs in st.observers:
+            obs.on_op(op, xs, params, out, 0.0)
+        if st.anomaly:
+            from .debug import _check_forward
+
+            _check_forward(op, xs, params, out)
+        return out
+
+    return wrapped

@@ -1,0 +1,602 @@
+"""Finite differences and the gradient checker.
+
+Read after ``memory.py``. The reference for every gradient is the central
+difference ``(f(x + ε) - f(x - ε)) / 2ε``: with float64 and ε = 1e-6 its
+error is around 1e-10 for smooth functions (float32 frameworks need ε near
+1e-3, because float32 keeps only 7 digits and the subtraction would lose
+them all). ``check_grads`` compares it with the analytic gradient, entry by
+entry (``mode="full"``) or along random directions (``mode="fast"``), marks
+kinks (where the one-sided differences disagree) instead of failing them,
+and when something is wrong re-checks each op that ``f`` ran, so the report
+can name the op whose VJP is wrong and the line of your code that called it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from . import _runtime
+from ._registry import Op
+from ._runtime import STATE
+from ._shape import strides_of
+from ._types import Shape
+from .errors import GradientCheckError, InvalidArgumentError, explain
+from .tape import GradientTape
+from .tensor import Tensor, _new, format_number
+
+__all__ = ["Culprit", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
+
+Fn = Callable[..., Tensor]
+
+
+# -- evaluating f without recording and without leaking -------------------
+
+
+def _paused(fn: Callable[[], object]) -> object:
+    """Run ``fn`` with no tape recording, in a scope that frees its tensors."""
+    token = STATE.set(STATE.get().but(tapes=()))
+    try:
+        return _runtime.run_in_scope("check_grads()", fn)
+    finally:
+        STATE.reset(token)
+
+
+def _values(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> list[float]:
+    """Flat output values of ``f`` at inputs given as flat lists."""
+
+    def run() -> list[float]:
+        y = f(*[_new(list(d), s, "tensor") for d, s in zip(datas, shapes)])
+        if not isinstance(y, Tensor):
+            raise InvalidArgumentError(
+                explain(
+                    f"check_grads: f must return a tensor, got {type(y).__name__}: {y!r:.60}.",
+                    "The checker differentiates a tensor-valued function f(*inputs).",
+                    "return the result of microtape ops, for example (x * x).sum().",
+                ),
+                value=y,
+            )
+        return y.data_sync()
+
+    result = _paused(run)
+    assert isinstance(result, list)
+    return result
+
+
+def _check_inputs(inputs: object, api: str) -> list[Tensor]:
+    items = [inputs] if isinstance(inputs, Tensor) else inputs
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InvalidArgumentError(
+            explain(
+                f"{api}: inputs must be a tensor or a non-empty list of tensors, got {type(inputs).__name__}.",
+                "f is called as f(*inputs).",
+                f"write mt.{api}(f, [x, y]).",
+            ),
+            value=inputs,
+        )
+    out = []
+    for i, x in enumerate(items):
+        if not isinstance(x, Tensor):
+            raise InvalidArgumentError(
+                explain(
+                    f"{api}: inputs[{i}] is a {type(x).__name__}, not a tensor: {x!r:.60}.",
+                    "Every input must be a tensor.",
+                    f"wrap it: mt.tensor({x!r:.30}).",
+                ),
+                value=x,
+            )
+        if x._data is None:
+            raise _runtime.disposed_error(x)
+        out.append(x)
+    return out
+
+
+def _check_eps(eps: float, method: str = "central") -> None:
+    if not (isinstance(eps, (int, float)) and 0.0 < eps < 1.0) or eps != eps:
+        raise InvalidArgumentError(
+            explain(
+                f"eps={eps!r} is not a usable step.",
+                "The finite-difference step must be a small positive number (0 < eps < 1).",
+                "use eps=1e-6 in float64.",
+            ),
+            value=eps,
+        )
+    if method not in ("central", "forward"):
+        raise InvalidArgumentError(
+            explain(
+                f'method={method!r} is not "central" or "forward".',
+                "Central differences are accurate to O(eps²), forward ones to O(eps).",
+                'use method="central".',
+            ),
+            value=method,
+        )
+
+
+def numerical_grad(
+    f: Fn, inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: str = "central"
+) -> list[Tensor]:
+    """Gradient of ``sum(f(*inputs))`` by finite differences, one tensor per input.
+
+    ``method="central"`` uses ``(f(x+ε) - f(x-ε)) / 2ε`` (error O(ε²));
+    ``"forward"`` uses ``(f(x+ε) - f(x)) / ε`` (error O(ε), half the calls).
+    Nothing is recorded on open tapes.
+
+    Examples:
+        >>> [g] = mt.numerical_grad(lambda x: x * x, [mt.tensor([1.0, 3.0])])
+        >>> [round(v, 6) for v in g.data_sync()]      # 2x
+        [2.0, 6.0]
+    """
+    xs = _check_inputs(inputs, "numerical_grad")
+    _check_eps(eps, method)
+    datas = [list(x._values()) for x in xs]
+    shapes = [x.shape for x in xs]
+    base = math.fsum(_values(f, datas, shapes)) if method == "forward" else 0.0
+    result = []
+    for i, data in enumerate(datas):
+        grad = []
+        for j in range(len(data)):
+            keep = data[j]
+            data[j] = keep + eps
+            plus = math.fsum(_values(f, datas, shapes))
+            if method == "central":
+                data[j] = keep - eps
+                minus = math.fsum(_values(f, datas, shapes))
+                grad.append((plus - minus) / (2 * eps))
+            else:
+                grad.append((plus - base) / eps)
+            data[j] = keep
+        result.append(_new(grad, shapes[i], "numerical_grad"))
+    return result
+
+
+# -- the report ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GradCheckRow:
+    """One compared entry: ∂ output[output] / ∂ inputs[input][index]."""
+
+    input: int
+    index: tuple[int, ...]
+    output: tuple[int, ...]
+    analytic: float
+    numeric: float
+    abs_error: float
+    rel_error: float
+    status: str  # "ok", "FAIL" or "kink"
+    order: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Culprit:
+    """The first op whose VJP disagrees with finite differences at the inputs it saw."""
+
+    op: str
+    where: str
+    input_shapes: tuple[Shape, ...]
+    analytic: float
+    numeric: float
+
+    def __str__(self) -> str:
+        shapes = ", ".join(str(s) for s in self.input_shapes)
+        return (
+            f"culprit: the VJP of {self.op!r} (inputs {shapes}) called at {self.where}\n"
+            f"  along a random direction it gives {format_number(self.analytic)}, "
+            f"finite differences give {format_number(self.numeric)}"
+        )
+
+
+@dataclass
+class GradCheckReport:
+    """The result of :func:`check_grads`: ``.ok``, errors, rows (worst first), culprit."""
+
+    ok: bool
+    max_abs_error: float
+    max_rel_error: float
+    rows: list[GradCheckRow]
+    mode: str
+    order: int
+    eps: float
+    atol: float
+    rtol: float
+    evaluations: int = 0
+    culprit: Culprit | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[GradCheckRow]:
+        """Rows whose status is ``"FAIL"``."""
+        return [r for r in self.rows if r.status == "FAIL"]
+
+    @property
+    def kinks(self) -> list[GradCheckRow]:
+        """Rows at non-differentiable points (left and right slopes differ)."""
+        return [r for r in self.rows if r.status == "kink"]
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        verdict = "passed" if self.ok else "FAILED"
+        head = (
+            f"check_grads {verdict}: mode={self.mode}, order={self.order}, eps={self.eps:g}, "
+            f"{len(self.rows)} entries compared, {len(self.failures)} failed, {len(self.kinks)} kinks, "
+            f"{self.evaluations} evaluations of f"
+        )
+        lines = [head]
+        shown = self.rows[:10]
+        if shown:
+            lines.append(f"  {'input':<6}{'index':<10}{'out':<8}{'analytic':>11}{'numeric':>11}{'abs err':>10}{'rel err':>10}  status")
+            for r in shown:
+                idx = ",".join(map(str, r.index)) or "()"
+                out = ",".join(map(str, r.output)) or "()"
+                ordr = "" if r.order == 1 else f" (order {r.order})"
+                lines.append(
+                    f"  {r.input:<6}{idx:<10}{out:<8}{format_number(r.analytic):>11}{format_number(r.numeric):>11}"
+                    f"{r.abs_error:>10.2e}{r.rel_error:>10.2e}  {r.status}{ordr}"
+                )
+            if len(self.rows) > len(shown):
+                lines.append(f"  ... {len(self.rows) - len(shown)} more rows (report.rows has them all)")
+        lines.append(
+            f"  worst abs err {self.max_abs_error:.2e}, worst rel err {self.max_rel_error:.2e}; "
+            f"an entry fails when abs err > atol {self.atol:g} + rtol {self.rtol:g} * |numeric|"
+        )
+        if self.culprit is not None:
+            lines.append("  " + str(self.culprit).replace("\n", "\n  "))
+        lines.extend("  note: " + n for n in self.notes)
+        return "\n".join(lines)
+
+    def raise_if_failed(self) -> GradCheckReport:
+        """Raise :class:`~microtape.GradientCheckError` with the table if the check failed.
+
+        Examples:
+            >>> mt.check_grads(mt.exp, [mt.tensor([0.5])]).raise_if_failed().ok
+            True
+        """
+        if not self.ok:
+            raise GradientCheckError(str(self), report=self, culprit=self.culprit)
+        return self
+
+
+# -- comparing -----------------------------------------------------------------
+
+
+def _close(a: float, n: float, atol: float, rtol: float) -> bool:
+    if not (math.isfinite(a) and math.isfinite(n)):
+        return a == n or (a != a and n != n)
+    return abs(a - n) <= atol + rtol * abs(n)
+
+
+def _row(
+    i: int, index: tuple[int, ...], output: tuple[int, ...], a: float, n: float,
+    left: float, right: float, atol: float, rtol: float, order: int,
+) -> GradCheckRow:
+    err = abs(a - n) if math.isfinite(a) and math.isfinite(n) else (0.0 if _close(a, n, atol, rtol) else math.inf)
+    scale = max(abs(a), abs(n))
+    rel = err / scale if scale > 0 and math.isfinite(err) else (0.0 if err == 0 else math.inf)
+    if _close(a, n, atol, rtol):
+        status = "ok"
+    elif not _close(left, right, atol, rtol) and min(left, right) - atol <= a <= max(left, right) + atol:
+        status = "kink"
+    else:
+        status = "FAIL"
+    return GradCheckRow(i, index, output, a, n, err, rel, status, order)
+
+
+def _unravel(j: int, shape: Shape) -> tuple[int, ...]:
+    return tuple((j // s) % d for s, d in zip(strides_of(shape), shape)) if shape else ()
+
+
+def _analytic_jacobian(f: Fn, xs: list[Tensor]) -> tuple[list[float], Shape, list[list[list[float]]]]:
+    """Output values, output shape and rows[k][i] = ∂y_k/∂x_i (flat), by backward passes."""
+
+    def run() -> tuple[list[float], Shape, list[list[list[float]]]]:
+        copies = [_new(list(x._values()), x.shape, "tensor") for x in xs]
+        with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+            tape.watch(copies)
+            y = f(*copies)
+        if not isinstance(y, Tensor):
+            raise InvalidArgumentError(
+                explain(
+                    f"check_grads: f must return a tensor, got {type(y).__name__}.",
+                    "The checker differentiates a tensor-valued function f(*inputs).",
+                    "return the result of microtape ops.",
+                ),
+                value=y,
+            )
+        rows = []
+        for k in range(y.size):
+            onehot = [0.0] * y.size
+            onehot[k] = 1.0
+            gs = tape.gradient(y, copies, output_gradients=_new(onehot, y.shape, "one_hot"), unconnected_gradients="zero")
+            rows.append([g.data_sync() if g is not None else [0.0] * c.size for g, c in zip(gs, copies)])
+        values = y.data_sync()
+        tape.release()
+        return values, y.shape, rows
+
+    result = _paused(run)
+    assert isinstance(result, tuple)
+    return result
+
+
+def _full(
+    f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, order: int
+) -> tuple[list[GradCheckRow], int]:
+    values, out_shape, jac = _analytic_jacobian(f, xs)
+    datas = [list(x._values()) for x in xs]
+    shapes = [x.shape for x in xs]
+    rows: list[GradCheckRow] = []
+    evaluations = 1
+    for i, data in enumerate(datas):
+        for j in range(len(data)):
+            keep = data[j]
+            data[j] = keep + eps
+            plus = _values(f, datas, shapes)
+            data[j] = keep - eps
+            minus = _values(f, datas, shapes)
+            data[j] = keep
+            evaluations += 2
+            for k in range(len(values)):
+                numeric = (plus[k] - minus[k]) / (2 * eps)
+                left = (values[k] - minus[k]) / eps
+                right = (plus[k] - values[k]) / eps
+                rows.append(
+                    _row(i, _unravel(j, shapes[i]), _unravel(k, out_shape), jac[k][i][j], numeric, left, right, atol, rtol, order)
+                )
+    return rows, evaluations
+
+
+def _fast(
+    f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, rng: random.Random
+) -> tuple[GradCheckRow, int]:
+    """One random directional derivative vᵀ J u: one backward pass, 3 evaluations."""
+    datas = [list(x._values()) for x in xs]
+    shapes = [x.shape for x in xs]
+    us = [[rng.uniform(-1.0, 1.0) for _ in d] for d in datas]
+    norm = math.sqrt(math.fsum(u * u for uu in us for u in uu)) or 1.0
+    us = [[u / norm for u in uu] for uu in us]
+    base = _values(f, datas, shapes)
+    v = [rng.uniform(-1.0, 1.0) for _ in base]
+
+    def run() -> float:
+        copies = [_new(list(d), s, "tensor") for d, s in zip(datas, shapes)]
+        with GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(copies)
+            y = f(*copies)
+        assert isinstance(y, Tensor)
+        gs = tape.gradient(y, copies, output_gradients=_new(list(v), y.shape, "tensor"), unconnected_gradients="zero")
+        return math.fsum(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
+
+    analytic = _paused(run)
+    assert isinstance(analytic, float)
+
+    def along(t: float) -> float:
+        moved = [[a + t * b for a, b in zip(d, u)] for d, u in zip(datas, us)]
+        return math.fsum(a * b for a, b in zip(_values(f, moved, shapes), v))
+
+    plus, minus = along(eps), along(-eps)
+    at = math.fsum(a * b for a, b in zip(base, v))
+    numeric = (plus - minus) / (2 * eps)
+    row = _row(0, (), (), analytic, numeric, (at - minus) / eps, (plus - at) / eps, atol, rtol, 1)
+    return row, 3
+
+
+# -- culprit finding ---------------------------------------------------------------
+
+
+class _OpRecorder:
+    """Observer that copies each op's inputs and remembers who called it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Op, list[tuple[list[float], Shape]], dict[str, object], str]] = []
+
+    def on_create(self, tensor: Tensor) -> None:
+        pass
+
+    def on_free(self, tensor: Tensor) -> None:
+        pass
+
+    def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
+        if op.differentiable and op.vjp is not None:
+            copies = [(list(x._data or []), x.shape) for x in inputs]
+            self.calls.append((op, copies, dict(params), _runtime.user_frame_line()))
+
+
+def _run_op(op: Op, xs: list[Tensor], params: dict[str, object]) -> Tensor:
+    return op.forward(tuple(xs), **params) if op.n_inputs < 0 else op.forward(*xs, **params)
+
+
+def _check_op(
+    op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object],
+    eps: float, atol: float, rtol: float, rng: random.Random,
+) -> tuple[bool, float, float]:
+    """Check one op's VJP along a random direction at the inputs it saw."""
+
+    def run() -> tuple[bool, float, float]:
+        xs = [_new(list(d), s, "tensor") for d, s in inputs]
+        out = _run_op(op, xs, params)
+        v = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
+        assert op.vjp is not None  # only ops with a VJP are recorded
+        dxs = op.vjp(_new(v, out.shape, "tensor"), out, *xs, **params)
+        us = [[rng.uniform(-1.0, 1.0) for _ in d] if dx is not None else [0.0] * len(d) for (d, _), dx in zip(inputs, dxs)]
+        analytic = math.fsum(a * b for dx, u in zip(dxs, us) if dx is not None for a, b in zip(dx.data_sync(), u))
+
+        def along(t: float) -> float:
+            moved = [_new([a + t * b for a, b in zip(d, u)], s, "tensor") for (d, s), u in zip(inputs, us)]
+            return math.fsum(a * b for a, b in zip(_run_op(op, moved, params).data_sync(), v))
+
+        plus, minus, at = along(eps), along(-eps), along(0.0)
+        numeric = (plus - minus) / (2 * eps)
+        row = _row(0, (), (), analytic, numeric, (at - minus) / eps, (plus - at) / eps, atol * 10, rtol * 10, 1)
+        return row.status != "FAIL", analytic, numeric
+
+    result = _paused(run)
+    assert isinstance(result, tuple)
+    return result
+
+
+def find_culprit(f: Fn, xs: list[Tensor], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4, seed: int = 0) -> Culprit | None:
+    """Re-run ``f`` and check the VJP of every op it calls; return the first wrong one."""
+    from .memory import _observing
+
+    recorder = _OpRecorder()
+    with _observing(recorder):
+        _values(f, [list(x._values()) for x in xs], [x.shape for x in xs])
+    rng = random.Random(seed)
+    for op, inputs, params, where in recorder.calls:
+        ok, analytic, numeric = _check_op(op, inputs, params, eps, atol, rtol, rng)
+        if not ok:
+            return Culprit(op.name, where, tuple(s for _, s in inputs), analytic, numeric)
+    return None
+
+
+# -- check_grads -----------------------------------------------------------------
+
+
+def check_grads(
+    f: Fn,
+    inputs: Tensor | Sequence[Tensor],
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+    mode: str = "full",
+    order: int = 1,
+    seed: int | None = None,
+) -> GradCheckReport:
+    """Compare the analytic gradients of ``f(*inputs)`` with finite differences.
+
+    ``mode="full"`` compares the whole Jacobian (every output entry against
+    every input entry: 2n+1 calls of f for n input entries). ``mode="fast"``
+    compares one random directional derivative vᵀJu (3 calls of f and one
+    backward pass, whatever n), as PyTorch's fast gradcheck and JAX's
+    ``check_grads`` do; if it fails, the full check runs so the report can
+    name entries. ``order=2`` also checks the gradient of the gradient.
+
+    An entry whose left and right one-sided slopes disagree, and whose
+    analytic value lies between them, is a *kink* (``relu`` or ``abs`` at 0,
+    a tie in ``max``): a valid subgradient, reported but not a failure.
+    When the check fails, every op that ``f`` ran is re-checked at the
+    inputs it saw, and ``report.culprit`` names the first op whose VJP is
+    wrong and the line of your code that called it.
+
+    float64 makes ``eps=1e-6`` work; float32 frameworks need ``eps`` near
+    1e-3, since the difference of two nearby float32 values keeps few digits.
+
+    Returns:
+        A :class:`GradCheckReport`; call ``.raise_if_failed()`` in tests.
+
+    Examples:
+        >>> report = mt.check_grads(lambda x: (x * x).sum(), [mt.tensor([1.0, -2.0])])
+        >>> report.ok, report.max_abs_error < 1e-6
+        (True, True)
+        >>> mt.check_grads(mt.relu, [mt.tensor([0.0, 1.0])]).kinks[0].index
+        (0,)
+    """
+    if not callable(f):
+        raise InvalidArgumentError(
+            explain(
+                f"check_grads(f, inputs) needs a function, got {type(f).__name__}.",
+                "The checker calls f(*inputs).",
+                "write mt.check_grads(lambda x: (x * x).sum(), [x]).",
+            ),
+            value=f,
+        )
+    xs = _check_inputs(inputs, "check_grads")
+    _check_eps(eps)
+    if mode not in ("full", "fast"):
+        raise InvalidArgumentError(
+            explain(f'mode={mode!r} is not "full" or "fast".', "full compares every entry; fast one random direction.", 'use mode="full" for small inputs.'),
+            value=mode,
+        )
+    if order not in (1, 2):
+        raise InvalidArgumentError(
+            explain(f"order={order!r} is not 1 or 2.", "order=2 also checks the gradient of the gradient.", "use order=1 or order=2."),
+            value=order,
+        )
+    for name, tol in (("atol", atol), ("rtol", rtol)):
+        if not isinstance(tol, (int, float)) or not tol >= 0:
+            raise InvalidArgumentError(
+                explain(f"{name}={tol!r} must be a non-negative number.", "Tolerances bound the allowed error.", f"for example {name}=1e-5."),
+                value=tol,
+            )
+    rng = random.Random(0 if seed is None else seed)
+    report = _check(f, xs, eps, atol, rtol, mode, rng, 1)
+    if order == 2:
+        second = _check(_gradient_of(f, len(xs)), xs, eps, atol, rtol, mode, rng, 2)
+        report = GradCheckReport(
+            ok=report.ok and second.ok,
+            max_abs_error=max(report.max_abs_error, second.max_abs_error),
+            max_rel_error=max(report.max_rel_error, second.max_rel_error),
+            rows=sorted(report.rows + second.rows, key=_badness),
+            mode=mode,
+            order=2,
+            eps=eps,
+            atol=atol,
+            rtol=rtol,
+            evaluations=report.evaluations + second.evaluations,
+            culprit=report.culprit or second.culprit,
+            notes=report.notes + second.notes,
+        )
+    return report
+
+
+def _gradient_of(f: Fn, n: int) -> Fn:
+    """``h(*xs)``: every first-order gradient of ``sum(f)``, flattened and joined."""
+    from .ops import concat, reshape
+
+    def h(*xs: Tensor) -> Tensor:
+        with GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(list(xs))
+            y = f(*xs)
+        gs = tape.gradient(y, list(xs), unconnected_gradients="zero")
+        return concat([reshape(g, shape=(-1,)) for g in gs if g is not None], axis=0)
+
+    h.__name__ = f"gradient_of_{getattr(f, '__name__', 'f')}"
+    return h
+
+
+def _badness(r: GradCheckRow) -> tuple[int, float]:
+    return ({"FAIL": 0, "kink": 1, "ok": 2}[r.status], -r.abs_error if math.isfinite(r.abs_error) else -math.inf)
+
+
+def _check(f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, mode: str, rng: random.Random, order: int) -> GradCheckReport:
+    notes: list[str] = []
+    evaluations = 0
+    if mode == "fast":
+        row, evaluations = _fast(f, xs, eps, atol, rtol, rng)
+        if row.status == "ok":
+            return GradCheckReport(True, row.abs_error, row.rel_error, [_with_order(row, order)], "fast", order, eps, atol, rtol, evaluations)
+        notes.append(f"fast mode: the directional derivative was {row.status}; ran the full check to name entries")
+    rows, n = _full(f, xs, eps, atol, rtol, order)
+    evaluations += n
+    rows.sort(key=_badness)
+    ok = not any(r.status == "FAIL" for r in rows)
+    finite = [r for r in rows if r.status != "kink"]
+    report = GradCheckReport(
+        ok=ok,
+        max_abs_error=max((r.abs_error for r in finite), default=0.0),
+        max_rel_error=max((r.rel_error for r in finite), default=0.0),
+        rows=rows,
+        mode=mode,
+        order=order,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        evaluations=evaluations,
+        notes=notes,
+    )
+    if not ok:
+        report.culprit = find_culprit(f, xs, eps, atol, rtol)
+        if report.culprit is None:
+            report.notes.append(
+                "every op's VJP agrees with finite differences; the gradient path may be cut "
+                "(f turns a tensor into Python numbers, e.g. with .item() or .data_sync())"
+            )
+    return report
+
+
+def _with_order(row: GradCheckRow, order: int) -> GradCheckRow:
+    return GradCheckRow(row.input, row.index, row.output, row.analytic, row.numeric, row.abs_error, row.rel_error, row.status, order)

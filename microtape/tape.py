@@ -1,0 +1,671 @@
+"""Reverse-mode differentiation by replaying a list of recorded ops.
+
+Read after ``ops.py``. While open, a tape appends one record per primitive
+call whose inputs it tracks: ``(op, inputs, params, out)``. Execution order is
+already a topological order, so ``gradient()`` is one loop over the records
+in reverse: no recursion, so a chain of 100,000 ops is fine. Records point
+from outputs to inputs only and tensors never point at records, so there are
+no reference cycles for Python's garbage collector to chase.
+
+While a tape runs a backward pass it stops recording on itself, but any
+*other* open tape records the VJPs' ops. That is all higher-order gradients
+need: an outer tape differentiates what the inner backward pass computed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TypeAlias, TypeVar, overload
+
+from . import _runtime
+from ._registry import Op
+from ._runtime import STATE, Scope
+from ._types import Shape
+from .errors import InvalidArgumentError, ShapeError, TapeError, explain
+from .tensor import Tensor, _new, fill, format_number
+from .variable import Variable
+
+__all__ = ["GradientTape", "Operation"]
+
+Record: TypeAlias = "tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor]"
+K = TypeVar("K")
+
+_USED_TWICE = (
+    "A non-persistent GradientTape can only be used to compute one set of gradients "
+    "(or jacobians)."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One recorded op, as ``tape.operations`` shows it.
+
+    Examples:
+        >>> x = mt.tensor([1.0, 2.0])
+        >>> with mt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = (x * x).sum()
+        >>> [op.name for op in tape.operations]
+        ['mul', 'sum']
+        >>> print(tape.operations[0])
+        #0 mul((2,), (2,)) -> (2,)
+    """
+
+    index: int
+    name: str
+    input_shapes: tuple[Shape, ...]
+    output_shape: Shape
+    input_ids: tuple[int, ...]
+    output_id: int
+
+    def __str__(self) -> str:
+        shapes = ", ".join(str(s) for s in self.input_shapes)
+        return f"#{self.index} {self.name}({shapes}) -> {self.output_shape}"
+
+
+class GradientTape:
+    """Record ops while open, then compute gradients by walking them backwards.
+
+    The explicit tape of TensorFlow for Python (``tf.GradientTape``);
+    TensorFlow.js has none and hides one inside ``tf.grad``. Trainable
+    variables read inside the block are watched automatically; plain tensors
+    must be watched with :meth:`watch`.
+
+    Args:
+        persistent: Allow several ``gradient()``/``jacobian()`` calls. Call
+            :meth:`release` (or drop the tape) when done, so the tensors it
+            holds can be freed.
+        watch_accessed_variables: Watch trainable variables automatically.
+
+    Examples:
+        >>> x = mt.scalar(3.0)
+        >>> with mt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.gradient(y, x)
+        Tensor(6.0, shape=())
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        for flag, value in (("persistent", persistent), ("watch_accessed_variables", watch_accessed_variables)):
+            if not isinstance(value, bool):
+                raise InvalidArgumentError(
+                    explain(
+                        f"GradientTape({flag}={value!r}): expected True or False.",
+                        f"{flag} is a flag.",
+                        f"write GradientTape({flag}=True).",
+                    ),
+                    value=value,
+                )
+        self._persistent = persistent
+        self._watch_vars = watch_accessed_variables
+        self._records: list[Record] = []
+        self._tracked: set[int] = set()
+        self._watched: dict[int, Tensor] = {}
+        self._used = False
+        self._grad_norms: dict[int, float] = {}
+
+    # -- recording ---------------------------------------------------------
+
+    @property
+    def persistent(self) -> bool:
+        """Whether ``gradient()`` may be called more than once."""
+        return self._persistent
+
+    def __enter__(self) -> GradientTape:
+        st = STATE.get()
+        if self in st.tapes:
+            raise TapeError(
+                explain(
+                    "This GradientTape is already open.",
+                    "A tape can be entered once at a time.",
+                    "make a second GradientTape() for a nested tape.",
+                )
+            )
+        STATE.set(st.but(tapes=st.tapes + (self,)))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        st = STATE.get()
+        STATE.set(st.but(tapes=tuple(t for t in st.tapes if t is not self)))
+
+    def _record(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor) -> None:
+        if self._used:
+            return
+        tracked = self._tracked
+        hit = False
+        for x in inputs:
+            if x.id in tracked:
+                hit = True
+            elif x._trainable and self._watch_vars:
+                tracked.add(x.id)
+                self._watched[x.id] = x
+                hit = True
+        if not hit:
+            return
+        tracked.add(out.id)
+        self._records.append((op, inputs, params, out))
+        for x in inputs:
+            x._holds += 1
+        out._holds += 1
+
+    def watch(self, tensor: Tensor | Sequence[Tensor]) -> None:
+        """Track ``tensor`` (or each tensor of a list) so gradients can flow to it.
+
+        Only ops that run after ``watch`` are recorded, as in TensorFlow.
+
+        Examples:
+            >>> c = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(c)
+            ...     y = c ** 3
+            >>> tape.gradient(y, c)
+            Tensor(12.0, shape=())
+        """
+        items = [tensor] if isinstance(tensor, Tensor) else list(tensor)
+        for t in items:
+            if not isinstance(t, Tensor):
+                raise InvalidArgumentError(
+                    explain(
+                        f"watch() needs tensors, got {type(t).__name__}: {t!r}.",
+                        "A tape tracks tensors made with mt.tensor, mt.variable and ops.",
+                        "convert first: x = mt.tensor(values); tape.watch(x).",
+                    ),
+                    value=t,
+                )
+            if t._data is None:
+                raise _runtime.disposed_error(t)
+        for t in items:
+            self._tracked.add(t.id)
+            self._watched[t.id] = t
+
+    def watched_variables(self) -> list[Variable]:
+        """The variables this tape watches, explicitly or by access, in order.
+
+        Examples:
+            >>> w = mt.variable(mt.scalar(1.0), name="w_watched")
+            >>> with mt.GradientTape() as tape:
+            ...     y = w * 2.0
+            >>> [v.name for v in tape.watched_variables()]
+            ['w_watched']
+        """
+        return [t for t in self._watched.values() if isinstance(t, Variable)]
+
+    @contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Pause recording on this tape inside a ``with`` block.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape(persistent=True) as tape:
+            ...     tape.watch(x)
+            ...     with tape.stop_recording():
+            ...         ignored = x * 100.0
+            ...     y = x * 3.0
+            >>> tape.gradient(ignored, x) is None, tape.gradient(y, x)
+            (True, Tensor(3.0, shape=()))
+        """
+        st = STATE.get()
+        if self not in st.tapes:
+            raise TapeError(
+                explain(
+                    "stop_recording() was called on a tape that is not recording.",
+                    "It pauses a tape inside that tape's `with` block.",
+                    "use it as: with tape: ... with tape.stop_recording(): ...",
+                )
+            )
+        STATE.set(st.but(tapes=tuple(t for t in st.tapes if t is not self)))
+        try:
+            yield
+        finally:
+            now = STATE.get()
+            STATE.set(now.but(tapes=now.tapes + (self,)))
+
+    def reset(self) -> None:
+        """Forget everything recorded and watched, keeping the tape open.
+
+        Examples:
+            >>> x = mt.scalar(1.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     _ = x * 2.0
+            ...     tape.reset()
+            >>> tape.operations
+            []
+        """
+        self.release()
+        self._watched.clear()
+        self._tracked.clear()
+        self._used = False
+
+    def release(self) -> None:
+        """Let go of every tensor this tape holds for its backward pass.
+
+        A persistent tape holds its records until released (or garbage
+        collected); ``mt.memory().num_tensors_held_by_tapes`` shows them.
+
+        Examples:
+            >>> x = mt.scalar(1.0)
+            >>> with mt.GradientTape(persistent=True) as tape:
+            ...     tape.watch(x)
+            ...     y = x * 2.0
+            >>> tape.release()
+            >>> tape.operations
+            []
+        """
+        records, self._records = self._records, []
+        release = _runtime.release
+        for _, inputs, _, out in records:
+            for x in inputs:
+                release(x)
+            release(out)
+
+    def __del__(self) -> None:
+        try:
+            if self._records:
+                self.release()
+        except Exception:  # noqa: BLE001 - never raise from a finaliser (interpreter shutdown)
+            pass
+
+    # -- gradients -----------------------------------------------------------
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Tensor,
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> Tensor | None: ...
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Sequence[Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> list[Tensor | None]: ...
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Mapping[K, Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> dict[K, Tensor | None]: ...
+
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> Tensor | None | list[Tensor | None] | dict[K, Tensor | None]:
+        """Gradient of ``target`` with respect to ``sources``.
+
+        A non-scalar target is summed first (its ``output_gradients`` default
+        to ones), as in TensorFlow. ``sources`` may be a tensor, a list or a
+        dict, and the result has the same structure. A source that does not
+        affect the target gets ``None``, or zeros with
+        ``unconnected_gradients="zero"``.
+
+        Raises:
+            TapeError: a non-persistent tape is asked a second time.
+            ShapeError: ``output_gradients`` does not match the target's shape.
+
+        Examples:
+            >>> x, y = mt.scalar(2.0), mt.scalar(3.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch([x, y])
+            ...     z = x * x + y * y
+            >>> tape.gradient(z, {"x": x, "y": y})
+            {'x': Tensor(4.0, shape=()), 'y': Tensor(6.0, shape=())}
+        """
+        self._check_usable()
+        zero = _unconnected_mode(unconnected_gradients)
+        targets = _targets(target)
+        douts = _output_gradients(output_gradients, targets)
+        if isinstance(sources, Tensor):
+            flat = [sources]
+        elif isinstance(sources, Mapping):
+            keys = list(sources.keys())
+            flat = list(sources.values())
+        elif isinstance(sources, (list, tuple)):
+            flat = list(sources)
+        else:
+            raise InvalidArgumentError(
+                explain(
+                    f"gradient(): sources must be a tensor, a list or a dict of tensors, got {type(sources).__name__}.",
+                    "The result has the same structure as sources.",
+                    "pass tape.gradient(loss, [w, b]).",
+                ),
+                value=sources,
+            )
+        for s in flat:
+            _check_tensor(s, "sources")
+        result = self._backward(targets, douts, flat, zero)
+        self._finish()
+        if isinstance(sources, Tensor):
+            return result[0]
+        if isinstance(sources, Mapping):
+            return dict(zip(keys, result))
+        return list(result) if isinstance(sources, list) else tuple(result)  # type: ignore[return-value]  # a tuple of sources gives a tuple, as in TensorFlow
+
+    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: str = "none") -> Tensor | None:
+        """Full Jacobian: ``result[i..., j...] = ∂target[i...] / ∂source[j...]``.
+
+        One backward pass per entry of ``target``; the result has shape
+        ``target.shape + source.shape``.
+
+        Examples:
+            >>> x = mt.tensor([1.0, 2.0])
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.jacobian(y, x)
+            Tensor([[2.0, 0.0], [0.0, 4.0]], shape=(2, 2))
+        """
+        self._check_usable()
+        zero = _unconnected_mode(unconnected_gradients)
+        (target,) = _targets(target)
+        _check_tensor(source, "source")
+
+        def rows() -> Tensor | None:
+            out: list[Tensor] = []
+            for i in range(target.size):
+                onehot = [0.0] * target.size
+                onehot[i] = 1.0
+                (g,) = self._backward([target], [_new(onehot, target.shape, "one_hot")], [source], True)
+                assert g is not None  # zero=True fills unconnected gradients
+                out.append(g)
+            if not zero and not self._reaches(target, [source])[0]:
+                return None
+            from .composite import stack  # composite imports nothing of the tape
+
+            if not out:
+                return fill(target.shape + source.shape, 0.0)
+            return stack(out).reshape(target.shape + source.shape)
+
+        result = _runtime.run_in_scope("jacobian()", rows)
+        self._finish()
+        assert result is None or isinstance(result, Tensor)
+        return result
+
+    def _check_usable(self) -> None:
+        if self._used:
+            raise TapeError(
+                explain(
+                    _USED_TWICE,
+                    "Its records were freed after the first gradient() call.",
+                    "create it with GradientTape(persistent=True) to call gradient() or jacobian() again.",
+                )
+            )
+
+    def _finish(self) -> None:
+        if not self._persistent:
+            self._used = True
+            self.release()
+
+    def _reaches(self, target: Tensor, sources: Sequence[Tensor]) -> list[bool]:
+        """For each source, whether ``target`` depends on it through recorded ops."""
+        needed = {target.id}
+        for _, inputs, _, out in reversed(self._records):
+            if out.id in needed:
+                needed.update(x.id for x in inputs)
+        return [s.id in needed for s in sources]
+
+    def _backward(
+        self, targets: list[Tensor], douts: list[Tensor | None], sources: list[Tensor], zero: bool
+    ) -> list[Tensor | None]:
+        """The backward pass: one reversed loop over the records, in its own scope."""
+        st = STATE.get()
+        scope = Scope("gradient()")
+        token = STATE.set(
+            st.but(
+                tapes=tuple(t for t in st.tapes if t is not self),
+                scopes=st.scopes + (scope,),
+                backward=st.backward + 1,
+            )
+        )
+        try:
+            result = self._walk(targets, douts, sources, zero, st.anomaly)
+        except BaseException:
+            STATE.reset(token)
+            _runtime.close_scope(scope, (), st.scopes)
+            raise
+        STATE.reset(token)
+        _runtime.close_scope(scope, [g for g in result if g is not None], st.scopes)
+        return result
+
+    def _walk(
+        self,
+        targets: list[Tensor],
+        douts: list[Tensor | None],
+        sources: list[Tensor],
+        zero: bool,
+        anomaly: bool,
+    ) -> list[Tensor | None]:
+        grads: dict[int, Tensor] = {}
+        for t, d in zip(targets, douts):
+            d = fill(t.shape, 1.0) if d is None else d
+            prev = grads.get(t.id)
+            grads[t.id] = d if prev is None else prev + d
+        keep = {s.id for s in sources}
+        tracked = self._tracked
+        norms = self._grad_norms
+        norms.clear()
+        for op, inputs, params, out in reversed(self._records):
+            dout = grads.get(out.id)
+            if dout is None:
+                continue
+            if out.id not in keep:
+                del grads[out.id]
+            data = dout._data
+            norms[out.id] = math.hypot(*data) if data is not None else math.nan
+            vjp = op.vjp
+            assert vjp is not None  # only differentiable ops are recorded
+            dxs = vjp(dout, out, *inputs, **params)
+            if anomaly:
+                from .debug import _check_backward
+
+                _check_backward(op, inputs, out, dxs)
+            for x, dx in zip(inputs, dxs):
+                if dx is None or x.id not in tracked:
+                    continue
+                prev = grads.get(x.id)
+                grads[x.id] = dx if prev is None else prev + dx
+        result: list[Tensor | None] = [grads.get(s.id) for s in sources]
+        if zero:
+            result = [fill(s.shape, 0.0) if g is None else g for s, g in zip(sources, result)]
+        return result
+
+    # -- looking at the tape ---------------------------------------------------
+
+    @property
+    def operations(self) -> list[Operation]:
+        """The recorded ops in order: name, input shapes, output shape, ids.
+
+        Examples:
+            >>> w = mt.variable(mt.tensor([1.0, 2.0]), name="w_ops")
+            >>> with mt.GradientTape() as tape:
+            ...     loss = (w * 3.0).sum()
+            >>> for op in tape.operations:
+            ...     print(op)
+            #0 mul((2,), ()) -> (2,)
+            #1 sum((2,),) -> ()
+        """
+        return [
+            Operation(i, op.name, tuple(x.shape for x in inputs), out.shape, tuple(x.id for x in inputs), out.id)
+            for i, (op, inputs, _, out) in enumerate(self._records)
+        ]
+
+    def summary(self) -> str:
+        """A table of the recorded ops with value ranges and, after ``gradient()``,
+        the norm of the gradient that reached each op's output.
+
+        Read it bottom-up to follow the gradient from the loss back to the
+        inputs; a norm that shrinks towards 0 shows where gradients vanish.
+
+        Examples:
+            >>> x = mt.tensor([1.0, 2.0])
+            >>> with mt.GradientTape(persistent=True) as tape:
+            ...     tape.watch(x)
+            ...     y = (x * x).sum()
+            >>> _ = tape.gradient(y, x)
+            >>> print(tape.summary())
+            #   op    output shape  value range     |grad out|
+            0   mul   (2,)          [1.0, 4.0]      1.414
+            1   sum   ()            [5.0, 5.0]      1.0
+        """
+        rows = [("#", "op", "output shape", "value range", "|grad out|")]
+        for i, (op, _, _, out) in enumerate(self._records):
+            data = out._data
+            if data is None:
+                vrange = "<freed>"
+            elif data:
+                vrange = f"[{format_number(min(data))}, {format_number(max(data))}]"
+            else:
+                vrange = "[]"
+            norm = self._grad_norms.get(out.id)
+            rows.append((str(i), op.name, str(out.shape), vrange, "-" if norm is None else format_number(norm)))
+        widths = [max(len(r[c]) for r in rows) for c in range(5)]
+        return "\n".join(
+            "   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows
+        )
+
+    def to_dot(self, grad_norms: bool = True, title: str = "tape") -> str:
+        """Graphviz text of the recorded graph: tensors as boxes, ops as ellipses.
+
+        After ``gradient()``, edges into an op's output carry the gradient
+        norm that flowed back through them (``grad_norms=False`` hides them).
+        Render with ``dot -Tsvg``, or in the book with ``.. graphviz::``.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = mt.exp(x)
+            >>> print(tape.to_dot().splitlines()[0])
+            digraph tape {
+        """
+        lines = [f"digraph {_dot_id(title)} {{", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];']
+        seen: set[int] = set()
+
+        def tensor_node(t: Tensor) -> str:
+            name = f"t{t.id}"
+            if t.id not in seen:
+                seen.add(t.id)
+                label = t.name if isinstance(t, Variable) else f"#{t.id}"
+                style = ', style=filled, fillcolor="#fde68a"' if t.id in self._watched else ""
+                lines.append(f'  {name} [shape=box, label="{label}\\n{t.shape}"{style}];')
+            return name
+
+        for i, (op, inputs, _, out) in enumerate(self._records):
+            node = f"op{i}"
+            lines.append(f'  {node} [shape=ellipse, label="{op.name}"];')
+            for x in inputs:
+                lines.append(f"  {tensor_node(x)} -> {node};")
+            norm = self._grad_norms.get(out.id) if grad_norms else None
+            edge = f' [label="|g|={format_number(norm)}"]' if norm is not None else ""
+            lines.append(f"  {node} -> {tensor_node(out)}{edge};")
+        lines.append("}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        state = "used" if self._used else f"{len(self._records)} ops recorded"
+        return f"GradientTape(persistent={self._persistent}, {state}, watching {len(self._watched)} tensors)"
+
+
+def _dot_id(text: str) -> str:
+    cleaned = "".join(c if c.isalnum() else "_" for c in text)
+    return cleaned if cleaned and not cleaned[0].isdigit() else "g_" + cleaned
+
+
+def _unconnected_mode(value: object) -> bool:
+    if value not in ("none", "zero"):
+        raise InvalidArgumentError(
+            explain(
+                f"unconnected_gradients={value!r} is not an option.",
+                'It is "none" (unconnected sources get None) or "zero" (they get zeros).',
+                'pass unconnected_gradients="zero".',
+            ),
+            value=value,
+        )
+    return value == "zero"
+
+
+def _check_tensor(t: object, what: str) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise InvalidArgumentError(
+            explain(
+                f"gradient(): {what} must be tensors, got {type(t).__name__}: {t!r}.",
+                "Gradients are taken of and with respect to tensors.",
+                "convert first with mt.tensor(...) and tape.watch() it.",
+            ),
+            value=t,
+        )
+    if t._data is None:
+        raise _runtime.disposed_error(t)
+    return t
+
+
+def _targets(target: object) -> list[Tensor]:
+    if isinstance(target, Tensor):
+        return [_check_tensor(target, "target")]
+    if isinstance(target, (list, tuple)) and target:
+        return [_check_tensor(t, "target") for t in target]
+    raise InvalidArgumentError(
+        explain(
+            f"gradient(): target must be a tensor (or a list of tensors), got {type(target).__name__}: {target!r}.",
+            "The target is what you differentiate, usually the loss.",
+            "compute the loss with microtape ops inside the tape's block.",
+        ),
+        value=target,
+    )
+
+
+def _output_gradients(given: object, targets: list[Tensor]) -> list[Tensor | None]:
+    if given is None:
+        return [None] * len(targets)
+    if isinstance(given, Tensor):
+        items: list[object] = [given]
+    elif isinstance(given, (list, tuple)) and (
+        len(targets) > 1 or all(d is None or isinstance(d, Tensor) for d in given)
+    ):
+        items = list(given)
+    else:
+        items = [given]  # values for the single target, converted below
+    if len(items) != len(targets):
+        raise InvalidArgumentError(
+            explain(
+                f"gradient(): {len(items)} output_gradients for {len(targets)} targets.",
+                "Give one output gradient per target.",
+                "pass a list as long as the list of targets.",
+            )
+        )
+    out: list[Tensor | None] = []
+    for t, d in zip(targets, items):
+        if d is None:
+            out.append(None)
+            continue
+        if not isinstance(d, Tensor):
+            from .tensor import as_tensor
+
+            d = as_tensor(d)  # type: ignore[arg-type]  # as_tensor reports bad values
+        if d.shape != t.shape:
+            raise ShapeError(
+                explain(
+                    f"gradient(): output_gradients has shape {d.shape} but the target has shape {t.shape}.",
+                    "The output gradient (dy) holds one weight per entry of the target.",
+                    f"pass a tensor of shape {t.shape}, e.g. mt.ones({t.shape}).",
+                ),
+                shapes=(d.shape, t.shape),
+            )
+        out.append(d)
+    return out
+

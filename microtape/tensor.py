@@ -1,0 +1,773 @@
+"""The immutable ``Tensor``: a flat ``list[float]`` plus a shape tuple.
+
+Read after ``_shape.py``. Data is stored row-major in one Python list; a
+tensor never changes after it is made (only a ``Variable`` can be assigned).
+Every tensor is registered in the arena (``_runtime.LIVE``) when created and
+stays there until it is disposed, as in TensorFlow.js. Methods and operators
+call the ops by name through ``_runtime.DISPATCH``, so this module does not
+import ``ops.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import random as _random
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from . import _runtime
+from ._runtime import DISPATCH
+from ._shape import size_of, validate_shape
+from ._types import Axis, Nested, Shape, TensorLike
+from .errors import InvalidArgumentError, MicrotapeError, ShapeError, explain
+
+__all__ = [
+    "Tensor",
+    "fill",
+    "ones",
+    "ones_like",
+    "random_normal",
+    "random_uniform",
+    "scalar",
+    "tensor",
+    "tensor1d",
+    "tensor2d",
+    "zeros",
+    "zeros_like",
+]
+
+DTYPE: Final = "float64"
+BYTES_PER_ENTRY: Final = 8
+_REPR_EDGE: Final = 3  # entries shown at each end of a long dimension
+_REPR_LIMIT: Final = 1000  # tensors larger than this are summarised
+
+
+class Tensor:
+    """An immutable n-dimensional array of float64 numbers.
+
+    Make tensors with :func:`tensor`, :func:`scalar`, :func:`zeros` and
+    friends (``tf.tensor`` in TensorFlow.js). ``Tensor(values, shape)`` works
+    too. Ops are both functions (``mt.exp(x)``) and methods (``x.exp()``),
+    and Python's operators broadcast like NumPy.
+
+    Examples:
+        >>> x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> x
+        Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2))
+        >>> x.shape, x.size, x.rank, x.dtype
+        ((2, 2), 4, 2, 'float64')
+        >>> (2.0 * x - 1).sum()
+        Tensor(12.0, shape=())
+    """
+
+    __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept", "_trainable", "_origin")
+
+    _data: list[float] | None
+    shape: Shape
+    size: int
+    id: int
+    _op: str
+    _disposed: str | None
+    _holds: int
+    _kept: bool
+    _trainable: bool
+    _origin: str | None
+
+    def __init__(self, values: TensorLike, shape: Sequence[int] | None = None) -> None:
+        data, inferred = _flatten(values, shape)
+        _init(self, data, inferred, "tensor")
+
+    # -- reading values ---------------------------------------------------
+
+    @property
+    def rank(self) -> int:
+        """Number of dimensions (``len(shape)``)."""
+        return len(self.shape)
+
+    @property
+    def dtype(self) -> str:
+        """Always ``"float64"``: entries are Python floats."""
+        return DTYPE
+
+    @property
+    def is_disposed(self) -> bool:
+        """True once the tensor was disposed (directly or by a tidy scope)."""
+        return self._disposed is not None
+
+    @property
+    def op(self) -> str:
+        """Name of the op that made this tensor (``"tensor"`` for creation)."""
+        return self._op
+
+    def _values(self) -> list[float]:
+        data = self._data
+        if data is None or self._disposed is not None:
+            _runtime.check_usable(self)
+            assert data is not None  # check_usable raised otherwise
+        return data
+
+    def data_sync(self) -> list[float]:
+        """Return a copy of the values as a flat row-major list.
+
+        Like ``dataSync()`` in TensorFlow.js.
+
+        Examples:
+            >>> mt.tensor([[1, 2], [3, 4]]).data_sync()
+            [1.0, 2.0, 3.0, 4.0]
+        """
+        return list(self._values())
+
+    async def data(self) -> list[float]:
+        """Return the values, as an awaitable (``await t.data()`` in TF.js).
+
+        Examples:
+            >>> import asyncio
+            >>> asyncio.run(mt.tensor([1.0, 2.0]).data())
+            [1.0, 2.0]
+        """
+        return self.data_sync()
+
+    def tolist(self) -> Nested:
+        """Return the values as nested lists (a float for a scalar).
+
+        Examples:
+            >>> mt.tensor([[1, 2], [3, 4]]).tolist()
+            [[1.0, 2.0], [3.0, 4.0]]
+            >>> mt.scalar(5).tolist()
+            5.0
+        """
+        return _nest(self._values(), self.shape)
+
+    def array_sync(self) -> Nested:
+        """Same as :meth:`tolist` (``arraySync()`` in TensorFlow.js).
+
+        Examples:
+            >>> mt.tensor([1, 2]).array_sync()
+            [1.0, 2.0]
+        """
+        return self.tolist()
+
+    def item(self) -> float:
+        """Return the single value of a one-entry tensor as a float.
+
+        Examples:
+            >>> mt.tensor([[7.0]]).item()
+            7.0
+        """
+        data = self._values()
+        if len(data) != 1:
+            raise InvalidArgumentError(
+                explain(
+                    f"item() needs a tensor with one entry, this one has shape {self.shape} "
+                    f"({self.size} entries).",
+                    "Only a tensor of size 1 has a single value.",
+                    "reduce it first, for example t.sum().item(), or read t.data_sync().",
+                ),
+                shape=self.shape,
+            )
+        return data[0]
+
+    def __float__(self) -> float:
+        return self.item()
+
+    def dispose(self) -> None:
+        """Free this tensor now (``tensor.dispose()`` in TF.js).
+
+        Reading it afterwards raises :class:`~microtape.DisposedTensorError`.
+        Disposing twice is harmless.
+
+        Examples:
+            >>> t = mt.ones((2,))
+            >>> t.dispose()
+            >>> t.is_disposed
+            True
+        """
+        _runtime.dispose(self, "dispose()")
+
+    def clone(self) -> Tensor:
+        """Return a new tensor with the same values (``tf.clone``).
+
+        Examples:
+            >>> mt.tensor([1.0]).clone()
+            Tensor([1.0], shape=(1,))
+        """
+        return _new(list(self._values()), self.shape, "clone")
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if self._data is None:
+            return f"{name}(<disposed>, shape={self.shape}, id={self.id})"
+        return f"{name}({format_values(self._data, self.shape)}, shape={self.shape}{self._repr_extra()})"
+
+    def _repr_extra(self) -> str:
+        return ""
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        if self.size == 1:
+            return self.item() != 0.0
+        raise MicrotapeError(
+            explain(
+                f"The truth value of a tensor of shape {self.shape} ({self.size} entries) is ambiguous.",
+                "Python's if/and/or need one bool; a tensor holds numbers.",
+                "compare explicitly: t.item() > 0, or mt.greater(t, 0) for a mask.",
+            ),
+            shape=self.shape,
+        )
+
+    # -- operators --------------------------------------------------------
+
+    def __add__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["add"](self, other)
+
+    def __radd__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["add"](other, self)
+
+    def __sub__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["sub"](self, other)
+
+    def __rsub__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["sub"](other, self)
+
+    def __mul__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["mul"](self, other)
+
+    def __rmul__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["mul"](other, self)
+
+    def __truediv__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["div"](self, other)
+
+    def __rtruediv__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["div"](other, self)
+
+    def __pow__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["pow"](self, other)
+
+    def __rpow__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["pow"](other, self)
+
+    def __matmul__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["matmul"](self, other)
+
+    def __rmatmul__(self, other: TensorLike) -> Tensor:
+        return DISPATCH["matmul"](other, self)
+
+    def __neg__(self) -> Tensor:
+        return DISPATCH["neg"](self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return DISPATCH["abs"](self)
+
+    # -- op methods (same names as the functions) -------------------------
+
+    def add(self, other: TensorLike) -> Tensor:
+        """``mt.add(self, other)``."""
+        return DISPATCH["add"](self, other)
+
+    def sub(self, other: TensorLike) -> Tensor:
+        """``mt.sub(self, other)``."""
+        return DISPATCH["sub"](self, other)
+
+    def mul(self, other: TensorLike) -> Tensor:
+        """``mt.mul(self, other)``."""
+        return DISPATCH["mul"](self, other)
+
+    def div(self, other: TensorLike) -> Tensor:
+        """``mt.div(self, other)``."""
+        return DISPATCH["div"](self, other)
+
+    def pow(self, exponent: TensorLike) -> Tensor:
+        """``mt.pow(self, exponent)``."""
+        return DISPATCH["pow"](self, exponent)
+
+    def maximum(self, other: TensorLike) -> Tensor:
+        """``mt.maximum(self, other)``."""
+        return DISPATCH["maximum"](self, other)
+
+    def minimum(self, other: TensorLike) -> Tensor:
+        """``mt.minimum(self, other)``."""
+        return DISPATCH["minimum"](self, other)
+
+    def matmul(self, other: TensorLike) -> Tensor:
+        """``mt.matmul(self, other)``."""
+        return DISPATCH["matmul"](self, other)
+
+    def greater(self, other: TensorLike) -> Tensor:
+        """``mt.greater(self, other)``."""
+        return DISPATCH["greater"](self, other)
+
+    def greater_equal(self, other: TensorLike) -> Tensor:
+        """``mt.greater_equal(self, other)``."""
+        return DISPATCH["greater_equal"](self, other)
+
+    def less(self, other: TensorLike) -> Tensor:
+        """``mt.less(self, other)``."""
+        return DISPATCH["less"](self, other)
+
+    def less_equal(self, other: TensorLike) -> Tensor:
+        """``mt.less_equal(self, other)``."""
+        return DISPATCH["less_equal"](self, other)
+
+    def equal(self, other: TensorLike) -> Tensor:
+        """``mt.equal(self, other)``."""
+        return DISPATCH["equal"](self, other)
+
+    def neg(self) -> Tensor:
+        """``mt.neg(self)``."""
+        return DISPATCH["neg"](self)
+
+    def square(self) -> Tensor:
+        """``mt.square(self)``."""
+        return DISPATCH["square"](self)
+
+    def sqrt(self) -> Tensor:
+        """``mt.sqrt(self)``."""
+        return DISPATCH["sqrt"](self)
+
+    def exp(self) -> Tensor:
+        """``mt.exp(self)``."""
+        return DISPATCH["exp"](self)
+
+    def log(self) -> Tensor:
+        """``mt.log(self)``."""
+        return DISPATCH["log"](self)
+
+    def abs(self) -> Tensor:
+        """``mt.abs(self)``."""
+        return DISPATCH["abs"](self)
+
+    def sign(self) -> Tensor:
+        """``mt.sign(self)``."""
+        return DISPATCH["sign"](self)
+
+    def sin(self) -> Tensor:
+        """``mt.sin(self)``."""
+        return DISPATCH["sin"](self)
+
+    def cos(self) -> Tensor:
+        """``mt.cos(self)``."""
+        return DISPATCH["cos"](self)
+
+    def tanh(self) -> Tensor:
+        """``mt.tanh(self)``."""
+        return DISPATCH["tanh"](self)
+
+    def sigmoid(self) -> Tensor:
+        """``mt.sigmoid(self)``."""
+        return DISPATCH["sigmoid"](self)
+
+    def relu(self) -> Tensor:
+        """``mt.relu(self)``."""
+        return DISPATCH["relu"](self)
+
+    def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """``mt.sum(self, axis, keepdims)``."""
+        return DISPATCH["sum"](self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """``mt.mean(self, axis, keepdims)``."""
+        return DISPATCH["mean"](self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """``mt.max(self, axis, keepdims)``."""
+        return DISPATCH["max"](self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """``mt.min(self, axis, keepdims)``."""
+        return DISPATCH["min"](self, axis=axis, keepdims=keepdims)
+
+    def logsumexp(self, axis: Axis = -1, keepdims: bool = False) -> Tensor:
+        """``mt.logsumexp(self, axis, keepdims)``."""
+        return DISPATCH["logsumexp"](self, axis=axis, keepdims=keepdims)
+
+    def softmax(self, axis: int = -1) -> Tensor:
+        """``mt.softmax(self, axis)``."""
+        return DISPATCH["softmax"](self, axis=axis)
+
+    def log_softmax(self, axis: int = -1) -> Tensor:
+        """``mt.log_softmax(self, axis)``."""
+        return DISPATCH["log_softmax"](self, axis=axis)
+
+    def reshape(self, shape: Sequence[int]) -> Tensor:
+        """``mt.reshape(self, shape)``."""
+        return DISPATCH["reshape"](self, shape=shape)
+
+    def transpose(self, perm: Sequence[int] | None = None) -> Tensor:
+        """``mt.transpose(self, perm)``."""
+        return DISPATCH["transpose"](self, perm=perm)
+
+    @property
+    def T(self) -> Tensor:
+        """The transpose (axes reversed), as in NumPy."""
+        return DISPATCH["transpose"](self, perm=None)
+
+    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+        """``mt.broadcast_to(self, shape)``."""
+        return DISPATCH["broadcast_to"](self, shape=shape)
+
+    def clip_by_value(self, clip_value_min: float, clip_value_max: float) -> Tensor:
+        """``mt.clip_by_value(self, clip_value_min, clip_value_max)``."""
+        return DISPATCH["clip_by_value"](
+            self, clip_value_min=clip_value_min, clip_value_max=clip_value_max
+        )
+
+
+# -- construction -----------------------------------------------------------
+
+
+def _init(t: Tensor, data: list[float], shape: Shape, op: str) -> None:
+    t._data = data
+    t.shape = shape
+    t.size = len(data)
+    t.id = _runtime.next_id()
+    t._op = op
+    t._disposed = None
+    t._holds = 0
+    t._kept = False
+    t._trainable = False
+    t._origin = None
+    _runtime.register(t)
+
+
+_new_object: Callable[[type[Tensor]], Tensor] = object.__new__  # type: ignore[assignment]  # object.__new__ is untyped for subclasses
+
+
+def _new(data: list[float], shape: Shape, op: str) -> Tensor:
+    """Wrap a list the caller just made (no copy, no checks): the ops' fast path."""
+    t = _new_object(Tensor)
+    _init(t, data, shape, op)
+    return t
+
+
+def _nest(data: list[float], shape: Shape) -> Nested:
+    if not shape:
+        return data[0]
+    if len(shape) == 1:
+        return list(data)
+    rows: list[Nested] = list(data)
+    for dim in reversed(shape[1:]):
+        rows = [rows[i : i + dim] for i in range(0, len(rows), dim)] if dim else []
+    if shape[0] and not rows:
+        rows = [[] for _ in range(shape[0])]
+    return rows
+
+
+def _bad_value(value: object, where: str) -> MicrotapeError:
+    return InvalidArgumentError(
+        explain(
+            f"tensor(): cannot make a number from {value!r} ({type(value).__name__}){where}.",
+            "Tensors hold numbers: int, float or bool, nested in lists or tuples.",
+            "convert text first, for example float('1.5'), and replace None with a number "
+            "(or float('nan') for a missing value).",
+        ),
+        value=value,
+    )
+
+
+def _flatten(values: object, shape: Sequence[int] | None) -> tuple[list[float], Shape]:
+    """Turn nested lists, numbers, tensors or ``tolist()`` objects into (data, shape)."""
+    if isinstance(values, Tensor):
+        data, inferred = list(values._values()), values.shape
+    else:
+        tolist = getattr(values, "tolist", None)
+        if tolist is not None and not isinstance(values, (list, tuple, str, bytes)):
+            values = tolist()
+        data, inferred = _flatten_nested(values)
+    if shape is None:
+        return data, inferred
+    target = validate_shape(shape)
+    if size_of(target) != len(data):
+        raise ShapeError(
+            explain(
+                f"tensor(): shape {target} needs {size_of(target)} values, "
+                f"but {len(data)} were given (inferred shape {inferred}).",
+                "The number of values must equal the product of the shape.",
+                "drop the shape to infer it, or pass exactly that many values.",
+            ),
+            shape=target,
+            size=len(data),
+        )
+    return data, target
+
+
+def _flatten_nested(values: object) -> tuple[list[float], Shape]:
+    if isinstance(values, (bool, int, float)):
+        return [float(values)], ()
+    if not isinstance(values, (list, tuple)):
+        raise _bad_value(values, "")
+    shape: list[int] = []
+    level: list[object] = [values]
+    path = "values"
+    while True:
+        first = level[0] if level else None
+        if level and all(isinstance(v, (list, tuple)) for v in level):
+            n = len(level[0])  # type: ignore[arg-type]  # all items are lists here
+            for i, v in enumerate(level):
+                if len(v) != n:  # type: ignore[arg-type]  # checked above
+                    raise ShapeError(
+                        explain(
+                            f"tensor(): ragged nested list: at depth {len(shape)} one row has "
+                            f"{n} entries and another has {len(v)}: {_short(values)}.",  # type: ignore[arg-type]
+                            "Every row at the same depth must have the same length.",
+                            "pad the short rows, or build the tensors separately and use mt.stack.",
+                        ),
+                        depth=len(shape),
+                        lengths=(n, len(v)),  # type: ignore[arg-type]
+                    )
+            shape.append(n)
+            level = [x for v in level for x in v]  # type: ignore[attr-defined]
+            path += "[...]"
+            continue
+        if level and any(isinstance(v, (list, tuple)) for v in level):
+            raise ShapeError(
+                explain(
+                    f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
+                    f"are mixed: {_short(values)}.",
+                    "Every entry at the same depth must be a list of the same length, or all numbers.",
+                    "wrap the lone numbers in lists, or flatten the data.",
+                ),
+                depth=len(shape),
+            )
+        del first
+        data: list[float] = []
+        for v in level:
+            if isinstance(v, (bool, int, float)):
+                data.append(float(v))
+            else:
+                raise _bad_value(v, f" inside {_short(values)}")
+        return data, tuple(shape)
+
+
+def _short(values: object) -> str:
+    text = repr(values)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_tensor(value: TensorLike) -> Tensor:
+    """Return ``value`` if it is a tensor, else convert it like :func:`tensor`."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, float):
+        return _new([value], (), "tensor")
+    data, shape = _flatten(value, None)
+    return _new(data, shape, "tensor")
+
+
+# -- repr -----------------------------------------------------------------
+
+
+def format_number(v: float) -> str:
+    """Four significant digits, always looking like a float: 1.0, 2.718, 1e-05."""
+    if v != v or v in (math.inf, -math.inf):
+        return repr(v)
+    return repr(float(f"{v:.4g}"))
+
+
+def format_values(data: list[float], shape: Shape) -> str:
+    """Nested-list text of the values, long dimensions summarised with '...'."""
+    if not shape:
+        return format_number(data[0])
+    summarise = len(data) > _REPR_LIMIT
+
+    def block(offset: int, dim: int) -> str:
+        n = shape[dim]
+        stride = size_of(shape[dim + 1 :])
+        if summarise and n > 2 * _REPR_EDGE:
+            picks: list[int | None] = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)]
+        else:
+            picks = list(range(n))
+        parts = []
+        for i in picks:
+            if i is None:
+                parts.append("...")
+            elif dim == len(shape) - 1:
+                parts.append(format_number(data[offset + i]))
+            else:
+                parts.append(block(offset + i * stride, dim + 1))
+        return "[" + ", ".join(parts) + "]"
+
+    return block(0, 0)
+
+
+# -- creation functions ---------------------------------------------------
+
+
+def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
+    """Make a tensor from numbers, nested lists, a tensor, or anything with ``tolist()``.
+
+    Like ``tf.tensor(values, shape)``. Values are converted to float64. With
+    ``shape``, the values (flat or nested) are laid out in that shape.
+
+    Raises:
+        ShapeError: ragged nested lists, or a shape that does not fit the values.
+        InvalidArgumentError: something that is not a number (a string, None).
+
+    Examples:
+        >>> mt.tensor([[1, 2, 3], [4, 5, 6]])
+        Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], shape=(2, 3))
+        >>> mt.tensor([1, 2, 3, 4], shape=(2, 2))
+        Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2))
+        >>> mt.tensor(3.5)
+        Tensor(3.5, shape=())
+    """
+    data, inferred = _flatten(values, shape)
+    return _new(data, inferred, "tensor")
+
+
+def scalar(value: float) -> Tensor:
+    """Make a rank-0 tensor (``tf.scalar``).
+
+    Examples:
+        >>> mt.scalar(2)
+        Tensor(2.0, shape=())
+    """
+    if isinstance(value, Tensor) or not isinstance(value, (int, float)):
+        raise _bad_value(value, " for scalar()")
+    return _new([float(value)], (), "tensor")
+
+
+def tensor1d(values: Sequence[float]) -> Tensor:
+    """Make a rank-1 tensor (``tf.tensor1d``); anything else is an error.
+
+    Examples:
+        >>> mt.tensor1d([1, 2, 3])
+        Tensor([1.0, 2.0, 3.0], shape=(3,))
+    """
+    return _with_rank(values, 1, "tensor1d")
+
+
+def tensor2d(values: Sequence[Sequence[float]], shape: Sequence[int] | None = None) -> Tensor:
+    """Make a rank-2 tensor (``tf.tensor2d``); anything else is an error.
+
+    Examples:
+        >>> mt.tensor2d([[1, 2], [3, 4]])
+        Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2))
+        >>> mt.tensor2d([1, 2, 3, 4], (2, 2)).shape
+        (2, 2)
+    """
+    return _with_rank(values, 2, "tensor2d", shape)
+
+
+def _with_rank(values: object, rank: int, fn: str, shape: Sequence[int] | None = None) -> Tensor:
+    data, inferred = _flatten(values, shape)
+    if len(inferred) != rank:
+        raise ShapeError(
+            explain(
+                f"{fn}() needs rank {rank} values, got shape {inferred} (rank {len(inferred)}).",
+                f"{fn} is for {rank}-D data only.",
+                "use mt.tensor() for any rank.",
+            ),
+            shape=inferred,
+        )
+    return _new(data, inferred, "tensor")
+
+
+def fill(shape: Sequence[int], value: float) -> Tensor:
+    """Make a tensor of ``shape`` with every entry equal to ``value`` (``tf.fill``).
+
+    Examples:
+        >>> mt.fill((2,), 7)
+        Tensor([7.0, 7.0], shape=(2,))
+    """
+    target = validate_shape(shape)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad_value(value, " for fill()")
+    return _new([float(value)] * size_of(target), target, "fill")
+
+
+def zeros(shape: Sequence[int]) -> Tensor:
+    """Make a tensor of zeros (``tf.zeros``).
+
+    Examples:
+        >>> mt.zeros((2, 2))
+        Tensor([[0.0, 0.0], [0.0, 0.0]], shape=(2, 2))
+    """
+    return fill(shape, 0.0)
+
+
+def ones(shape: Sequence[int]) -> Tensor:
+    """Make a tensor of ones (``tf.ones``).
+
+    Examples:
+        >>> mt.ones((3,))
+        Tensor([1.0, 1.0, 1.0], shape=(3,))
+    """
+    return fill(shape, 1.0)
+
+
+def zeros_like(t: Tensor) -> Tensor:
+    """Zeros with the shape of ``t`` (``tf.zerosLike``).
+
+    Examples:
+        >>> mt.zeros_like(mt.ones((2,)))
+        Tensor([0.0, 0.0], shape=(2,))
+    """
+    return fill(_shape_of(t, "zeros_like"), 0.0)
+
+
+def ones_like(t: Tensor) -> Tensor:
+    """Ones with the shape of ``t`` (``tf.onesLike``).
+
+    Examples:
+        >>> mt.ones_like(mt.zeros((1, 2)))
+        Tensor([[1.0, 1.0]], shape=(1, 2))
+    """
+    return fill(_shape_of(t, "ones_like"), 1.0)
+
+
+def _shape_of(t: object, fn: str) -> Shape:
+    if not isinstance(t, Tensor):
+        raise InvalidArgumentError(
+            explain(
+                f"{fn}() needs a Tensor, got {type(t).__name__}.",
+                "It copies the shape of an existing tensor.",
+                f"use mt.zeros(shape) for a shape, or mt.{fn}(mt.tensor(values)).",
+            ),
+            value=t,
+        )
+    return t.shape
+
+
+def _rng(seed: int | None) -> _random.Random:
+    return _random.Random(seed) if seed is not None else _random.Random(_random.getrandbits(64))
+
+
+def random_normal(
+    shape: Sequence[int], mean: float = 0.0, stddev: float = 1.0, seed: int | None = None
+) -> Tensor:
+    """Sample a normal distribution (``tf.randomNormal``); ``seed`` makes it repeatable.
+
+    Examples:
+        >>> a = mt.random_normal((3,), seed=0)
+        >>> a.data_sync() == mt.random_normal((3,), seed=0).data_sync()
+        True
+        >>> a.shape
+        (3,)
+    """
+    target = validate_shape(shape)
+    rng = _rng(seed)
+    return _new([rng.gauss(mean, stddev) for _ in range(size_of(target))], target, "random_normal")
+
+
+def random_uniform(
+    shape: Sequence[int], minval: float = 0.0, maxval: float = 1.0, seed: int | None = None
+) -> Tensor:
+    """Sample uniformly from ``[minval, maxval)`` (``tf.randomUniform``).
+
+    Examples:
+        >>> u = mt.random_uniform((100,), -1.0, 1.0, seed=1)
+        >>> -1.0 <= min(u.data_sync()) and max(u.data_sync()) < 1.0
+        True
+    """
+    target = validate_shape(shape)
+    rng = _rng(seed)
+    span = maxval - minval
+    return _new([minval + span * rng.random() for _ in range(size_of(target))], target, "random_uniform")

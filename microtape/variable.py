@@ -1,0 +1,211 @@
+"""``Variable``: a named, assignable tensor that tapes watch automatically.
+
+Read after ``tensor.py``. A variable is the only tensor whose values change:
+``assign`` swaps in a new list (checked first, so a failed assign changes
+nothing). Variables are never disposed by ``tidy``. Names are unique among
+the variables alive now; the registry holds them weakly, so a variable your
+program no longer references is gone, name and all, unless a tape holds it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from . import _runtime
+from ._runtime import VARIABLES
+from .errors import InvalidArgumentError, ShapeError, VariableError, explain
+from .tensor import Tensor, _flatten, _new_object, as_tensor
+
+__all__ = ["Variable", "variable"]
+
+_auto_names = itertools.count(1)
+
+
+class Variable(Tensor):
+    """A mutable, named tensor for model parameters (``tf.Variable``).
+
+    Make one with :func:`variable`. Trainable variables read inside a
+    :class:`~microtape.GradientTape` are watched automatically, and
+    :func:`~microtape.variable_grads` differentiates with respect to them.
+
+    Examples:
+        >>> w = mt.variable(mt.tensor([1.0, 2.0]), name="w_doc")
+        >>> w
+        Variable([1.0, 2.0], shape=(2,), name='w_doc', trainable=True)
+        >>> _ = w.assign_sub(mt.tensor([0.5, 0.5]))
+        >>> w.data_sync()
+        [0.5, 1.5]
+    """
+
+    __slots__ = ("name", "__weakref__")
+    name: str
+
+    def __init__(self, initial: object, trainable: bool = True, name: str | None = None) -> None:
+        raise TypeError("create variables with mt.variable(initial, trainable, name)")
+
+    @property
+    def trainable(self) -> bool:
+        """Whether optimizers and ``variable_grads`` update this variable."""
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = _check_trainable(value)
+
+    def _repr_extra(self) -> str:
+        return f", name={self.name!r}, trainable={self._trainable}"
+
+    def _checked(self, value: object, method: str) -> list[float]:
+        """New values for an assign, validated before anything changes."""
+        if self._data is None:
+            raise _runtime.disposed_error(self)
+        if isinstance(value, Tensor):
+            data = list(value._values())
+            shape = value.shape
+        else:
+            data, shape = _flatten(value, None)
+        if shape != self.shape:
+            raise ShapeError(
+                explain(
+                    f"{method}: variable {self.name!r} has shape {self.shape}, the new value has shape {shape}.",
+                    "A variable keeps its shape; assign needs a value of exactly that shape.",
+                    f"reshape the value: value.reshape({self.shape}), or make a new variable.",
+                ),
+                op=method,
+                shapes=(self.shape, shape),
+                name=self.name,
+            )
+        return data
+
+    def assign(self, value: object) -> Variable:
+        """Replace the values (``variable.assign`` in TF.js); returns the variable.
+
+        Examples:
+            >>> v = mt.variable(mt.scalar(1.0))
+            >>> v.assign(mt.scalar(5.0)).item()
+            5.0
+        """
+        self._data = self._checked(value, "assign")
+        return self
+
+    def assign_add(self, delta: object) -> Variable:
+        """Add ``delta`` to the values in place; returns the variable.
+
+        Examples:
+            >>> v = mt.variable(mt.tensor([1.0, 2.0]))
+            >>> v.assign_add(mt.tensor([1.0, 1.0])).data_sync()
+            [2.0, 3.0]
+        """
+        new = self._checked(delta, "assign_add")
+        old = self._data
+        assert old is not None  # _checked raised otherwise
+        self._data = [a + b for a, b in zip(old, new)]
+        return self
+
+    def assign_sub(self, delta: object) -> Variable:
+        """Subtract ``delta`` from the values in place; returns the variable.
+
+        Examples:
+            >>> v = mt.variable(mt.tensor([1.0, 2.0]))
+            >>> v.assign_sub(mt.tensor([1.0, 1.0])).data_sync()
+            [0.0, 1.0]
+        """
+        new = self._checked(delta, "assign_sub")
+        old = self._data
+        assert old is not None  # _checked raised otherwise
+        self._data = [a - b for a, b in zip(old, new)]
+        return self
+
+    def dispose(self) -> None:
+        """Free the variable and its name (TF.js ``variable.dispose()``).
+
+        Examples:
+            >>> v = mt.variable(mt.scalar(1.0), name="temporary")
+            >>> v.dispose()
+            >>> w = mt.variable(mt.scalar(2.0), name="temporary")  # the name is free again
+        """
+        if self._disposed is not None:
+            return
+        if VARIABLES.get(self.name) is self:
+            del VARIABLES[self.name]
+        _runtime.dispose(self, "dispose()")
+
+
+def _check_trainable(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidArgumentError(
+            explain(
+                f"trainable must be True or False, got {value!r}.",
+                "It says whether optimizers update the variable.",
+                "pass trainable=False for a constant-like variable.",
+            ),
+            value=value,
+        )
+    return value
+
+
+def variable(initial: object, trainable: bool = True, name: str | None = None) -> Variable:
+    """Make a variable from a tensor or values (``tf.variable``).
+
+    Args:
+        initial: The starting values: a tensor, a number or nested lists.
+            Its values are copied, so later changes to the variable never
+            touch ``initial``.
+        trainable: Whether gradients and optimizers treat it as a parameter.
+        name: A unique name; one is generated when omitted.
+
+    Raises:
+        VariableError: a variable with that name is still alive.
+
+    Examples:
+        >>> b = mt.variable(mt.scalar(0.0))
+        >>> b.trainable, b.shape
+        (True, ())
+        >>> frozen = mt.variable([1.0, 2.0], trainable=False)
+        >>> frozen.trainable
+        False
+    """
+    flag = _check_trainable(trainable)
+    if name is None:
+        name = f"Variable_{next(_auto_names)}"
+        while name in VARIABLES:
+            name = f"Variable_{next(_auto_names)}"
+    elif not isinstance(name, str) or not name:
+        raise InvalidArgumentError(
+            explain(
+                f"variable name must be a non-empty str, got {name!r}.",
+                "Names key the gradients of variable_grads and checkpoints.",
+                "pass name='w', or leave it out to get a generated name.",
+            ),
+            value=name,
+        )
+    elif name in VARIABLES:
+        raise VariableError(
+            explain(
+                f"a variable named {name!r} already exists (shape {VARIABLES[name].shape}).",
+                "Variable names must be unique among the variables alive now.",
+                "pick another name, or free the old one with old.dispose() first.",
+            ),
+            name=name,
+        )
+    if isinstance(initial, Tensor):
+        data, shape = list(initial._values()), initial.shape
+    else:
+        source = as_tensor(initial)  # type: ignore[arg-type]  # as_tensor reports bad values
+        data, shape = list(source._values()), source.shape
+        source.dispose()
+    v = _new_object(Variable)
+    assert isinstance(v, Variable)
+    v.name = name
+    v._data = data
+    v.shape = shape
+    v.size = len(data)
+    v.id = _runtime.next_id()
+    v._op = "variable"
+    v._disposed = None
+    v._holds = 0
+    v._kept = True
+    v._trainable = flag
+    v._origin = None
+    VARIABLES[name] = v
+    return v
+
