@@ -3,8 +3,9 @@
 Read after ``tensor.py``. Every op's forward is one call into this module.
 IEEE-754 is the rule: Python raises ``ZeroDivisionError``, ``OverflowError``
 and "math domain error" where IEEE gives inf or nan, so each kernel first
-runs the fast builtin loop and, only if Python raises, reruns the entries with
-a safe scalar function that returns what IEEE says.
+runs the fast builtin loop and, only if Python raises, reruns every entry
+with ``safe``: the same function written to return what IEEE says instead of
+raising.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _ARITH_ERRORS = (OverflowError, ValueError, ZeroDivisionError)
 
 
 def map_flat(fn: Unary, x: Tensor, op: str, safe: Unary | None = None) -> Tensor:
-    """Apply ``fn`` to every entry; ``safe`` handles what Python refuses."""
+    """Apply ``fn`` to every entry; if Python raises, apply ``safe`` (same maths, IEEE results) instead."""
     data = x._data
     assert data is not None  # the op wrapper checked it
     try:

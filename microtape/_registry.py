@@ -42,6 +42,9 @@ class Op:
     differentiable: bool = True
     n_inputs: int = 1
     params: tuple[str, ...] = ()
+    rerun: Callable[..., tuple[Tensor, dict[str, object]]] | None = None
+    """For ops made by ``custom_grad``: run again at new inputs, giving (out, params)
+    with a fresh ``grad_fn`` (the gradient checker's culprit finder needs it)."""
 
 
 OPS: dict[str, Op] = {}

@@ -25,6 +25,7 @@ import os
 import sys
 import weakref
 from collections.abc import Callable
+from types import FrameType
 from typing import TYPE_CHECKING, Final, Protocol
 
 from .errors import DisposedTensorError, explain
@@ -201,12 +202,12 @@ def disposed_error(t: Tensor) -> DisposedTensorError:
 
 def user_frame_line() -> str:
     """Return ``file:line`` of the innermost caller outside this package."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not os.path.abspath(filename).startswith(PACKAGE_DIR + os.sep):
             return f"{filename}:{frame.f_lineno}"
-        frame = frame.f_back  # type: ignore[assignment]  # f_back is Optional; loop checks it
+        frame = frame.f_back
     return "<unknown>"
 
 

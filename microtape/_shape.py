@@ -13,7 +13,7 @@ import functools
 import math
 from collections.abc import Sequence
 
-from ._types import Axis, Shape
+from ._types import Axis, Shape, is_int
 from .errors import InvalidArgumentError, ShapeError, explain
 
 __all__ = [
@@ -154,7 +154,7 @@ def normalize_axes(axis: Axis, rank: int, op: str) -> tuple[int, ...]:
     axes = [axis] if isinstance(axis, int) else list(axis)
     out = []
     for a in axes:
-        if isinstance(a, bool) or not isinstance(a, int) or not -rank <= a < max(rank, 1):
+        if not is_int(a) or not -rank <= a < max(rank, 1):
             raise InvalidArgumentError(
                 explain(
                     f"{op}: axis {a!r} is out of range for a tensor of rank {rank}.",

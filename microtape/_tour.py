@@ -37,7 +37,8 @@ def _cells(source: str) -> tuple[str, list[tuple[str, str]]]:
         body = "\n".join(source.splitlines()[end:])
     cells = []
     for chunk in re.split(r"^# %%.*$", body, flags=re.MULTILINE):
-        prose, code = [], []
+        prose: list[str] = []
+        code: list[str] = []
         for line in chunk.strip("\n").splitlines():
             if not code and (line.startswith("#") or not line.strip()):
                 prose.append(line[2:] if line.startswith("# ") else line.lstrip("#"))

@@ -31,3 +31,13 @@ class HasVariables(Protocol):
     """Anything an optimizer can train: a model, a layer, a list holder."""
 
     def variables(self) -> list[Variable]: ...
+
+
+def is_int(value: object) -> bool:
+    """True for an int that is not a bool (validation of user arguments)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    """True for an int or float that is not a bool (validation of user arguments)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -117,8 +117,8 @@ class GradientError(MicrotapeError, ValueError):
         >>> try:
         ...     mt.grad(lambda x: mt.scalar(1.0))(mt.scalar(2.0))
         ... except mt.GradientError as err:
-        ...     print(str(err).splitlines()[0][:54])
-        Cannot compute gradient of y=f(x) with respect to x.
+        ...     print(str(err).startswith("Cannot compute gradient of y=f(x) with respect to x."))
+        True
     """
 
 

@@ -431,6 +431,10 @@ def _custom_vjp(dout: Tensor, out: Tensor, *inputs: Tensor, grad_fn: GradFn, nam
     return tuple(result)
 
 
+def _is_value_and_grad_fn(result: object) -> bool:
+    return isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], Tensor) and callable(result[1])
+
+
 def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
     """Give a function your own gradient (``tf.customGrad``).
 
@@ -455,11 +459,19 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
         # Re-evaluates the value alone (the gradient checker's culprit finder calls it).
         token = STATE.set(STATE.get().but(tapes=()))
         try:
-            return f(*xs)[0]  # type: ignore[arg-type]  # positional tensors, as when recorded
+            return f(*xs)[0]  # type: ignore[arg-type, call-arg]  # f takes the recorded positional tensors
         finally:
             STATE.reset(token)
 
-    op = Op(name, forward, _custom_vjp, True, 0, ())
+    def rerun(*xs: Tensor) -> tuple[Tensor, dict[str, object]]:
+        token = STATE.set(STATE.get().but(tapes=()))
+        try:
+            value, grad_fn = f(*xs)  # type: ignore[arg-type, call-arg]  # f takes the recorded positional tensors
+        finally:
+            STATE.reset(token)
+        return value, {"grad_fn": grad_fn, "name": name}
+
+    op = Op(name, forward, _custom_vjp, True, 0, (), rerun)
 
     @functools.wraps(f)
     def wrapped(*args: P.args, **kwargs: P.kwargs) -> Tensor:
@@ -473,7 +485,7 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
             result = f(*xs, **kwargs)  # type: ignore[arg-type]  # converted positional tensors
         finally:
             STATE.reset(token)
-        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], Tensor) and callable(result[1])):
+        if not _is_value_and_grad_fn(result):
             raise InvalidArgumentError(
                 explain(
                     f"{name}: f must return (value, grad_fn), got {type(result).__name__}: {result!r:.80}.",

@@ -22,7 +22,7 @@ from . import _runtime
 from ._registry import Op
 from ._runtime import STATE
 from ._shape import strides_of
-from ._types import Shape
+from ._types import Shape, is_number
 from .errors import GradientCheckError, InvalidArgumentError, explain
 from .tape import GradientTape
 from .tensor import Tensor, _new, format_number
@@ -94,7 +94,7 @@ def _check_inputs(inputs: object, api: str) -> list[Tensor]:
 
 
 def _check_eps(eps: float, method: str = "central") -> None:
-    if not (isinstance(eps, (int, float)) and 0.0 < eps < 1.0) or eps != eps:
+    if not (is_number(eps) and 0.0 < eps < 1.0):
         raise InvalidArgumentError(
             explain(
                 f"eps={eps!r} is not a usable step.",
@@ -416,10 +416,13 @@ def _check_op(
 
     def run() -> tuple[bool, float, float]:
         xs = [_new(list(d), s, "tensor") for d, s in inputs]
-        out = _run_op(op, xs, params)
+        if op.rerun is not None:
+            out, fresh = op.rerun(*xs)
+        else:
+            out, fresh = _run_op(op, xs, params), params
         v = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
         assert op.vjp is not None  # only ops with a VJP are recorded
-        dxs = op.vjp(_new(v, out.shape, "tensor"), out, *xs, **params)
+        dxs = op.vjp(_new(v, out.shape, "tensor"), out, *xs, **fresh)
         us = [[rng.uniform(-1.0, 1.0) for _ in d] if dx is not None else [0.0] * len(d) for (d, _), dx in zip(inputs, dxs)]
         analytic = math.fsum(a * b for dx, u in zip(dxs, us) if dx is not None for a, b in zip(dx.data_sync(), u))
 
@@ -517,7 +520,7 @@ def check_grads(
             value=order,
         )
     for name, tol in (("atol", atol), ("rtol", rtol)):
-        if not isinstance(tol, (int, float)) or not tol >= 0:
+        if not is_number(tol) or not tol >= 0:
             raise InvalidArgumentError(
                 explain(f"{name}={tol!r} must be a non-negative number.", "Tolerances bound the allowed error.", f"for example {name}=1e-5."),
                 value=tol,

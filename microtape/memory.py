@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TypeVar, overload
+from typing import TypeVar, cast, overload
 
 from . import _runtime
 from ._registry import Op
@@ -87,7 +87,7 @@ def tidy(name_or_fn: str | Callable[..., T], /, *args: object) -> T:
                 ),
                 value=args[0] if args else None,
             )
-        name, fn, rest = name_or_fn, args[0], args[1:]
+        name, fn, rest = name_or_fn, cast("Callable[..., T]", args[0]), args[1:]
     elif callable(name_or_fn):
         fn, rest = name_or_fn, args
         name = getattr(fn, "__name__", "tidy")
@@ -400,7 +400,7 @@ def leak_check(on_leak: str = "print") -> Iterator[LeakReport]:
         >>> x = mt.tensor([1.0, 2.0])
         >>> with mt.leak_check(on_leak="ignore") as report:
         ...     for _ in range(3):
-        ...         y = x * 2.0          # never disposed: 3 tensors leak
+        ...         y = x * x            # never disposed: 3 tensors leak
         >>> report.count, report.groups[0].op
         (3, 'mul')
         >>> with mt.leak_check() as report:

@@ -75,6 +75,11 @@ _INF = math.inf
 _NAN = math.nan
 
 
+def _const(v: float) -> Tensor:
+    """A scalar constant for a VJP (what ``x * 2.0`` makes behind the scenes)."""
+    return _new([v], (), "tensor")
+
+
 # ── the adjoints of broadcasting and reducing ───────────────────────────────
 
 
@@ -114,19 +119,28 @@ def unreduce(dout: Tensor, shape: Shape, axis: Axis = None, keepdims: bool = Fal
 
 
 def _safe_exp(v: float) -> float:
-    return _INF  # math.exp only raises on overflow
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return _INF
 
 
 def _safe_log(v: float) -> float:
-    return -_INF if v == 0.0 else _NAN
+    if v > 0.0:
+        return math.log(v)
+    return -_INF if v == 0.0 else _NAN  # log 0 = -inf; negative or nan gives nan
 
 
 def _safe_sqrt(v: float) -> float:
-    return _NAN  # only negative numbers raise
+    return math.sqrt(v) if v >= 0.0 else _NAN
 
 
-def _safe_trig(v: float) -> float:
-    return _NAN  # sin(±inf), cos(±inf)
+def _safe_sin(v: float) -> float:
+    return math.sin(v) if not math.isinf(v) else _NAN
+
+
+def _safe_cos(v: float) -> float:
+    return math.cos(v) if not math.isinf(v) else _NAN
 
 
 def _safe_div(a: float, b: float) -> float:
@@ -275,7 +289,7 @@ def square(x: Tensor) -> Tensor:
 
 @square.defvjp
 def _square_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
-    return (mul(dout, mul(x, 2.0)),)
+    return (mul(dout, x * 2.0),)
 
 
 # ── sqrt ────────────────────────────────────────────────────────────────────
@@ -296,7 +310,7 @@ def sqrt(x: Tensor) -> Tensor:
 
 @sqrt.defvjp
 def _sqrt_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
-    return (div(dout, mul(out, 2.0)),)
+    return (div(dout, out * 2.0),)
 
 
 # ── pow ─────────────────────────────────────────────────────────────────────
@@ -322,9 +336,9 @@ def pow(x: Tensor, y: Tensor) -> Tensor:
 
 @pow.defvjp
 def _pow_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    dx = mul(dout, mul(y, pow(x, sub(y, 1.0))))
-    positive = greater(x, 0.0)
-    safe_log = where(positive, log(where(positive, x, 1.0)), 0.0)
+    dx = mul(dout, mul(y, pow(x, y - 1.0)))
+    positive = x.greater(0.0)
+    safe_log = where(positive, log(where(positive, x, _const(1.0))), _const(0.0))
     dy = mul(dout, mul(out, safe_log))
     return unbroadcast(dx, x.shape), unbroadcast(dy, y.shape)
 
@@ -407,7 +421,7 @@ def sin(x: Tensor) -> Tensor:
         >>> mt.sin(mt.tensor([0.0, math.pi / 2]))
         Tensor([0.0, 1.0], shape=(2,))
     """
-    return map_flat(math.sin, x, "sin", _safe_trig)
+    return map_flat(math.sin, x, "sin", _safe_sin)
 
 
 @sin.defvjp
@@ -423,7 +437,7 @@ def cos(x: Tensor) -> Tensor:
         >>> mt.cos(mt.tensor([0.0, math.pi]))
         Tensor([1.0, -1.0], shape=(2,))
     """
-    return map_flat(math.cos, x, "cos", _safe_trig)
+    return map_flat(math.cos, x, "cos", _safe_cos)
 
 
 @cos.defvjp
@@ -450,7 +464,7 @@ def tanh(x: Tensor) -> Tensor:
 
 @tanh.defvjp
 def _tanh_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
-    return (mul(dout, sub(1.0, square(out))),)
+    return (mul(dout, 1.0 - square(out)),)
 
 
 # ── sigmoid ─────────────────────────────────────────────────────────────────
@@ -479,7 +493,7 @@ def sigmoid(x: Tensor) -> Tensor:
 
 @sigmoid.defvjp
 def _sigmoid_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
-    return (mul(dout, mul(out, sub(1.0, out))),)
+    return (mul(dout, mul(out, 1.0 - out)),)
 
 
 # ── relu ────────────────────────────────────────────────────────────────────
@@ -504,7 +518,7 @@ def relu(x: Tensor) -> Tensor:
 
 @relu.defvjp
 def _relu_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
-    return (mul(dout, greater(x, 0.0)),)
+    return (mul(dout, x.greater(0.0)),)
 
 
 # ── maximum, minimum ────────────────────────────────────────────────────────
@@ -885,7 +899,7 @@ def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Te
 
 @clip_by_value.defvjp
 def _clip_by_value_vjp(dout: Tensor, out: Tensor, x: Tensor, clip_value_min: float = 0.0, clip_value_max: float = 0.0) -> Grads:
-    inside = mul(greater_equal(x, clip_value_min), less_equal(x, clip_value_max))
+    inside = mul(x.greater_equal(clip_value_min), x.less_equal(clip_value_max))
     return (mul(dout, inside),)
 
 
@@ -1049,7 +1063,7 @@ def where(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
 
 @where.defvjp
 def _where_vjp(dout: Tensor, out: Tensor, condition: Tensor, x: Tensor, y: Tensor) -> Grads:
-    dx = where(condition, dout, 0.0)
+    dx = where(condition, dout, _const(0.0))
     return None, unbroadcast(dx, x.shape), unbroadcast(sub(dout, dx), y.shape)
 
 

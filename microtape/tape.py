@@ -497,7 +497,7 @@ class GradientTape:
             >>> for op in tape.operations:
             ...     print(op)
             #0 mul((2,), ()) -> (2,)
-            #1 sum((2,),) -> ()
+            #1 sum((2,)) -> ()
         """
         return [
             Operation(i, op.name, tuple(x.shape for x in inputs), out.shape, tuple(x.id for x in inputs), out.id)
@@ -518,9 +518,9 @@ class GradientTape:
             ...     y = (x * x).sum()
             >>> _ = tape.gradient(y, x)
             >>> print(tape.summary())
-            #   op    output shape  value range     |grad out|
-            0   mul   (2,)          [1.0, 4.0]      1.414
-            1   sum   ()            [5.0, 5.0]      1.0
+            #   op    output shape   value range   |grad out|
+            0   mul   (2,)           [1.0, 4.0]    1.414
+            1   sum   ()             [5.0, 5.0]    1.0
         """
         rows = [("#", "op", "output shape", "value range", "|grad out|")]
         for i, (op, _, _, out) in enumerate(self._records):

@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 import random as _random
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, cast
 
 from . import _runtime
 from ._runtime import DISPATCH
 from ._shape import size_of, validate_shape
-from ._types import Axis, Nested, Shape, TensorLike
+from ._types import Axis, Nested, Shape, TensorLike, is_number
 from .errors import InvalidArgumentError, MicrotapeError, ShapeError, explain
 
 __all__ = [
@@ -57,7 +57,7 @@ class Tensor:
         >>> x.shape, x.size, x.rank, x.dtype
         ((2, 2), 4, 2, 'float64')
         >>> (2.0 * x - 1).sum()
-        Tensor(12.0, shape=())
+        Tensor(16.0, shape=())
     """
 
     __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept", "_trainable", "_origin")
@@ -437,7 +437,7 @@ def _init(t: Tensor, data: list[float], shape: Shape, op: str) -> None:
     _runtime.register(t)
 
 
-_new_object: Callable[[type[Tensor]], Tensor] = object.__new__  # type: ignore[assignment]  # object.__new__ is untyped for subclasses
+_new_object: Callable[[type[Tensor]], Tensor] = object.__new__
 
 
 def _new(data: list[float], shape: Shape, op: str) -> Tensor:
@@ -461,12 +461,17 @@ def _nest(data: list[float], shape: Shape) -> Nested:
 
 
 def _bad_value(value: object, where: str) -> MicrotapeError:
+    hint = (
+        "to join tensors use mt.stack([a, b]) or mt.concat([a, b])"
+        if isinstance(value, Tensor)
+        else "convert text first, for example float('1.5'), and replace None with a number "
+        "(or float('nan') for a missing value)"
+    )
     return InvalidArgumentError(
         explain(
-            f"tensor(): cannot make a number from {value!r} ({type(value).__name__}){where}.",
+            f"tensor(): cannot make a number from {_short(value)} ({type(value).__name__}){where}.",
             "Tensors hold numbers: int, float or bool, nested in lists or tuples.",
-            "convert text first, for example float('1.5'), and replace None with a number "
-            "(or float('nan') for a missing value).",
+            hint + ".",
         ),
         value=value,
     )
@@ -505,45 +510,39 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
         raise _bad_value(values, "")
     shape: list[int] = []
     level: list[object] = [values]
-    path = "values"
-    while True:
-        first = level[0] if level else None
-        if level and all(isinstance(v, (list, tuple)) for v in level):
-            n = len(level[0])  # type: ignore[arg-type]  # all items are lists here
-            for i, v in enumerate(level):
-                if len(v) != n:  # type: ignore[arg-type]  # checked above
-                    raise ShapeError(
-                        explain(
-                            f"tensor(): ragged nested list: at depth {len(shape)} one row has "
-                            f"{n} entries and another has {len(v)}: {_short(values)}.",  # type: ignore[arg-type]
-                            "Every row at the same depth must have the same length.",
-                            "pad the short rows, or build the tensors separately and use mt.stack.",
-                        ),
-                        depth=len(shape),
-                        lengths=(n, len(v)),  # type: ignore[arg-type]
-                    )
-            shape.append(n)
-            level = [x for v in level for x in v]  # type: ignore[attr-defined]
-            path += "[...]"
-            continue
-        if level and any(isinstance(v, (list, tuple)) for v in level):
-            raise ShapeError(
-                explain(
-                    f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
-                    f"are mixed: {_short(values)}.",
-                    "Every entry at the same depth must be a list of the same length, or all numbers.",
-                    "wrap the lone numbers in lists, or flatten the data.",
-                ),
-                depth=len(shape),
-            )
-        del first
-        data: list[float] = []
-        for v in level:
-            if isinstance(v, (bool, int, float)):
-                data.append(float(v))
-            else:
-                raise _bad_value(v, f" inside {_short(values)}")
-        return data, tuple(shape)
+    while level and all(isinstance(v, (list, tuple)) for v in level):
+        rows = cast("list[Sequence[object]]", level)
+        n = len(rows[0])
+        for row in rows:
+            if len(row) != n:
+                raise ShapeError(
+                    explain(
+                        f"tensor(): ragged nested list: at depth {len(shape)} one row has "
+                        f"{n} entries and another has {len(row)}: {_short(values)}.",
+                        "Every row at the same depth must have the same length.",
+                        "pad the short rows, or build the tensors separately and use mt.stack.",
+                    ),
+                    depth=len(shape),
+                    lengths=(n, len(row)),
+                )
+        shape.append(n)
+        level = [x for row in rows for x in row]
+    if any(isinstance(v, (list, tuple)) for v in level):
+        raise ShapeError(
+            explain(
+                f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
+                f"are mixed: {_short(values)}.",
+                "Every entry at the same depth must be a list of the same length, or all numbers.",
+                "wrap the lone numbers in lists, or flatten the data.",
+            ),
+            depth=len(shape),
+        )
+    data: list[float] = []
+    for v in level:
+        if not isinstance(v, (bool, int, float)):
+            raise _bad_value(v, f" inside {_short(values)}")
+        data.append(float(v))
+    return data, tuple(shape)
 
 
 def _short(values: object) -> str:
@@ -629,7 +628,7 @@ def scalar(value: float) -> Tensor:
         >>> mt.scalar(2)
         Tensor(2.0, shape=())
     """
-    if isinstance(value, Tensor) or not isinstance(value, (int, float)):
+    if not is_number(value):
         raise _bad_value(value, " for scalar()")
     return _new([float(value)], (), "tensor")
 
@@ -678,7 +677,7 @@ def fill(shape: Sequence[int], value: float) -> Tensor:
         Tensor([7.0, 7.0], shape=(2,))
     """
     target = validate_shape(shape)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         raise _bad_value(value, " for fill()")
     return _new([float(value)] * size_of(target), target, "fill")
 

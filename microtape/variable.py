@@ -130,6 +130,10 @@ class Variable(Tensor):
         _runtime.dispose(self, "dispose()")
 
 
+def _is_name(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
 def _check_trainable(value: object) -> bool:
     if not isinstance(value, bool):
         raise InvalidArgumentError(
@@ -169,7 +173,7 @@ def variable(initial: object, trainable: bool = True, name: str | None = None) -
         name = f"Variable_{next(_auto_names)}"
         while name in VARIABLES:
             name = f"Variable_{next(_auto_names)}"
-    elif not isinstance(name, str) or not name:
+    elif not _is_name(name):
         raise InvalidArgumentError(
             explain(
                 f"variable name must be a non-empty str, got {name!r}.",
