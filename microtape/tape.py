@@ -309,8 +309,9 @@ class GradientTape:
         """Gradient of ``target`` with respect to ``sources``.
 
         A non-scalar target is summed first (its ``output_gradients`` default
-        to ones), as in TensorFlow. ``sources`` may be a tensor, a list or a
-        dict, and the result has the same structure. A source that does not
+        to ones), as in TensorFlow. ``sources`` may be a tensor, a list (or
+        tuple) or a dict, and the result has the same structure (a list for
+        any sequence). A source that does not
         affect the target gets ``None``, or zeros with
         ``unconnected_gradients="zero"``.
 
@@ -354,7 +355,7 @@ class GradientTape:
             return result[0]
         if isinstance(sources, Mapping):
             return dict(zip(keys, result))
-        return list(result) if isinstance(sources, list) else tuple(result)  # type: ignore[return-value]  # a tuple of sources gives a tuple, as in TensorFlow
+        return list(result)
 
     def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: str = "none") -> Tensor | None:
         """Full Jacobian: ``result[i..., j...] = ∂target[i...] / ∂source[j...]``.
