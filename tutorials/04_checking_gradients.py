@@ -1,0 +1,370 @@
+"""
+Checking gradients (Проверка градиентов)
+========================================
+
+A wrong gradient rarely crashes anything. The loss still prints, the
+weights still move, and training is just slow, unstable or stuck. This
+chapter follows the checks that the Russian section *Проверка градиентов*
+lists, from the cheapest to the most thorough. We read sign and scale by eye,
+print gradients with :func:`microtape.print`, compare them with finite
+differences (first by hand, then with :func:`microtape.numerical_grad` and
+:func:`microtape.check_grads`), and set tripwires for NaN and Inf with
+:func:`microtape.check_numerics` and :func:`microtape.detect_anomaly`.
+
+By the end you will have caught a wrong hand-written gradient hidden inside
+a small model, and the checker will have named the op and the line of code
+that are to blame.
+"""
+
+# %%
+# Sign and scale
+# --------------
+#
+# Here is the linear model from chapter 2 again. The data lie on the line
+# y = 2x − 1, and we start far from it, at w = 0.5 and b = 0. Before running
+# anything, work out what the gradients should look like. Every prediction
+# 0.5·x is below its target, so raising w or b lowers the loss, and both
+# gradients must be **negative**. By hand, the residuals are
+# r = wx + b − y = [−0.5, −2, −3.5, −5], so ∂L/∂w = mean(2·r·x) = −17.5
+# and ∂L/∂b = mean(2·r) = −5.5.
+import math
+import re
+from collections.abc import Callable
+
+import microtape as mt
+
+x = mt.tensor1d([1, 2, 3, 4])
+y = mt.tensor1d([1, 3, 5, 7])
+w = mt.variable(mt.scalar(0.5), name="ch04_w")
+b = mt.variable(mt.scalar(0.0), name="ch04_b")
+
+
+def loss() -> mt.Tensor:
+    return ((x * w + b - y) ** 2).mean()
+
+
+value, grads = mt.variable_grads(loss)
+print(f"loss {value.item()}  dL/dw {grads[w].item()}  dL/db {grads[b].item()}")
+
+# %%
+# Both numbers match the hand calculation. The sign of ``dL/db`` is worth a
+# second look. The best intercept is −1, yet the gradient says to *raise* b.
+# That is not a bug. A gradient only describes the neighbourhood of the
+# current point: while w is this small, every prediction is too low, and a
+# larger b helps for now.
+#
+# Scale matters as much as sign. ``|dL/dw| = 17.5`` is 35 times the weight
+# itself, so a learning rate of 0.1 would move w by 1.75 in one step.
+# A ratio like this, update size over weight size, is the first number to
+# look at when training diverges.
+lr = 0.1
+print(f"step / weight = {lr * abs(grads[w].item()) / abs(w.item()):.1f}")
+
+# %%
+# Printing gradients every step
+# -----------------------------
+#
+# For small tensors, the section suggests ``tf.print(grads[w])`` at every
+# step. :func:`microtape.print` uses the same layout, a ``Tensor`` header
+# with the values below it. We take three plain gradient steps with a learning
+# rate of 0.02 and expect both gradients to shrink towards zero.
+for step in range(3):
+    value, grads = mt.variable_grads(lambda: mt.tidy(loss))
+    print(f"step {step}: loss {value.item():.3f}")
+    mt.print(grads[w])
+    mt.print(grads[b])
+    w.assign_sub(grads[w] * 0.02)
+    b.assign_sub(grads[b] * 0.02)
+
+# %%
+# The loss falls and ``dL/dw`` shrinks, so the gradients look healthy. If one
+# had stayed put, flipped sign at every step, or grown, that would have been
+# the moment to stop and check it properly.
+#
+# .. note:: In TF.js, ``tf.print(t, true)`` also prints the dtype, rank and
+#    shape. ``mt.print(t, verbose=True)`` does the same:
+mt.print(grads[w], verbose=True)
+
+# %%
+# f(x) = x² must give 2x
+# -----------------------
+#
+# The simplest check uses a function whose derivative we already know. We
+# try a negative point, zero and a positive point, because a sign error in a
+# backward pass hides easily when every test input is positive.
+square_grad = mt.grad(lambda t: t * t)
+square_grad(mt.tensor1d([-3.0, 0.0, 1.5]))
+
+# %%
+# The result is 2x: −6, 0 and 3.
+#
+# Finite differences by hand
+# --------------------------
+#
+# When no formula is at hand, we use the definition of the derivative
+# instead. The *forward* difference (f(x+h) − f(x)) / h is off by about h.
+# The *central* difference (f(x+h) − f(x−h)) / 2h is off by about h², and
+# for x² it is exact apart from rounding. Rounding is the catch: as h
+# shrinks, f(x+h) and f(x−h) agree in more and more digits, and the
+# subtraction throws those digits away. We expect the forward error to track
+# h, and the central error to *grow* as h gets tiny.
+
+
+def f_square(v: float) -> float:
+    return v * v
+
+
+x0 = 1.5
+print(f"{'h':>8} {'forward err':>12} {'central err':>12}")
+for h in (1e-1, 1e-3, 1e-5, 1e-8, 1e-11):
+    forward = (f_square(x0 + h) - f_square(x0)) / h
+    central = (f_square(x0 + h) - f_square(x0 - h)) / (2 * h)
+    forward_err, central_err = abs(forward - 2 * x0), abs(central - 2 * x0)
+    print(f"{h:8.0e} {forward_err:12.2e} {central_err:12.2e}")
+
+# %%
+# The table shows both effects. In float64, h = 1e-6 is a good
+# middle ground for central differences, and it is microtape's default.
+# TF.js computes in float32, which keeps only about 7 digits, so there the
+# step has to be much larger, around 1e-3.
+#
+# :func:`microtape.numerical_grad` runs this loop for every entry of every
+# input. It calls ``f(*inputs)``, and if ``f`` returns a tensor rather than a
+# scalar, it differentiates ``sum(f)`` as ``grad`` does. We compare it with
+# the analytic gradient of the loss with respect to ``w`` and ``b`` (passed
+# here as plain tensors):
+
+
+def line_loss(wt: mt.Tensor, bt: mt.Tensor) -> mt.Tensor:
+    return ((x * wt + bt - y) ** 2).mean()
+
+
+w0, b0 = mt.scalar(0.5), mt.scalar(0.0)
+numeric = mt.numerical_grad(line_loss, [w0, b0])
+analytic = mt.grads(line_loss)([w0, b0])
+for name, n, a in zip(("w", "b"), numeric, analytic):
+    print(f"{name}: numeric {n.item():.8f}  analytic {a.item():.8f}")
+
+# %%
+# Both give −17.5 and −5.5 to eight decimals.
+#
+# ``check_grads``: the whole comparison in one call
+# -------------------------------------------------
+#
+# :func:`microtape.check_grads` compares every analytic entry with its central
+# difference. An entry fails when ``abs err > atol + rtol * |numeric|``, and
+# the worst rows are listed first. We expect it to pass, with errors around
+# 1e-10:
+print(mt.check_grads(line_loss, [w0, b0]))
+
+# %%
+# The full check calls ``f`` twice per input entry. On a 6×5 matrix that is
+# 61 calls. ``mode="fast"`` checks a single random *directional* derivative
+# instead, vᵀ·J·u, for the price of three calls and one backward
+# pass. If that one number disagrees, the checker falls back to the full
+# table, so you still learn which entries are wrong.
+big = mt.random_normal((6, 5), seed=4)
+
+
+def smooth(t: mt.Tensor) -> mt.Tensor:
+    return mt.tanh(t @ t.T).sum()
+
+
+full = mt.check_grads(smooth, [big])
+fast = mt.check_grads(smooth, [big], mode="fast", seed=0)
+print(f"full: ok={full.ok}, {full.evaluations} calls of f")
+print(f"fast: ok={fast.ok}, {fast.evaluations} calls of f")
+
+# %%
+# ``order=2`` also checks the gradient of the gradient, which you need
+# before you trust a Hessian or a gradient penalty. Rows marked ``(order 2)``
+# compare entries of the second derivative:
+pair = mt.tensor1d([-1.0, 0.5])
+print(mt.check_grads(lambda t: mt.tanh(t).sum(), [pair], order=2))
+
+# %%
+# Kinks
+# -----
+#
+# At 0, ``relu`` has a left slope of 0 and a right slope of 1, so no
+# single derivative exists. microtape's backward pass uses 0 there, which is
+# a valid *subgradient*, while the central difference returns the average,
+# 0.5. Instead of failing that entry, the checker reports it as a ``kink``:
+around_zero = mt.tensor1d([-1.0, 0.0, 2.0])
+relu_report = mt.check_grads(lambda t: mt.relu(t).sum(), [around_zero])
+print(relu_report)
+relu_report.kinks
+
+# %%
+# ``abs`` has a kink at 0 too, but there the average of its slopes,
+# (−1 + 1) / 2 = 0, happens to equal the subgradient microtape picks,
+# so that entry simply passes. Treat a kink as information, not as an error.
+# If most of your entries sit on kinks (say, many pre-activations exactly at
+# 0), the gradients will be unusually sensitive to tiny changes in the input.
+mt.check_grads(lambda t: mt.abs(t).sum(), [around_zero]).ok
+
+# %%
+# A wrong gradient inside a model
+# -------------------------------
+#
+# Hand-written gradients are where bugs hide. :func:`microtape.custom_grad`
+# lets ``f`` return its value *and* a function ``grad_fn(dy)`` that gives the
+# gradient of each input (``tf.customGrad`` in TF.js). Here is a centering
+# step, as in layer normalization: subtract each row's mean. Its author
+# treated the mean as a constant and passed ``dy`` straight through. But the
+# mean depends on every entry of the row, so the right answer is
+# dy − mean(dy), row by row.
+
+
+GradFn = Callable[[mt.Tensor], mt.Tensor]
+
+
+def center(t: mt.Tensor) -> tuple[mt.Tensor, GradFn]:
+    value = t - t.mean(axis=-1, keepdims=True)
+    return value, lambda dy: dy  # BUG: forgets that the mean moves with t
+
+
+center_op = mt.custom_grad(center)
+
+
+def model(inputs: mt.Tensor, w1: mt.Tensor, w2: mt.Tensor) -> mt.Tensor:
+    hidden = center_op(inputs @ w1)
+    out = mt.tanh(hidden) @ w2
+    return (out * out).mean()
+
+
+inputs = mt.random_normal((4, 3), seed=1)
+w1 = mt.random_normal((3, 2), seed=2)
+w2 = mt.random_normal((2, 1), seed=3)
+print("loss", model(inputs, w1, w2).item())
+mt.grads(model)([inputs, w1, w2])[1]
+
+# %%
+# The loss is finite, and the gradient of ``w1`` has a reasonable sign and
+# scale, so eyeballing catches nothing. Now we run the checker. The file
+# paths in its report are absolute, so a small helper trims them to the file
+# name to keep this page the same on every machine.
+
+
+def short(text: object) -> str:
+    return re.sub(r"\S*[/\\]", "", str(text))
+
+
+report = mt.check_grads(model, [inputs, w1, w2])
+print(short(report))
+
+# %%
+# The report fails, and its last lines give the **culprit**. After a failure,
+# the checker re-runs ``f``, checks the VJP of every op at the inputs that op
+# actually saw, and names the first one that disagrees, together with the line
+# that called it (the ``hidden = center_op(...)`` line above). The failing
+# rows carry the same clue. Inputs 0 and 1 (``inputs`` and ``w1``, which come
+# *before* the centering) are wrong, while input 2 (``w2``, which comes
+# after it) is right:
+assert report.culprit is not None
+print(report.culprit.op, "at", short(report.culprit.where))
+sorted({row.input for row in report.failures})
+
+# %%
+# In a test suite you would call ``report.raise_if_failed()``, which raises
+# :class:`~microtape.GradientCheckError` with the same table:
+try:
+    report.raise_if_failed()
+except mt.GradientCheckError as err:
+    print(short(err).splitlines()[0])
+
+# %%
+# The fix is the true VJP of centering. With it, the whole model passes:
+
+
+def center_fixed(t: mt.Tensor) -> tuple[mt.Tensor, GradFn]:
+    value = t - t.mean(axis=-1, keepdims=True)
+    return value, lambda dy: dy - dy.mean(axis=-1, keepdims=True)
+
+
+center_op = mt.custom_grad(center_fixed)
+mt.check_grads(model, [inputs, w1, w2]).raise_if_failed().ok
+
+# %%
+# NaN and Inf: ``check_numerics``
+# -------------------------------
+#
+# Some gradients are not slightly wrong but not numbers at all. A classic
+# case is a distance √(Σ(a − b)²) evaluated where a = b. The value is a
+# harmless 0, but the slope of √u at u = 0 is infinite, and ∞ · 0 gives
+# NaN. We expect a finite loss and a NaN gradient.
+target = mt.tensor1d([1.0, 2.0])
+
+
+def distance(a: mt.Tensor) -> mt.Tensor:
+    return mt.sqrt(((a - target) ** 2).sum())
+
+
+point = mt.tensor1d([1.0, 2.0])
+dist_value, dist_grad = mt.value_and_grad(distance)(point)
+print(dist_value, dist_grad)
+
+# %%
+# :func:`microtape.check_numerics` (in TensorFlow,
+# ``tf.debugging.check_numerics``) returns its tensor unchanged, or raises
+# :class:`~microtape.NumericsError` if any entry is NaN or Inf. Wrap the loss
+# and the gradients in it, and a NaN is caught at the step where it first
+# appears, before it spreads into the weights:
+mt.check_numerics(dist_value, "distance")
+try:
+    mt.check_numerics(dist_grad, "gradient of distance")
+except mt.NumericsError as err:
+    print(err)
+
+# %%
+# ``detect_anomaly``: which op made the NaN?
+# ------------------------------------------
+#
+# ``check_numerics`` tells us *that* a tensor is bad, not *where* it went
+# bad. Inside ``with mt.detect_anomaly():``, every op's output and every
+# backward VJP is checked as it runs. The first one to produce NaN or Inf
+# raises :class:`~microtape.AnomalyError`, which names the op, the pass, the
+# ranges of its inputs, and the line of your code that created it:
+with mt.detect_anomaly():
+    try:
+        mt.grad(distance)(point)
+    except mt.AnomalyError as err:
+        print(short(err))
+
+# %%
+# The forward pass was fine. The backward pass of ``sqrt`` produced Inf, at
+# the ``mt.sqrt(...)`` line inside ``distance``. The hint suggests the usual
+# fix, a small epsilon under the root. The forward pass can go wrong too: a
+# log of a negative number is NaN right away.
+with mt.detect_anomaly():
+    try:
+        mt.log(mt.tensor1d([2.0, -1.0]))
+    except mt.AnomalyError as err:
+        print(str(err).splitlines()[0])
+
+
+def safe_distance(a: mt.Tensor) -> mt.Tensor:
+    return mt.sqrt(((a - target) ** 2).sum() + 1e-12)
+
+
+with mt.detect_anomaly():
+    safe_grad = mt.grad(safe_distance)(point)
+print(safe_grad, all(math.isfinite(v) for v in safe_grad.data_sync()))
+
+# %%
+# .. note:: TF.js has neither ``check_numerics`` nor an anomaly mode. The
+#    closest it gets is ``tf.env().set('DEBUG', true)``, which checks every
+#    kernel's output (forward only) and slows everything down. In microtape,
+#    anomaly mode checks both passes and costs nothing when it is off.
+#
+# What we built
+# -------------
+#
+# We now have a ladder of checks. At the bottom, read sign and scale and
+# print gradients with ``mt.print``. Next, compare with finite differences,
+# by hand, with ``numerical_grad``, or with ``check_grads`` (full or fast,
+# first or second order, with kinks marked). At the top, ``check_numerics``
+# and ``detect_anomaly`` catch NaN and Inf at the step and the line where
+# they start. The checker found a wrong ``custom_grad`` inside a six-op model
+# and named it. Next: the computation graph itself, meaning memory, leaks and
+# gradients for many variables at once.

@@ -1,0 +1,298 @@
+"""
+The computation graph (Особенности работы с графом вычислений)
+================================================================
+
+Every op makes a new tensor, and a training loop runs thousands of ops. The
+Russian section *Особенности работы с графом вычислений* makes three points
+about this: ``tidy`` frees intermediate tensors, one call can give gradients
+for every variable of a model, and gradients computed inside nested functions
+must neither leak memory nor lose track of the variables. This chapter turns
+each point into numbers we can print.
+
+By the end you will be able to watch :func:`microtape.memory` while a loop
+runs, find a leak by op and line with :func:`microtape.leak_check`, write
+helper functions that neither leak nor lose their results (with ``tidy``,
+:func:`microtape.keep` and :func:`microtape.dispose`), and read how much a
+:class:`~microtape.GradientTape` holds on to.
+"""
+
+# %%
+# A small model with several variables
+# ------------------------------------
+#
+# We fit sin(2x) on 16 points with a two-layer network,
+# tanh(x·W1 + b1)·W2 + b2, using 8 hidden units and four variables. As
+# always, the data are seeded.
+import math
+import random
+import re
+
+import microtape as mt
+
+rng = random.Random(0)
+points = [rng.uniform(-2.0, 2.0) for _ in range(16)]
+xs = mt.tensor(points, shape=(16, 1))
+ys = mt.tensor([math.sin(2.0 * p) for p in points], shape=(16, 1))
+
+w1 = mt.variable(mt.random_normal((1, 8), seed=1), name="ch05_w1")
+b1 = mt.variable(mt.zeros((8,)), name="ch05_b1")
+w2 = mt.variable(mt.random_normal((8, 1), stddev=0.5, seed=2), name="ch05_w2")
+b2 = mt.variable(mt.zeros((1,)), name="ch05_b2")
+params = [w1, b1, w2, b2]
+
+
+def loss() -> mt.Tensor:
+    hidden = mt.tanh(xs @ w1 + b1)
+    return ((hidden @ w2 + b2 - ys) ** 2).mean()
+
+
+print(f"initial loss {mt.tidy(lambda: loss().item()):.4f}")
+
+# %%
+# Counting tensors
+# ----------------
+#
+# As in TF.js, a tensor stays alive in microtape until something disposes it.
+# Python's garbage collector does not count. ``mt.memory()`` reports what is
+# alive right now:
+print(mt.memory())
+
+# %%
+# Other chapters may have left tensors behind in this process, so we measure
+# *differences* from a baseline. Here is one hand-written gradient step,
+# repeated five times with no ``tidy``. ``variable_grads`` already disposes
+# the forward pass's intermediates, but the loss, the four gradients, and
+# the temporaries of each update survive. We therefore expect the count to
+# rise by the same amount at every step.
+
+
+def sgd_step() -> mt.Tensor:
+    value, grads = mt.variable_grads(loss)
+    for v in params:
+        v.assign_sub(grads[v] * 0.1)
+    return value
+
+
+base = mt.memory().num_tensors
+growth = []
+for _ in range(5):
+    sgd_step()
+    growth.append(mt.memory().num_tensors - base)
+growth
+
+# %%
+# That is 13 more tensors at every step, for ever. On a GPU in TF.js this is
+# how a page runs out of memory. Here is the same loop with each step inside
+# :func:`microtape.tidy`. Only what the step returns survives, and we return
+# a Python float, so nothing should survive at all:
+base = mt.memory().num_tensors
+growth = []
+for _ in range(5):
+    last = mt.tidy(lambda: sgd_step().item())
+    growth.append(mt.memory().num_tensors - base)
+print(growth, f"loss {last:.4f}")
+
+# %%
+# The count stays flat at zero, and the loss keeps coming down.
+#
+# Finding a leak: ``leak_check``
+# ------------------------------
+#
+# In a real program, a growing count tells you *that* something leaks but not
+# *what*. ``with mt.leak_check():`` watches a block and, at its end, groups
+# every tensor that was made inside and is still alive by the op that made it
+# and the line of your code that called that op. (As in chapter 4, ``short``
+# trims file paths to the file name.)
+
+
+def short(text: object) -> str:
+    return re.sub(r"\S*[/\\]", "", str(text))
+
+
+with mt.leak_check(on_leak="ignore") as leaks:
+    sgd_step()
+print(short(leaks))
+
+# %%
+# Every line of the report points into ``sgd_step`` or ``loss``:
+#
+# * ``div`` at the ``return ((hidden @ w2 ...`` line is the loss value
+#   (``mean`` ends with a division);
+# * ``reshape`` at the ``variable_grads`` line are the four gradients;
+# * ``tensor`` and ``mul`` at the ``assign_sub`` line come from
+#   ``grads[v] * 0.1``. The Python number 0.1 becomes a tensor, then the
+#   product is one more.
+#
+# By default the report is printed. ``on_leak="raise"`` turns it into a
+# :class:`~microtape.LeakError`, which is the setting you want in a test.
+# With the step inside ``tidy``, the block leaves nothing behind:
+with mt.leak_check(on_leak="raise") as leaks:
+    mt.tidy(lambda: sgd_step().item())
+leaks.count
+
+# %%
+# Gradients for many variables at once
+# ------------------------------------
+#
+# ``variable_grads`` with no ``var_list`` gives a gradient for every trainable
+# variable that the loss reads. We did not have to list the four variables,
+# and each gradient has its variable's shape:
+value, grads = mt.variable_grads(loss)
+{name: g.shape for name, g in grads.items()}
+
+# %%
+# ``var_list`` restricts the set, for example to train only the output layer
+# while the first layer stays frozen. Every gradient is a fresh tensor, so
+# once we have applied them we dispose them ourselves, together with the loss.
+# :func:`microtape.dispose` accepts a whole container:
+head_value, head_grads = mt.variable_grads(loss, var_list=[w2, b2])
+print(list(head_grads))
+mt.dispose([value, grads, head_value, head_grads])
+grads[w1].is_disposed
+
+# %%
+# Nested functions, part 1: a helper that leaks
+# ---------------------------------------------
+#
+# The section's third point is about isolation. Real training code calls
+# helpers inside helpers. Here is a small one that logs the global gradient
+# norm. It returns a plain float, so it *looks* free of side effects, but
+# every ``g * g`` and ``.sum()`` inside it makes a tensor that nobody
+# disposes. We call it outside any ``tidy`` and count:
+
+
+def grad_norm(gs: mt.GradMap) -> float:
+    return math.sqrt(sum((g * g).sum().item() for g in gs.values()))
+
+
+value, grads = mt.variable_grads(loss)
+with mt.leak_check(on_leak="ignore") as leaks:
+    print(f"|grad| = {grad_norm(grads):.5f}")
+print(short(leaks))
+
+# %%
+# This time the report points *inside the helper*, to the line with
+# ``g * g``, and not to the line that called it. That is what makes
+# ``leak_check`` useful in nested code. The fix belongs in the helper itself:
+# run its body inside ``tidy``. A float is not a tensor, so ``tidy`` disposes
+# everything the body made:
+
+
+def grad_norm_tidy(gs: mt.GradMap) -> float:
+    def body() -> float:
+        return math.sqrt(sum((g * g).sum().item() for g in gs.values()))
+
+    return mt.tidy(body)
+
+
+with mt.leak_check(on_leak="raise") as leaks:
+    print(f"|grad| = {grad_norm_tidy(grads):.5f}")
+leaks.count
+
+# %%
+# Nested functions, part 2: a helper that loses its result
+# --------------------------------------------------------
+#
+# The opposite mistake is just as common. A helper running *inside* a tidy
+# step stores a tensor somewhere outside, such as a history list. When the
+# step's scope ends, ``tidy`` disposes that tensor, because the function did
+# not return it. The next time we read it, we get
+# :class:`~microtape.DisposedTensorError`, which names the op that made the
+# tensor and the scope that disposed it:
+history: list[mt.Tensor] = []
+
+
+def train_step() -> None:
+    step_value, step_grads = mt.variable_grads(loss)
+    history.append(step_value)  # a tensor escapes the scope
+    for v in params:
+        v.assign_sub(step_grads[v] * 0.1)
+
+
+mt.tidy("train_step", train_step)
+try:
+    history[-1].item()
+except mt.DisposedTensorError as err:
+    print(err)
+
+# %%
+# There are two fixes. Store ``step_value.item()``, a float, if a number is
+# all you need. Or mark the tensor with :func:`microtape.keep`, which protects
+# it from every enclosing ``tidy``. Kept tensors are yours to free with
+# ``dispose``. Either way the variables themselves are safe: ``tidy`` never
+# disposes a variable, so ``assign_sub`` inside the scope updated the
+# parameters that the optimizer will see next time.
+history.clear()
+
+
+def train_step_kept() -> None:
+    step_value, step_grads = mt.variable_grads(loss)
+    history.append(mt.keep(step_value))
+    for v in params:
+        v.assign_sub(step_grads[v] * 0.1)
+
+
+for _ in range(3):
+    mt.tidy("train_step", train_step_kept)
+print([round(h.item(), 5) for h in history], w1.is_disposed)
+mt.dispose(history)
+
+# %%
+# Returning is the third way out of a scope. ``tidy`` keeps everything
+# reachable from the result, including tensors inside lists, tuples, dicts and
+# a ``GradMap``, and hands it to the enclosing scope. So a nested function can
+# compute gradients in its own scope and pass them up, while its
+# intermediates are still cleaned up:
+base = mt.memory().num_tensors
+up_grads = mt.tidy(lambda: mt.variable_grads(loss).grads)
+survivors = mt.memory().num_tensors - base
+print(f"{survivors} tensors survived: the {len(up_grads)} gradients")
+mt.dispose(up_grads)
+
+# %%
+# Tapes hold tensors too
+# ----------------------
+#
+# A tape must keep every tensor that its backward pass will read. If ``tidy``
+# disposes one of them while the tape is still waiting for ``gradient()``,
+# the tensor becomes *pending*: it is disposed, so your code can no longer
+# use it, but its data stay until the tape lets go. ``memory()`` counts these
+# in ``num_tensors_held_by_tapes``. We expect a nonzero count after the tidy
+# forward pass and zero once ``gradient`` has run:
+before = mt.memory()
+with mt.GradientTape() as tape:
+    tape_loss = mt.tidy(loss)
+held = mt.memory()
+tape_grads = tape.gradient(tape_loss, params)
+after = mt.memory()
+print("held by tapes:", held.num_tensors_held_by_tapes, "->",
+      after.num_tensors_held_by_tapes)
+print("new tensors:", held.num_tensors - before.num_tensors, "->",
+      after.num_tensors - before.num_tensors)
+
+# %%
+# While it waited, the tape held the forward pass's inputs, outputs and
+# intermediates. After ``gradient``, the intermediates that ``tidy`` had
+# already disposed were freed, and what remains new is the loss and the four
+# gradients. A ``persistent=True`` tape keeps holding until you call
+# ``tape.release()``, so a persistent tape that you forget about is a leak
+# as well.
+mt.dispose([tape_loss, tape_grads])
+print(mt.memory().num_tensors - before.num_tensors)
+
+# %%
+# .. note:: TF.js has the same arena and the same ``tf.tidy``, ``tf.keep``,
+#    ``tf.dispose`` and ``tf.memory()``, but no ``leak_check`` and no
+#    per-tape count. There you would compare ``tf.memory().numTensors``
+#    before and after a block by hand.
+#
+# What we built
+# -------------
+#
+# We can now watch ``memory()`` while a loop runs and see whether it grows,
+# keep each step flat with ``tidy``, and let ``leak_check`` point at the op
+# and line that leak, even inside nested helpers. We get gradients for every
+# variable in one call, move tensors out of a scope by returning or
+# ``keep``-ing them (and ``dispose`` them later), and read what a tape holds.
+# Next: putting this to work on learning rates, optimizers and exploding
+# gradients.
