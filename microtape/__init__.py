@@ -8,6 +8,9 @@ modules in this order: ``errors``, ``_runtime``, ``_shape``, ``tensor``,
 
 from __future__ import annotations
 
+from . import train as train
+from .checkpoint import load_variables as load_variables
+from .checkpoint import save_variables as save_variables
 from .composite import log_softmax as log_softmax
 from .composite import mean as mean
 from .composite import reduce_min as min  # noqa: A004 - TF.js's name; the package never uses the builtin via mt
@@ -24,6 +27,7 @@ from .debug import histogram as histogram
 from .debug import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
 from .debug import sparkline as sparkline
 from .errors import AnomalyError as AnomalyError
+from .errors import CheckpointError as CheckpointError
 from .errors import DisposedTensorError as DisposedTensorError
 from .errors import GradientCheckError as GradientCheckError
 from .errors import GradientError as GradientError
@@ -35,6 +39,7 @@ from .errors import ShapeError as ShapeError
 from .errors import TapeError as TapeError
 from .errors import TidyError as TidyError
 from .errors import VariableError as VariableError
+from .frames import next_frame as next_frame
 from .functional import GradMap as GradMap
 from .functional import VariableGrads as VariableGrads
 from .functional import custom_grad as custom_grad
@@ -110,6 +115,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnomalyError",
+    "CheckpointError",
     "DisposedTensorError",
     "GradCheckReport",
     "GradMap",
@@ -158,6 +164,7 @@ __all__ = [
     "leak_check",
     "less",
     "less_equal",
+    "load_variables",
     "log",
     "log_softmax",
     "logsumexp",
@@ -170,6 +177,7 @@ __all__ = [
     "minimum",
     "mul",
     "neg",
+    "next_frame",
     "numerical_grad",
     "ones",
     "ones_like",
@@ -181,6 +189,7 @@ __all__ = [
     "random_uniform",
     "relu",
     "reshape",
+    "save_variables",
     "scalar",
     "sigmoid",
     "sign",
@@ -198,6 +207,7 @@ __all__ = [
     "tensor1d",
     "tensor2d",
     "tidy",
+    "train",
     "transpose",
     "value_and_grad",
     "value_and_grads",

@@ -13,6 +13,7 @@ from typing import Final
 
 __all__ = [
     "AnomalyError",
+    "CheckpointError",
     "DisposedTensorError",
     "GradientCheckError",
     "GradientError",
@@ -215,4 +216,22 @@ class AnomalyError(MicrotapeError, ArithmeticError):
         ...     except mt.AnomalyError as err:
         ...         print(err.op, err.phase)
         log forward
+    """
+
+
+class CheckpointError(MicrotapeError, ValueError):
+    """A checkpoint that cannot be written or read as asked.
+
+    Raised for a file that is not a microtape checkpoint (not JSON,
+    truncated, another format or version, NaN or text where numbers belong)
+    and for one that does not fit the variables it is loaded into (a missing
+    or unknown name, a different shape). Loading checks everything first, so
+    after this error no variable has changed.
+
+    Examples:
+        >>> try:
+        ...     mt.load_variables("no/such/checkpoint.json")
+        ... except mt.CheckpointError as err:
+        ...     print(str(err).splitlines()[0])
+        cannot read checkpoint 'no/such/checkpoint.json': No such file or directory.
     """

@@ -1,0 +1,727 @@
+"""Checkpoints: ``save_variables`` and ``load_variables``, as plain JSON.
+
+Read after ``train.py``. A checkpoint is a UTF-8 JSON file that a person
+can open and read, with one variable per line::
+
+    {
+      "format": "microtape-checkpoint",
+      "version": 1,
+      "variables": [
+        {"name": "w", "shape": [2], "trainable": true, "data": [2.0, -1.0]},
+        {"name": "b", "shape": [], "trainable": true, "data": [0.5]}
+      ],
+      "optimizer": {"class": "Adam", "config": {"learning_rate": 0.01, ...}, "iterations": 3,
+                    "slots": [{"name": "w/m", "shape": [2], "data": [0.1, 0.2]}, ...]}
+    }
+
+* ``format`` is always ``"microtape-checkpoint"`` and ``version`` is ``1``;
+* each variable has its ``name`` (unique in the file), its ``shape`` (a list
+  of ints >= 0; ``[]`` for a scalar), its ``trainable`` flag (recorded for
+  reference: loading into a variable keeps that variable's own flag) and its
+  ``data``: the values in row-major order as one flat list of finite numbers;
+* ``optimizer`` is present only when saved with ``optimizer=``: the TF.js
+  class name, the hyperparameters (for reference; loading does not change
+  them), the iteration count and the slots of
+  :meth:`~microtape.train.Optimizer.get_weights` (``"<variable>/<slot>"``).
+
+Writes are atomic: the text is written to a temporary file in the same
+directory, flushed to disk (``fsync``) and renamed over the old file with
+``os.replace``, so a crash leaves the previous checkpoint or the new one,
+never half of one. Loads trust nothing: the size, the nesting depth, the
+JSON, every field, name, shape and number are checked, and only then are
+variables assigned, all of them or none. NaN and Infinity are refused in
+both directions (JSON has no such numbers). There is no ``pickle`` and no
+``eval``: a checkpoint is data, never code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import math
+import os
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, TypeAlias, overload
+
+from ._types import Shape
+from .errors import CheckpointError, MicrotapeError, explain
+from .tensor import Tensor, _nest
+from .train import Optimizer, _Plan
+from .variable import Variable
+
+__all__ = ["FORMAT", "MAX_BYTES", "VERSION", "load_variables", "save_variables"]
+
+FORMAT: Final = "microtape-checkpoint"
+"""The value of the ``format`` field."""
+
+VERSION: Final = 1
+"""The ``version`` this microtape writes and reads."""
+
+MAX_BYTES: Final = 64 * 1024 * 1024
+"""Default size limit of :func:`load_variables` (64 MiB)."""
+
+MAX_DEPTH: Final = 16
+"""Deepest nesting of ``[`` and ``{`` a checkpoint may have (a valid one has 5)."""
+
+MAX_RANK: Final = 32
+"""Most dimensions a saved shape may have."""
+
+_MAX_INT_DIGITS: Final = 18  # shapes and counts; a longer integer is not a size
+
+PathLike: TypeAlias = "str | os.PathLike[str]"
+VariablesArg: TypeAlias = "Sequence[Variable] | Mapping[str, Tensor]"
+IntoArg: TypeAlias = "Sequence[Variable] | Mapping[str, Variable]"
+
+_TOP_KEYS: Final = frozenset({"format", "version", "variables", "optimizer"})
+_VARIABLE_KEYS: Final = frozenset({"name", "shape", "trainable", "data"})
+_OPTIMIZER_KEYS: Final = frozenset({"class", "config", "iterations", "slots"})
+_SLOT_KEYS: Final = frozenset({"name", "shape", "data"})
+
+_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """One saved tensor: name, shape, trainable flag and flat values."""
+
+    name: str
+    shape: Shape
+    trainable: bool
+    data: list[float]
+
+
+@dataclass(frozen=True, slots=True)
+class _OptimizerState:
+    class_name: str
+    iterations: int
+    slots: list[_Record]
+
+
+# ── saving ─────────────────────────────────────────────────────────────────────
+
+
+def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimizer | None = None) -> None:
+    """Write variables (and an optimizer's state) to a JSON checkpoint, atomically.
+
+    Like saving a model's weights in TF.js (``model.save``), for plain
+    variables. The file format is described in :mod:`microtape.checkpoint`.
+    Everything is checked before the file is touched; the previous file at
+    ``path`` survives any failure, even a crash in the middle of writing.
+
+    Args:
+        path: Where to write, for example ``"run1.json"``.
+        variables: A list of variables (saved under their names), or a dict
+            name -> variable or tensor (saved under the dict's keys, which
+            stay stable when generated names like ``Variable_7`` change).
+        optimizer: Also save this optimizer's iteration count and slots.
+
+    Raises:
+        CheckpointError: nothing to save, repeated names, a NaN or Inf
+            value, or the file cannot be written.
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = pathlib.Path(folder.name) / "model.json"
+        >>> w = mt.variable(mt.tensor([2.0, -1.0]), name="w_save")
+        >>> mt.save_variables(path, [w])
+        >>> print(path.read_text(), end="")
+        {
+          "format": "microtape-checkpoint",
+          "version": 1,
+          "variables": [
+            {"name": "w_save", "shape": [2], "trainable": true, "data": [2.0, -1.0]}
+          ]
+        }
+        >>> folder.cleanup()
+    """
+    where = _path(path, "save_variables")
+    records = _records_to_save(variables, where)
+    lines = [
+        "{",
+        f'  "format": {json.dumps(FORMAT)},',
+        f'  "version": {VERSION},',
+        '  "variables": [',
+        ",\n".join("    " + _dumps(_record_dict(r, with_trainable=True), where) for r in records),
+        "  ]" + ("," if optimizer is not None else ""),
+    ]
+    if optimizer is not None:
+        lines.append('  "optimizer": ' + _dumps(_optimizer_dict(optimizer, where), where))
+    lines.append("}")
+    _write_atomically(where, "\n".join(lines) + "\n")
+
+
+def _path(path: object, api: str) -> str:
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str) or not path:
+        raise CheckpointError(
+            explain(
+                f"{api}: path must be a non-empty str or os.PathLike, got {type(path).__name__}: {path!r:.60}.",
+                "A checkpoint is a file on disk.",
+                f'pass a file name: mt.{api}("checkpoint.json", ...).',
+            ),
+            path=path,
+        )
+    return path
+
+
+def _records_to_save(variables: object, where: str) -> list[_Record]:
+    items: list[tuple[str, Tensor, bool]] = []
+    if isinstance(variables, Mapping):
+        for key, t in variables.items():
+            if not isinstance(key, str) or not key:
+                raise _save_error(where, f"the dict key {key!r:.40} is not a non-empty str.", "Keys are the names saved in the file.", 'use names: {"w": w, "b": b}.')
+            if not isinstance(t, Tensor):
+                raise _save_error(where, f"{key!r} is a {type(t).__name__}, not a tensor or variable.", "Only tensors hold values to save.", f"pass the variable itself: {{{key!r}: {key}}}.")
+            items.append((key, t, t.trainable if isinstance(t, Variable) else False))
+    elif isinstance(variables, (list, tuple)):
+        for i, v in enumerate(variables):
+            if not isinstance(v, Variable):
+                raise _save_error(
+                    where,
+                    f"item {i} is a {type(v).__name__}, not a Variable.",
+                    "A list is saved under the variables' names; a plain tensor has no name.",
+                    'name it with a dict: mt.save_variables(path, {"x": x}).',
+                )
+            items.append((v.name, v, v.trainable))
+    else:
+        raise _save_error(
+            where,
+            f"variables must be a list of variables or a dict name -> variable, got {type(variables).__name__}.",
+            "save_variables writes named values.",
+            "pass [w, b] or {'w': w, 'b': b}.",
+        )
+    if not items:
+        raise _save_error(where, "there are no variables to save.", "A checkpoint holds at least one variable.", "pass [w, b].")
+    records: list[_Record] = []
+    seen: set[str] = set()
+    for name, t, trainable in items:
+        if name in seen:
+            raise _save_error(where, f"the name {name!r} appears twice.", "Names in a checkpoint are unique.", "save each variable once.")
+        seen.add(name)
+        records.append(_finite_record(name, t.shape, trainable, t.data_sync(), where, "variable"))
+    return records
+
+
+def _finite_record(name: str, shape: Shape, trainable: bool, data: list[float], where: str, kind: str) -> _Record:
+    for i, v in enumerate(data):
+        if not math.isfinite(v):
+            raise _save_error(
+                where,
+                f"{kind} {name!r} holds {v} at flat index {i}.",
+                "A checkpoint stores finite numbers only (JSON has no NaN or Infinity); "
+                "saving a broken model would only hide the problem.",
+                "find where it came from with mt.check_numerics(t, 'name') or mt.detect_anomaly().",
+            )
+    return _Record(name, shape, trainable, data)
+
+
+def _record_dict(r: _Record, *, with_trainable: bool) -> dict[str, object]:
+    d: dict[str, object] = {"name": r.name, "shape": list(r.shape)}
+    if with_trainable:
+        d["trainable"] = r.trainable
+    d["data"] = r.data
+    return d
+
+
+def _optimizer_dict(optimizer: object, where: str) -> dict[str, object]:
+    if not isinstance(optimizer, Optimizer):
+        raise _save_error(
+            where,
+            f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.",
+            "Only an optimizer's slots and iteration count can be saved with the variables.",
+            "pass optimizer=opt where opt = mt.train.adam(...).",
+        )
+    iterations, entries = optimizer._export()
+    slots = [_finite_record(name, shape, False, data, where, "optimizer slot") for name, shape, data in entries]
+    return {
+        "class": optimizer.class_name,
+        "config": optimizer.get_config(),
+        "iterations": iterations,
+        "slots": [_record_dict(s, with_trainable=False) for s in slots],
+    }
+
+
+def _dumps(obj: object, where: str) -> str:
+    try:
+        return json.dumps(obj, allow_nan=False)
+    except ValueError as err:  # a non-finite number slipped through: refuse, never write it
+        raise _save_error(where, f"cannot encode as JSON: {err}.", "Checkpoints hold finite numbers.", "check the values with mt.check_numerics.") from err
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to a temporary file next to ``path``, fsync it, and rename it over ``path``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+        try:
+            with open(fd, "w", encoding="utf-8", closefd=True) as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())  # the bytes are on disk before the rename makes them visible
+            if os.path.exists(path):
+                os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            os.replace(tmp, path)  # atomic: readers see the old file or the new one
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as err:
+        raise CheckpointError(
+            explain(
+                f"cannot write checkpoint {path!r}: {err.strerror or err}.",
+                "The checkpoint is written next to its final name, then renamed into place; "
+                "the previous file at that path is unchanged.",
+                "check that the folder exists and is writable, and that the disk has space.",
+            ),
+            path=path,
+        ) from err
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: str) -> None:
+    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
+    flags = getattr(os, "O_DIRECTORY", None)
+    if flags is None:
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | flags)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _save_error(where: str, what: str, rule: str, hint: str) -> CheckpointError:
+    return CheckpointError(explain(f"save_variables({where!r}): {what}", rule, hint), path=where)
+
+
+# ── loading ────────────────────────────────────────────────────────────────────
+
+
+@overload
+def load_variables(
+    path: PathLike,
+    into: None = None,
+    *,
+    optimizer: Optimizer | None = None,
+    strict: bool = True,
+    max_bytes: int = MAX_BYTES,
+) -> dict[str, Tensor]: ...
+
+
+@overload
+def load_variables(
+    path: PathLike,
+    into: IntoArg,
+    *,
+    optimizer: Optimizer | None = None,
+    strict: bool = True,
+    max_bytes: int = MAX_BYTES,
+) -> dict[str, Variable]: ...
+
+
+def load_variables(
+    path: PathLike,
+    into: IntoArg | None = None,
+    *,
+    optimizer: Optimizer | None = None,
+    strict: bool = True,
+    max_bytes: int = MAX_BYTES,
+) -> dict[str, Tensor] | dict[str, Variable]:
+    """Read a checkpoint written by :func:`save_variables`, checking everything first.
+
+    Like restoring weights in TF.js (``tf.loadLayersModel``), for plain
+    variables. Without ``into`` it returns new tensors by name (yours to
+    dispose). With ``into`` it assigns the saved values to those variables:
+    all names, shapes and numbers are checked first, so either every
+    variable is assigned or, on any error, none is.
+
+    Args:
+        path: The checkpoint file.
+        into: Variables to restore: a list (matched by ``.name``) or a
+            dict name -> variable (matched by the keys used when saving).
+        optimizer: Also restore this optimizer's iteration count and slots
+            (the file must hold the state of the same kind of optimizer).
+        strict: With ``into``, refuse a file that holds names not in
+            ``into``. A name in ``into`` missing from the file is always an
+            error.
+        max_bytes: Refuse larger files (default 64 MiB).
+
+    Returns:
+        ``{name: Tensor}`` without ``into``; ``{name: Variable}`` (the
+        assigned variables) with it.
+
+    Raises:
+        CheckpointError: the file cannot be read, is not a valid checkpoint
+            (not JSON, truncated, another version, too deep or too big,
+            NaN or text where numbers belong), or does not fit ``into`` or
+            ``optimizer``. Nothing has changed when it is raised.
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = pathlib.Path(folder.name) / "model.json"
+        >>> w = mt.variable(mt.tensor([2.0, -1.0]), name="w_load")
+        >>> mt.save_variables(path, [w])
+        >>> _ = w.assign(mt.tensor([0.0, 0.0]))          # training goes wrong...
+        >>> mt.load_variables(path, into=[w])             # ...so restore it
+        {'w_load': Variable([2.0, -1.0], shape=(2,), name='w_load', trainable=True)}
+        >>> mt.load_variables(path)                       # or just read the values
+        {'w_load': Tensor([2.0, -1.0], shape=(2,))}
+        >>> v = mt.variable(mt.zeros((3,)), name="v_load")
+        >>> try:
+        ...     mt.load_variables(path, into={"w_load": v})
+        ... except mt.CheckpointError as err:
+        ...     print(str(err).splitlines()[0])
+        checkpoint '...model.json': variable 'w_load' has shape (2,) in the file, but the variable to load into has shape (3,).
+        >>> w.data_sync(), v.data_sync()                  # nothing changed
+        ([2.0, -1.0], [0.0, 0.0, 0.0])
+        >>> folder.cleanup()
+    """
+    where = _path(path, "load_variables")
+    limit: object = max_bytes  # checked at run time: callers may pass anything
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise CheckpointError(
+            explain(
+                f"load_variables: max_bytes must be a positive int, got {max_bytes!r}.",
+                "It is the size of the largest file load_variables will read.",
+                "leave it out for 64 MiB.",
+            ),
+            path=where,
+        )
+    flag: object = strict
+    if not isinstance(flag, bool):
+        raise CheckpointError(
+            explain(f"load_variables: strict must be True or False, got {strict!r}.", "strict refuses unknown names.", "pass strict=False to ignore them."),
+            path=where,
+        )
+    records, opt_state = _parse(_read_text(where, limit), where)
+    by_name = {r.name: r for r in records}
+
+    targets = None if into is None else _targets(into, where)
+    if targets is not None:
+        for name, var in targets.items():
+            record = by_name.get(name)
+            if record is None:
+                raise _load_error(
+                    where,
+                    f"no variable named {name!r} in the file; it holds {sorted(by_name)}.",
+                    "Every variable to load into must be in the checkpoint.",
+                    "save it first, or load into fewer variables.",
+                    name=name,
+                )
+            if record.shape != var.shape:
+                raise _load_error(
+                    where,
+                    f"variable {name!r} has shape {record.shape} in the file, but the variable to load into has shape {var.shape}.",
+                    "A variable keeps its shape; the saved values must have exactly that shape.",
+                    "load into a variable made with the same shape, or read the values with load_variables(path).",
+                    name=name,
+                    shapes=(record.shape, var.shape),
+                )
+        unknown = sorted(set(by_name) - set(targets))
+        if strict and unknown:
+            raise _load_error(
+                where,
+                f"the file holds {unknown} that are not among the variables to load into {sorted(targets)}.",
+                "With strict=True every saved variable must be restored.",
+                "add them to into=..., or pass strict=False to ignore them.",
+                names=unknown,
+            )
+
+    plan = None
+    if optimizer is not None:
+        plan = _optimizer_plan(optimizer, opt_state, where)
+
+    # everything is checked: now change things (none of this can fail)
+    result: dict[str, Tensor] | dict[str, Variable]
+    if targets is None:
+        result = {r.name: Tensor(r.data, r.shape) for r in records}
+    else:
+        for name, var in targets.items():
+            var.assign(_nest(by_name[name].data, var.shape))
+        result = dict(targets)
+    if optimizer is not None and plan is not None:
+        optimizer._install(plan)
+    return result
+
+
+def _read_text(where: str, max_bytes: int) -> str:
+    try:
+        with open(where, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            raw = b"" if size > max_bytes else f.read(max_bytes + 1)
+    except OSError as err:
+        raise CheckpointError(
+            explain(
+                f"cannot read checkpoint {where!r}: {err.strerror or err}.",
+                "load_variables reads a file written by mt.save_variables.",
+                "check the path; os.path.exists(path) tells whether it is there.",
+            ),
+            path=where,
+        ) from err
+    if size > max_bytes or len(raw) > max_bytes:
+        raise _load_error(
+            where,
+            f"the file has {max(size, len(raw))} bytes, more than max_bytes={max_bytes}.",
+            "Huge files are refused before they are parsed, so a wrong path cannot exhaust memory.",
+            "if the checkpoint really is that big, pass a larger max_bytes=...",
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise _load_error(
+            where,
+            f"the file is not UTF-8 text (byte {err.start}).",
+            "A checkpoint is a JSON text file.",
+            "this is probably not a microtape checkpoint (pickle and binary files are not read).",
+        ) from None
+
+
+def _parse(text: str, where: str) -> tuple[list[_Record], _OptimizerState | None]:
+    depth = max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", _STRING.sub("", text)))), default=0)
+    if depth > MAX_DEPTH:
+        raise _load_error(
+            where,
+            f"the JSON is nested {depth} levels deep.",
+            f"A checkpoint is at most {MAX_DEPTH} levels deep (a valid one has 5); deeper input is refused "
+            "before parsing, since parsing it could exhaust the stack.",
+            "this is not a microtape checkpoint.",
+        )
+    try:
+        doc = json.loads(
+            text,
+            parse_constant=lambda name: _reject_number(name, where),
+            parse_float=lambda s: _finite_float(s, where),
+            parse_int=lambda s: _bounded_int(s, where),
+        )
+    except json.JSONDecodeError as err:
+        truncated = " (the file ends too early: was it truncated?)" if err.pos >= len(text.rstrip()) - 1 else ""
+        raise _load_error(
+            where,
+            f"the file is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}{truncated}.",
+            "A checkpoint is a JSON document written by mt.save_variables.",
+            "restore an older copy of the file, or save it again.",
+        ) from None
+    except RecursionError:
+        raise _load_error(where, "the JSON is nested too deeply to parse.", "A checkpoint is at most a few levels deep.", "this is not a microtape checkpoint.") from None
+    return _validate(doc, where)
+
+
+def _reject_number(name: str, where: str) -> float:
+    raise _load_error(
+        where,
+        f"the file contains {name}.",
+        "A checkpoint holds finite numbers only; NaN and Infinity are not JSON.",
+        "the file was not written by mt.save_variables (which refuses non-finite values).",
+    )
+
+
+def _finite_float(text: str, where: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _load_error(where, f"the number {text[:30]} does not fit in a float64.", "A checkpoint holds finite float64 numbers.", "check the file.")
+    return value
+
+
+def _bounded_int(text: str, where: str) -> int | float:
+    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
+        return _finite_float(text, where)  # a long integer is only ever a value, never a size
+    return int(text)
+
+
+def _validate(doc: object, where: str) -> tuple[list[_Record], _OptimizerState | None]:
+    if not isinstance(doc, dict):
+        raise _load_error(where, f"the JSON is a {_json_type(doc)}, not an object.", f'A checkpoint is an object with "format": "{FORMAT}".', "this is not a microtape checkpoint.")
+    if doc.get("format") != FORMAT:
+        raise _load_error(
+            where,
+            f'"format" is {doc.get("format")!r:.60}, not {FORMAT!r}.',
+            "Every microtape checkpoint says what it is in its first field.",
+            "this file was written by another program.",
+        )
+    version = doc.get("version")
+    if version != VERSION or isinstance(version, bool):
+        raise _load_error(
+            where,
+            f'"version" is {version!r:.40}; this microtape reads version {VERSION}.',
+            "The version says how to read the rest of the file.",
+            "load it with the microtape that wrote it, or save it again.",
+            version=version,
+        )
+    _check_keys(doc, _TOP_KEYS, {"format", "version", "variables"}, "the checkpoint", where)
+    raw_vars = doc["variables"]
+    if not isinstance(raw_vars, list):
+        raise _load_error(where, f'"variables" is a {_json_type(raw_vars)}, not a list.', "It lists one record per variable.", "save the checkpoint again.")
+    records = [_record(item, i, where, "variables", _VARIABLE_KEYS) for i, item in enumerate(raw_vars)]
+    names = [r.name for r in records]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise _load_error(where, f"the names {repeated} appear more than once.", "Names in a checkpoint are unique.", "save the checkpoint again.", names=repeated)
+    opt_state = None
+    if "optimizer" in doc:
+        opt_state = _optimizer_state(doc["optimizer"], where)
+    return records, opt_state
+
+
+def _check_keys(d: dict[str, object], allowed: frozenset[str], required: set[str], what: str, where: str) -> None:
+    missing = sorted(required - set(d))
+    extra = sorted(set(d) - allowed)
+    if missing or extra:
+        problem = "; ".join(
+            part
+            for part in (
+                f"lacks {missing}" if missing else "",
+                f"has unknown fields {[e[:40] for e in extra]}" if extra else "",
+            )
+            if part
+        )
+        raise _load_error(
+            where,
+            f"{what} {problem}.",
+            f"The fields are {sorted(allowed)}; required: {sorted(required)}.",
+            "the file is damaged or was written by another program; save it again.",
+        )
+
+
+def _record(item: object, i: int, where: str, section: str, keys: frozenset[str]) -> _Record:
+    what = f"{section}[{i}]"
+    if not isinstance(item, dict):
+        raise _load_error(where, f"{what} is a {_json_type(item)}, not an object.", "Each record is an object with a name, a shape and data.", "save the checkpoint again.")
+    _check_keys(item, keys, set(keys), what, where)
+    name = item["name"]
+    if not isinstance(name, str) or not name:
+        raise _load_error(where, f"{what} has the name {name!r:.40}, not a non-empty string.", "Names identify the values.", "save the checkpoint again.")
+    what = f"{section}[{i}] ({name!r:.60})"
+    shape = item["shape"]
+    if (
+        not isinstance(shape, list)
+        or len(shape) > MAX_RANK
+        or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
+    ):
+        raise _load_error(
+            where,
+            f"{what} has the shape {shape!r:.60}.",
+            f"A shape is a list of at most {MAX_RANK} ints >= 0, such as [2, 3] (or [] for a scalar).",
+            "save the checkpoint again.",
+            name=name,
+        )
+    trainable = item.get("trainable", False)
+    if not isinstance(trainable, bool):
+        raise _load_error(where, f'{what} has "trainable": {trainable!r:.40}.', "trainable is true or false.", "save the checkpoint again.", name=name)
+    data = item["data"]
+    if not isinstance(data, list):
+        raise _load_error(where, f'{what} has "data" of type {_json_type(data)}.', "data is a flat list of numbers in row-major order.", "save the checkpoint again.", name=name)
+    size = math.prod(shape)
+    if len(data) != size:
+        raise _load_error(
+            where,
+            f"{what} has shape {tuple(shape)}, which needs {size} values, but its data has {len(data)}.",
+            "data holds exactly one number per entry of the shape.",
+            "the file is damaged; restore an older copy or save it again.",
+            name=name,
+        )
+    for j, v in enumerate(data):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise _load_error(
+                where,
+                f"{what} has {_json_type(v)} {v!r:.40} at data[{j}], not a number.",
+                "data holds finite numbers only.",
+                "the file is damaged or was edited by hand; save it again.",
+                name=name,
+                index=j,
+            )
+    return _Record(name, tuple(shape), trainable, [float(v) for v in data])
+
+
+def _optimizer_state(raw: object, where: str) -> _OptimizerState:
+    if not isinstance(raw, dict):
+        raise _load_error(where, f'"optimizer" is a {_json_type(raw)}, not an object.', "It holds an optimizer's class, config, iterations and slots.", "save the checkpoint again.")
+    _check_keys(raw, _OPTIMIZER_KEYS, set(_OPTIMIZER_KEYS), '"optimizer"', where)
+    class_name, iterations, slots = raw["class"], raw["iterations"], raw["slots"]
+    if not isinstance(class_name, str):
+        raise _load_error(where, f'"optimizer.class" is {class_name!r:.40}, not a string.', "It is the optimizer's TF.js class name, such as \"Adam\".", "save the checkpoint again.")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise _load_error(where, f'"optimizer.iterations" is {iterations!r:.40}.', "It is a whole number >= 0.", "save the checkpoint again.")
+    if not isinstance(raw["config"], dict):
+        raise _load_error(where, '"optimizer.config" is not an object.', "It holds the hyperparameters by name.", "save the checkpoint again.")
+    if not isinstance(slots, list):
+        raise _load_error(where, f'"optimizer.slots" is a {_json_type(slots)}, not a list.', "It lists one record per slot.", "save the checkpoint again.")
+    return _OptimizerState(class_name, iterations, [_record(s, i, where, "optimizer.slots", _SLOT_KEYS) for i, s in enumerate(slots)])
+
+
+def _optimizer_plan(optimizer: object, state: _OptimizerState | None, where: str) -> _Plan:
+    if not isinstance(optimizer, Optimizer):
+        raise _load_error(where, f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.", "Its slots are restored from the file.", "pass optimizer=opt where opt = mt.train.adam(...).")
+    if state is None:
+        raise _load_error(where, "the file holds no optimizer state.", "optimizer= restores state saved with save_variables(..., optimizer=opt).", "leave optimizer= out, or save with optimizer=opt.")
+    if state.class_name != optimizer.class_name:
+        raise _load_error(
+            where,
+            f"the file holds the state of a {state.class_name} optimizer, not of a {optimizer.class_name} one.",
+            "Each kind of optimizer keeps different slots.",
+            f"restore it into mt.train.{state.class_name.lower()}(...).",
+        )
+    try:
+        return optimizer._plan(state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables")
+    except MicrotapeError as err:
+        raise _load_error(
+            where,
+            "the optimizer state does not fit: " + err.message.splitlines()[0],
+            "Slots are restored for live variables of the same names and shapes.",
+            "create (or load) the variables first, with the shapes they had when saved.",
+        ) from err
+
+
+def _targets(into: object, where: str) -> dict[str, Variable]:
+    pairs: list[tuple[object, object]]
+    if isinstance(into, Mapping):
+        pairs = list(into.items())
+    elif isinstance(into, (list, tuple)):
+        pairs = [(v.name if isinstance(v, Variable) else None, v) for v in into]
+    else:
+        raise _load_error(where, f"into must be a list of variables or a dict name -> variable, got {type(into).__name__}.", "into says which variables receive the saved values.", "pass into=[w, b].")
+    targets: dict[str, Variable] = {}
+    for name, v in pairs:
+        if not isinstance(v, Variable):
+            raise _load_error(where, f"into holds a {type(v).__name__}, not a Variable.", "Only variables can be assigned; tensors are immutable.", "make it a variable with mt.variable(t).")
+        if not isinstance(name, str) or not name:
+            raise _load_error(where, f"into has the key {name!r:.40}, not a non-empty str.", "Keys are names in the checkpoint.", "use into={'w': w}.")
+        if name in targets:
+            raise _load_error(where, f"into names {name!r} twice.", "Each saved variable is loaded into one variable.", "list each variable once.")
+        v.data_sync()  # raises DisposedTensorError for a disposed variable, before anything changes
+        targets[name] = v
+    return targets
+
+
+def _json_type(v: object) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "list"
+    if isinstance(v, dict):
+        return "object"
+    return type(v).__name__
+
+
+def _load_error(where: str, what: str, rule: str, hint: str, **facts: object) -> CheckpointError:
+    return CheckpointError(explain(f"checkpoint {where!r}: {what}", rule, hint), path=where, **facts)
