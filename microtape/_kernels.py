@@ -29,7 +29,7 @@ def map_flat(fn: Unary, x: Tensor, op: str, safe: Unary | None = None) -> Tensor
     data = x._data
     assert data is not None  # the op wrapper checked it
     try:
-        out = list(map(fn, data))
+        out = [fn(data[0])] if len(data) == 1 else list(map(fn, data))
     except _ARITH_ERRORS:
         if safe is None:
             raise
@@ -41,11 +41,9 @@ def zip_flat(fn: Binary, x: Tensor, y: Tensor, op: str, safe: Binary | None = No
     """Apply ``fn`` entry by entry, broadcasting ``x`` and ``y`` like NumPy."""
     a, b = x._data, y._data
     assert a is not None and b is not None  # the op wrapper checked them
-    if x.shape == y.shape:
-        shape = x.shape
-        args: tuple[list[float], list[float]] = (a, b)
-    else:
-        shape = broadcast_shapes(x.shape, y.shape, op)
+    shape = x.shape
+    if shape != y.shape:
+        shape = broadcast_shapes(shape, y.shape, op)
         if len(b) == 1:
             b = b * size_of(shape)
         elif shape != y.shape:
@@ -54,13 +52,12 @@ def zip_flat(fn: Binary, x: Tensor, y: Tensor, op: str, safe: Binary | None = No
             a = a * size_of(shape)
         elif shape != x.shape:
             a = [a[i] for i in broadcast_index(x.shape, shape)]
-        args = (a, b)
     try:
-        out = list(map(fn, *args))
+        out = [fn(a[0], b[0])] if len(a) == 1 else list(map(fn, a, b))  # scalars skip map's set-up
     except _ARITH_ERRORS:
         if safe is None:
             raise
-        out = list(map(safe, *args))
+        out = list(map(safe, a, b))
     return _new(out, shape, op)
 
 

@@ -47,6 +47,8 @@ class Op:
     with a fresh ``grad_fn`` (the gradient checker's culprit finder needs it)."""
 
 
+_NO_PARAMS: dict[str, object] = {}  # shared by calls without settings; never mutated
+
 OPS: dict[str, Op] = {}
 """Every primitive by its public name; the tests iterate over this table."""
 
@@ -66,6 +68,35 @@ class Primitive(Generic[P]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         op = self.op
+        inputs: tuple[Tensor, ...] = args  # type: ignore[assignment]  # checked just below
+        params = _NO_PARAMS
+        if kwargs or len(args) != op.n_inputs:
+            inputs, params = self._bind(args, kwargs)
+        else:
+            for x in args:
+                if type(x) is not Tensor or x._disposed is not None:
+                    inputs, params = self._bind(args, kwargs)
+                    break
+        st = STATE.get()
+        if st.observers:
+            return _observed_call(op, inputs, params, st.observers)
+        if params is _NO_PARAMS:
+            out = op.forward(*inputs) if op.n_inputs >= 0 else op.forward(inputs)
+        else:
+            out = op.forward(*inputs, **params) if op.n_inputs >= 0 else op.forward(inputs, **params)
+        if st.tapes and op.differentiable:
+            for tape in st.tapes:
+                tape._record(op, inputs, params, out)
+        if st.anomaly:
+            from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
+
+            _check_forward(op, inputs, params, out)
+        return out
+
+    def _bind(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[tuple[Tensor, ...], dict[str, object]]:
+        """The general path: convert inputs, check them, map extra positionals to params."""
+        op = self.op
+        kwargs = dict(kwargs)
         n = op.n_inputs
         if n < 0:
             inputs = _sequence_of_tensors(args[0] if args else kwargs.pop("tensors"), op.name)
@@ -85,7 +116,7 @@ class Primitive(Generic[P]):
         for x in inputs:
             if x._disposed is not None:
                 _runtime.check_usable(x)
-        params: dict[str, object] = dict(kwargs)
+        params = kwargs
         if rest:
             if len(rest) > len(op.params):
                 raise InvalidArgumentError(
@@ -98,19 +129,7 @@ class Primitive(Generic[P]):
                 )
             for key, value in zip(op.params, rest):
                 params[key] = value
-        st = STATE.get()
-        if st.observers:
-            return _observed_call(op, inputs, params, st.observers)
-        out = op.forward(inputs, **params) if n < 0 else op.forward(*inputs, **params)
-        out._op = op.name
-        if st.tapes and op.differentiable:
-            for tape in st.tapes:
-                tape._record(op, inputs, params, out)
-        if st.anomaly:
-            from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
-
-            _check_forward(op, inputs, params, out)
-        return out
+        return inputs, params
 
 
 def _observed_call(
@@ -120,7 +139,6 @@ def _observed_call(
     start = time.perf_counter()
     out = op.forward(inputs, **params) if op.n_inputs < 0 else op.forward(*inputs, **params)
     seconds = time.perf_counter() - start
-    out._op = op.name
     st = STATE.get()
     if st.tapes and op.differentiable:
         for tape in st.tapes:

@@ -87,7 +87,7 @@ class Observer(Protocol):
 class State:
     """An immutable snapshot of what is open in this context."""
 
-    __slots__ = ("tapes", "scopes", "observers", "anomaly", "backward")
+    __slots__ = ("tapes", "scopes", "observers", "anomaly", "backward", "light")
 
     def __init__(
         self,
@@ -96,12 +96,17 @@ class State:
         observers: tuple[Observer, ...] = (),
         anomaly: bool = False,
         backward: int = 0,
+        light: bool = False,
     ) -> None:
         self.tapes = tapes
         self.scopes = scopes
         self.observers = observers
         self.anomaly = anomaly
         self.backward = backward
+        self.light = light
+        """True inside a backward pass that nothing else watches (no other tape,
+        observer or anomaly mode): its temporaries skip the arena and are freed
+        by reference counting as soon as the pass is done with them."""
 
     def but(
         self,
@@ -111,6 +116,7 @@ class State:
         observers: tuple[Observer, ...] | None = None,
         anomaly: bool | None = None,
         backward: int | None = None,
+        light: bool | None = None,
     ) -> State:
         """Return a copy with the given fields replaced."""
         return State(
@@ -119,6 +125,7 @@ class State:
             self.observers if observers is None else observers,
             self.anomaly if anomaly is None else anomaly,
             self.backward if backward is None else backward,
+            self.light if light is None else light,
         )
 
 
@@ -136,6 +143,12 @@ def register(t: Tensor) -> None:
     if st.observers:
         for obs in st.observers:
             obs.on_create(t)
+
+
+def adopt(t: Tensor) -> None:
+    """Register a tensor a light backward pass made, now that it is a result."""
+    if t.id not in LIVE and t._data is not None and t._disposed is None and not t._kept:
+        register(t)
 
 
 def dispose(t: Tensor, by: str) -> None:

@@ -426,11 +426,13 @@ class GradientTape:
         """The backward pass: one reversed loop over the records, in its own scope."""
         st = STATE.get()
         scope = Scope("gradient()")
+        others = tuple(t for t in st.tapes if t is not self)
         token = STATE.set(
             st.but(
-                tapes=tuple(t for t in st.tapes if t is not self),
+                tapes=others,
                 scopes=st.scopes + (scope,),
                 backward=st.backward + 1,
+                light=not (others or st.observers or st.anomaly),
             )
         )
         try:
@@ -440,7 +442,10 @@ class GradientTape:
             _runtime.close_scope(scope, (), st.scopes)
             raise
         STATE.reset(token)
-        _runtime.close_scope(scope, [g for g in result if g is not None], st.scopes)
+        survivors = [g for g in result if g is not None]
+        _runtime.close_scope(scope, survivors, st.scopes)
+        for g in survivors:
+            _runtime.adopt(g)
         return result
 
     def _walk(
@@ -470,7 +475,7 @@ class GradientTape:
             norms[out.id] = math.hypot(*data) if data is not None else math.nan
             vjp = op.vjp
             assert vjp is not None  # only differentiable ops are recorded
-            dxs = vjp(dout, out, *inputs, **params)
+            dxs = vjp(dout, out, *inputs, **params) if params else vjp(dout, out, *inputs)
             if anomaly:
                 from .debug import _check_backward
 

@@ -222,33 +222,53 @@ class Tensor:
     # -- operators --------------------------------------------------------
 
     def __add__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["add"](self, other)
 
     def __radd__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["add"](other, self)
 
     def __sub__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["sub"](self, other)
 
     def __rsub__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["sub"](other, self)
 
     def __mul__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["mul"](self, other)
 
     def __rmul__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["mul"](other, self)
 
     def __truediv__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["div"](self, other)
 
     def __rtruediv__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["div"](other, self)
 
     def __pow__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["pow"](self, other)
 
     def __rpow__(self, other: TensorLike) -> Tensor:
+        if type(other) is float or type(other) is int:
+            other = _new([float(other)], (), "tensor")
         return DISPATCH["pow"](other, self)
 
     def __matmul__(self, other: TensorLike) -> Tensor:
@@ -440,10 +460,37 @@ def _init(t: Tensor, data: list[float], shape: Shape, op: str) -> None:
 _new_object: Callable[[type[Tensor]], Tensor] = object.__new__
 
 
+_ids = _runtime._ids
+_STATE = _runtime.STATE
+_LIVE = _runtime.LIVE
+
+
 def _new(data: list[float], shape: Shape, op: str) -> Tensor:
-    """Wrap a list the caller just made (no copy, no checks): the ops' fast path."""
+    """Wrap a list the caller just made (no copy, no checks): the ops' fast path.
+
+    The same as ``_init`` plus ``_runtime.register``, written out because every
+    op output passes through here.
+    """
     t = _new_object(Tensor)
-    _init(t, data, shape, op)
+    t._data = data
+    t.shape = shape
+    t.size = len(data)
+    t.id = tid = next(_ids)
+    t._op = op
+    t._disposed = None
+    t._holds = 0
+    t._kept = False
+    t._trainable = False
+    t._origin = None
+    st = _STATE.get()
+    if st.light:
+        return t
+    _LIVE[tid] = t
+    if st.scopes:
+        st.scopes[-1].tensors.append(t)
+    if st.observers:
+        for obs in st.observers:
+            obs.on_create(t)
     return t
 
 
