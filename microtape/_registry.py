@@ -68,30 +68,25 @@ class Primitive(Generic[P]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         op = self.op
-        inputs: tuple[Tensor, ...] = args  # type: ignore[assignment]  # checked just below
-        params = _NO_PARAMS
         if kwargs or len(args) != op.n_inputs:
-            inputs, params = self._bind(args, kwargs)
-        else:
-            for x in args:
-                if type(x) is not Tensor or x._disposed is not None:
-                    inputs, params = self._bind(args, kwargs)
-                    break
-        st = STATE.get()
-        if st.observers:
-            return _observed_call(op, inputs, params, st.observers)
-        if params is _NO_PARAMS:
-            out = op.forward(*inputs) if op.n_inputs >= 0 else op.forward(inputs)
-        else:
-            out = op.forward(*inputs, **params) if op.n_inputs >= 0 else op.forward(inputs, **params)
-        if st.tapes and op.differentiable:
-            for tape in st.tapes:
-                tape._record(op, inputs, params, out)
-        if st.anomaly:
-            from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
+            return self._call_slow(args, kwargs)
+        for x in args:
+            if type(x) is not Tensor or x._disposed is not None:
+                return self._call_slow(args, kwargs)
+        return _run(op, args, _NO_PARAMS)  # type: ignore[arg-type]  # every arg is a live Tensor here
 
-            _check_forward(op, inputs, params, out)
-        return out
+    def _call_slow(self, args: tuple[object, ...], kwargs: dict[str, object]) -> Tensor:
+        """Bind numbers, lists and settings; if the op then fails, dispose the
+        tensors made from numbers here, so a failed call leaves the arena as it was."""
+        inputs, params = self._bind(args, kwargs)
+        given = args[0] if self.op.n_inputs < 0 and args and isinstance(args[0], (list, tuple)) else args
+        made = [x for x in inputs if not any(x is a for a in given)]
+        try:
+            return _run(self.op, inputs, params)
+        except BaseException:
+            for x in made:
+                x.dispose()
+            raise
 
     def _bind(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[tuple[Tensor, ...], dict[str, object]]:
         """The general path: convert inputs, check them, map extra positionals to params."""
@@ -111,7 +106,7 @@ class Primitive(Generic[P]):
                     ),
                     op=op.name,
                 )
-            inputs = tuple([a if type(a) is Tensor else _convert(a, op.name) for a in args[:n]])
+            inputs = _convert_all(args[:n], op.name)
             rest = args[n:]
         for x in inputs:
             if x._disposed is not None:
@@ -131,6 +126,38 @@ class Primitive(Generic[P]):
                 params[key] = value
         return inputs, params
 
+
+def _run(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object]) -> Tensor:
+    """Run a primitive on live tensors and let every open tape record it."""
+    st = STATE.get()
+    if st.observers:
+        return _observed_call(op, inputs, params, st.observers)
+    if params is _NO_PARAMS:
+        out = op.forward(*inputs) if op.n_inputs >= 0 else op.forward(inputs)
+    else:
+        out = op.forward(*inputs, **params) if op.n_inputs >= 0 else op.forward(inputs, **params)
+    if st.tapes and op.differentiable:
+        for tape in st.tapes:
+            tape._record(op, inputs, params, out)
+    if st.anomaly:
+        from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
+
+        _check_forward(op, inputs, params, out)
+    return out
+
+
+def _convert_all(values: Sequence[object], op: str) -> tuple[Tensor, ...]:
+    """Convert each value to a tensor; if one fails, dispose those made before it."""
+    out: list[Tensor] = []
+    try:
+        for v in values:
+            out.append(v if type(v) is Tensor or isinstance(v, Tensor) else _convert(v, op))
+    except BaseException:
+        for t, v in zip(out, values):
+            if t is not v:
+                t.dispose()
+        raise
+    return tuple(out)
 
 def _observed_call(
     op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], observers: Sequence[_runtime.Observer]
@@ -169,7 +196,7 @@ def _sequence_of_tensors(value: object, op: str) -> tuple[Tensor, ...]:
             ),
             op=op,
         )
-    return tuple(v if type(v) is Tensor else _convert(v, op) for v in value)
+    return _convert_all(value, op)
 
 
 def primitive(
