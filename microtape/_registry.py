@@ -93,6 +93,9 @@ class Primitive(Generic[P]):
         op = self.op
         kwargs = dict(kwargs)
         n = op.n_inputs
+        for a in args:  # a disposed input fails before anything is converted
+            if isinstance(a, Tensor) and a._disposed is not None:
+                _runtime.check_usable(a)
         if n < 0:
             inputs = _sequence_of_tensors(args[0] if args else kwargs.pop("tensors"), op.name)
             rest = args[1:]
@@ -136,14 +139,23 @@ def _run(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object]) -> Tenso
         out = op.forward(*inputs) if op.n_inputs >= 0 else op.forward(inputs)
     else:
         out = op.forward(*inputs, **params) if op.n_inputs >= 0 else op.forward(inputs, **params)
+    if st.anomaly:
+        _anomaly_check(op, inputs, params, out)
     if st.tapes and op.differentiable:
         for tape in st.tapes:
             tape._record(op, inputs, params, out)
-    if st.anomaly:
-        from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
-
-        _check_forward(op, inputs, params, out)
     return out
+
+
+def _anomaly_check(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor) -> None:
+    """detect_anomaly's forward check; a refused output is disposed, not left behind."""
+    from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
+
+    try:
+        _check_forward(op, inputs, params, out)
+    except BaseException:
+        out.dispose()
+        raise
 
 
 def _convert_all(values: Sequence[object], op: str) -> tuple[Tensor, ...]:
@@ -167,15 +179,13 @@ def _observed_call(
     out = op.forward(inputs, **params) if op.n_inputs < 0 else op.forward(*inputs, **params)
     seconds = time.perf_counter() - start
     st = STATE.get()
+    if st.anomaly:
+        _anomaly_check(op, inputs, params, out)
     if st.tapes and op.differentiable:
         for tape in st.tapes:
             tape._record(op, inputs, params, out)
     for obs in observers:
         obs.on_op(op, inputs, params, out, seconds)
-    if st.anomaly:
-        from .debug import _check_forward
-
-        _check_forward(op, inputs, params, out)
     return out
 
 

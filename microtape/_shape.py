@@ -151,7 +151,10 @@ def normalize_axes(axis: Axis, rank: int, op: str) -> tuple[int, ...]:
     """
     if axis is None:
         return tuple(range(rank))
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    if isinstance(axis, (list, tuple)):
+        axes = list(axis)
+    else:
+        axes = [axis]  # one axis, checked below (a float or a string is reported there)
     out = []
     for a in axes:
         if not is_int(a) or not -rank <= a < max(rank, 1):

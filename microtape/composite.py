@@ -92,6 +92,9 @@ def stack(xs: Sequence[TensorLike], axis: int = 0) -> Tensor:
     ts = [as_tensor(t) for t in xs]
     shape = ts[0].shape
     if any(t.shape != shape for t in ts):
+        for t, given in zip(ts, xs):
+            if t is not given:
+                t.dispose()  # a failed call leaves the arena as it was
         raise ShapeError(
             explain(
                 f"stack: shapes {[t.shape for t in ts]} differ.",

@@ -114,16 +114,26 @@ def _check_connected(tape: GradientTape, y: Tensor, xs: list[Tensor], api: str) 
 def _forward(f: Callable[..., object], xs: list[Tensor], api: str) -> tuple[GradientTape, Tensor]:
     with GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(xs)
-        y = f(*xs)
-    y = _check_output(y, api)
-    return tape, y
+        try:
+            y = f(*xs)
+        except BaseException:
+            tape.release()
+            raise
+    try:
+        return tape, _check_output(y, api)
+    except BaseException:
+        tape.release()
+        raise
 
 
 def _vjp(f: Callable[..., object], xs: list[Tensor], dy: object, api: str) -> tuple[Tensor, list[Tensor]]:
     tape, y = _forward(f, xs, api)
-    d = _check_dy(dy, y, api)
-    _check_connected(tape, y, xs, api)
-    gs = tape.gradient(y, xs, output_gradients=d)
+    try:
+        d = _check_dy(dy, y, api)
+        _check_connected(tape, y, xs, api)
+        gs = tape.gradient(y, xs, output_gradients=d)
+    finally:
+        tape.release()  # on failure too: what the tape held goes with the scope
     return y, [g for g in gs if g is not None]
 
 
@@ -355,7 +365,14 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
             )
 
     def run() -> VariableGrads:
-        with GradientTape(watch_accessed_variables=chosen is None) as tape:
+        tape = GradientTape(watch_accessed_variables=chosen is None)
+        try:
+            return measure(tape)
+        finally:
+            tape.release()  # also when f or a check fails
+
+    def measure(tape: GradientTape) -> VariableGrads:
+        with tape:
             if chosen is not None:
                 tape.watch(chosen)
             y = f()

@@ -655,6 +655,7 @@ def _output_gradients(given: object, targets: list[Tensor]) -> list[Tensor | Non
             )
         )
     out: list[Tensor | None] = []
+    converted: list[Tensor] = []  # made here from values: disposed again if anything is wrong
     for t, d in zip(targets, items):
         if d is None:
             out.append(None)
@@ -663,7 +664,10 @@ def _output_gradients(given: object, targets: list[Tensor]) -> list[Tensor | Non
             from .tensor import as_tensor
 
             d = as_tensor(d)  # type: ignore[arg-type]  # as_tensor reports bad values
+            converted.append(d)
         if d.shape != t.shape:
+            for made in converted:
+                made.dispose()
             raise ShapeError(
                 explain(
                     f"gradient(): output_gradients has shape {d.shape} but the target has shape {t.shape}.",

@@ -222,52 +222,52 @@ class Tensor:
     # -- operators --------------------------------------------------------
 
     def __add__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["add"](self, other)
 
     def __radd__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["add"](other, self)
 
     def __sub__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["sub"](self, other)
 
     def __rsub__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["sub"](other, self)
 
     def __mul__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["mul"](self, other)
 
     def __rmul__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["mul"](other, self)
 
     def __truediv__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["div"](self, other)
 
     def __rtruediv__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["div"](other, self)
 
     def __pow__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["pow"](self, other)
 
     def __rpow__(self, other: TensorLike) -> Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and self._disposed is None:
             other = _new([float(other)], (), "tensor")
         return DISPATCH["pow"](other, self)
 
