@@ -492,7 +492,8 @@ def _read_text(where: str, max_bytes: int) -> str:
 
 
 def _parse(text: str, where: str) -> tuple[list[_Record], _OptimizerState | None]:
-    depth = max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", _STRING.sub("", text)))), default=0)
+    levels = list(itertools.accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", _STRING.sub("", text)))))
+    depth = max(levels, default=0)
     if depth > MAX_DEPTH:
         raise _load_error(
             where,
@@ -504,15 +505,16 @@ def _parse(text: str, where: str) -> tuple[list[_Record], _OptimizerState | None
     try:
         doc = json.loads(
             text,
-            parse_constant=lambda name: _reject_number(name, where),
-            parse_float=lambda s: _finite_float(s, where),
-            parse_int=lambda s: _bounded_int(s, where),
+            parse_constant=_NonFinite,  # NaN, Infinity, -Infinity: marked, then refused with their place
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
         )
     except json.JSONDecodeError as err:
-        truncated = " (the file ends too early: was it truncated?)" if err.pos >= len(text.rstrip()) - 1 else ""
+        unclosed = bool(levels) and levels[-1] > 0
+        truncated = "; it ends before every [ and { is closed, so it looks truncated" if unclosed else ""
         raise _load_error(
             where,
-            f"the file is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}{truncated}.",
+            f"the file is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}){truncated}.",
             "A checkpoint is a JSON document written by mt.save_variables.",
             "restore an older copy of the file, or save it again.",
         ) from None
@@ -521,25 +523,26 @@ def _parse(text: str, where: str) -> tuple[list[_Record], _OptimizerState | None
     return _validate(doc, where)
 
 
-def _reject_number(name: str, where: str) -> float:
-    raise _load_error(
-        where,
-        f"the file contains {name}.",
-        "A checkpoint holds finite numbers only; NaN and Infinity are not JSON.",
-        "the file was not written by mt.save_variables (which refuses non-finite values).",
-    )
+class _NonFinite:
+    """A number JSON cannot hold (NaN, Infinity, 1e999), kept as text so errors can say where it was."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text[:30]
+
+    def __repr__(self) -> str:
+        return self.text
 
 
-def _finite_float(text: str, where: str) -> float:
+def _finite_float(text: str) -> float | _NonFinite:
     value = float(text)
-    if not math.isfinite(value):
-        raise _load_error(where, f"the number {text[:30]} does not fit in a float64.", "A checkpoint holds finite float64 numbers.", "check the file.")
-    return value
+    return value if math.isfinite(value) else _NonFinite(text)
 
 
-def _bounded_int(text: str, where: str) -> int | float:
+def _bounded_int(text: str) -> int | float | _NonFinite:
     if len(text.lstrip("-")) > _MAX_INT_DIGITS:
-        return _finite_float(text, where)  # a long integer is only ever a value, never a size
+        return _finite_float(text)  # a long integer is only ever a value, never a size
     return int(text)
 
 
@@ -635,6 +638,16 @@ def _record(item: object, i: int, where: str, section: str, keys: frozenset[str]
             name=name,
         )
     for j, v in enumerate(data):
+        if isinstance(v, _NonFinite):
+            raise _load_error(
+                where,
+                f"{what} has {v} at data[{j}].",
+                "A checkpoint holds finite float64 numbers only; NaN and Infinity are not JSON.",
+                "the file was not written by mt.save_variables, which refuses non-finite values; "
+                "find where they came from with mt.check_numerics.",
+                name=name,
+                index=j,
+            )
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise _load_error(
                 where,
@@ -720,6 +733,8 @@ def _json_type(v: object) -> str:
         return "list"
     if isinstance(v, dict):
         return "object"
+    if isinstance(v, _NonFinite):
+        return "non-finite number"
     return type(v).__name__
 
 
