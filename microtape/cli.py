@@ -1,7 +1,8 @@
-"""The command line: ``python -m microtape tour | selfcheck``.
+"""The command line: ``python -m microtape tour | selfcheck | grade FILE``.
 
 Read last. ``tour`` prints the book's chapters in the terminal,
-and ``selfcheck`` gradient-checks every primitive in the op table.
+``selfcheck`` gradient-checks every primitive in the op table, and
+``grade FILE`` checks a classroom exercise (see :mod:`microtape.grader`).
 """
 
 from __future__ import annotations
@@ -126,7 +127,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
     t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
+    g = sub.add_parser("grade", help="check a classroom exercise, e.g. tutorials/exercises/ex04_softplus_vjp.py")
+    g.add_argument("file", help="the exercise file to grade")
     args = parser.parse_args(argv)
     if args.command == "tour":
         return tour(args.chapter)
+    if args.command == "grade":
+        from . import grader
+
+        return grader.grade(args.file)
     return selfcheck()

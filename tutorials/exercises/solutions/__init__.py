@@ -1,0 +1,1 @@
+"""Worked solutions of the classroom exercises (same file names as the starters)."""

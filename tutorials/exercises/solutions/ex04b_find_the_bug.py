@@ -1,0 +1,49 @@
+"""Solution: exercise 4b, find the wrong VJP with the culprit finder and fix it (chapter 4).
+
+``print(mt.check_grads(model, [W, X]))`` ends with
+``culprit: the VJP of 'custom_grad(scaled_tanh)' ...``: the forward is
+2·tanh(x), so the derivative is 2·(1 - tanh²x), and the VJP had lost the 2.
+
+Check it: ``python -m microtape grade tutorials/exercises/solutions/ex04b_find_the_bug.py``
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import microtape as mt
+
+EXERCISE = "ex04b_find_the_bug"  # the grader reads this: do not change it
+
+VJP = Callable[[mt.Tensor], list[mt.Tensor]]
+
+W = mt.tensor([[0.5, -0.3], [0.2, 0.8]])
+X = mt.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
+
+CULPRIT = "custom_grad(scaled_tanh)"
+
+
+@mt.custom_grad
+def swish(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+    """swish(x) = x·sigmoid(x); swish'(x) = s + x·s·(1 - s) with s = sigmoid(x)."""
+    s = mt.sigmoid(x)
+    return x * s, lambda dy: [dy * (s + x * s * (1.0 - s))]
+
+
+@mt.custom_grad
+def scaled_tanh(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+    """2·tanh(x); its derivative is 2·(1 - tanh²x)."""
+    t = mt.tanh(x)
+    return 2.0 * t, lambda dy: [dy * 2.0 * (1.0 - t * t)]  # fixed: the factor 2 was missing
+
+
+@mt.custom_grad
+def smooth_abs(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+    """sqrt(x² + 1) - 1, a smooth |x|; its derivative is x / sqrt(x² + 1)."""
+    r = mt.sqrt(x * x + 1.0)
+    return r - 1.0, lambda dy: [dy * x / r]
+
+
+def model(w: mt.Tensor, x: mt.Tensor) -> mt.Tensor:
+    """A tiny network: mean(smooth_abs(scaled_tanh(swish(x @ w))))."""
+    return smooth_abs(scaled_tanh(swish(x @ w))).mean()
