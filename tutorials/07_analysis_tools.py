@@ -1,0 +1,277 @@
+"""
+Analysis tools (Встроенные функции для анализа)
+===============================================
+
+The Russian section *Встроенные функции для анализа* closes the text with
+two TF.js helpers: ``tf.memory()``, which counts live tensors, and
+``tf.nextFrame()``, which lets a browser page redraw while a model trains.
+It adds that together these tools make a complete system for debugging
+gradients. This last chapter adds a third tool, ``tf.profile``, and then
+checks that claim by putting every tool of the book into one training loop.
+
+By the end you will be able to read what one training step costs with
+:func:`microtape.profile`, spot optimizer state in :func:`microtape.memory`,
+keep an asyncio program responsive with :func:`microtape.next_frame`, and
+run a training loop that checks memory, numerics and gradients while it
+reports its progress.
+"""
+
+# %%
+# ``memory()``: what is alive, including optimizer state
+# ------------------------------------------------------
+#
+# The linear model one last time. Besides ``num_tensors`` and ``num_bytes``
+# (8 bytes per entry, because everything is float64), ``memory()`` counts
+# variables. An optimizer's running averages are variables too. Adam keeps
+# two per trained variable, ``m`` and ``v``, so after its first step we
+# expect ``num_variables`` to grow by four, and ``opt.dispose()`` to bring
+# it back.
+import asyncio
+from collections import Counter
+from collections.abc import Callable
+
+import microtape as mt
+
+x = mt.tensor1d([1, 2, 3, 4])
+y = mt.tensor1d([1, 3, 5, 7])
+w = mt.variable(mt.scalar(0.0), name="ch07_w")
+b = mt.variable(mt.scalar(0.0), name="ch07_b")
+
+
+def loss() -> mt.Tensor:
+    return ((x * w + b - y) ** 2).mean()
+
+
+opt = mt.train.adam(0.1)
+start = mt.memory().num_variables
+opt.minimize(loss)
+print("variables after one Adam step:", mt.memory().num_variables - start, "more")
+print(sorted(name for slots in opt.slots.values() for name in slots))
+opt.dispose()
+print("after opt.dispose():", mt.memory().num_variables - start, "more")
+
+# %%
+# Optimizer state is easy to forget when you count memory. A training script
+# that creates a new optimizer for every experiment and never disposes the
+# old ones leaks in exactly this way: the tensor count stays flat while the
+# variable count grows.
+#
+# ``profile()``: what one step costs
+# ----------------------------------
+#
+# ``mt.profile(fn)`` runs ``fn`` and records every kernel (op) it runs, with
+# input and output shapes, the bytes it added, and the time it took. It also
+# returns ``new_tensors`` and ``new_bytes`` (what ``fn`` left behind) and
+# ``peak_bytes``, the highest arena total while ``fn`` ran. ``peak_bytes``
+# includes everything that was already alive, so we subtract the starting
+# total. We profile one gradient computation inside ``tidy`` and expect it
+# to leave nothing behind:
+
+
+def grad_step(f: Callable[[], mt.Tensor]) -> float:
+    return mt.tidy(lambda: mt.variable_grads(f).value.item())
+
+
+before = mt.memory().num_bytes
+info = mt.profile(lambda: grad_step(loss))
+print(f"kernels {len(info.kernels)}, new_tensors {info.new_tensors}, "
+      f"new_bytes {info.new_bytes}, peak {info.peak_bytes - before} bytes "
+      "above the start")
+
+# %%
+# Nothing is left behind, but 31 kernels ran for a loss whose forward pass
+# has six. ``str(info)`` prints the whole table. The timing column
+# changes from run to run, so here we print only the columns that don't.
+# The first six rows are the forward pass and the rest are backward:
+print(f"{'kernel':<14}{'inputs':<22}{'output':<8}{'+bytes':>7}")
+for k in info.kernels:
+    inputs = ", ".join(map(str, k.input_shapes))
+    print(f"{k.name:<14}{inputs:<22}{str(k.output_shapes[0]):<8}{k.bytes_added:>7}")
+
+# %%
+# ``greater``, ``where`` and ``log`` appear in a model without a single
+# logarithm. They come from the backward pass of ``** 2``. Since ``pow``
+# is a general power, its VJP also prepares the gradient with respect to the
+# exponent, d(bᵉ)/de = bᵉ·log b, even though our exponent is the constant 2.
+# The Russian text writes the loss with ``square()``, and the profile shows
+# how much that saves:
+pow_names = Counter(info.kernel_names)
+square_info = mt.profile(lambda: grad_step(lambda: (x * w + b - y).square().mean()))
+square_names = Counter(square_info.kernel_names)
+assert "log" in pow_names and "log" not in square_names  # what the text above says
+for name, prof in (("x ** 2", info), ("square()", square_info)):
+    peak = prof.peak_bytes - before
+    print(f"{name:<10} {len(prof.kernels)} kernels, peak {peak} bytes above start")
+print("only with ** 2:", dict(pow_names - square_names))
+
+# %%
+# The gradients are identical either way. Only the cost differs. On four
+# numbers that hardly matters, but the habit does: when a step is slow or its
+# memory peak is high, profile it and read the kernel list, because it shows
+# what the backward pass really runs. TF.js has the same tool,
+# ``await tf.profile(() => ...)``, with the fields ``newTensors``,
+# ``newBytes``, ``peakBytes`` and ``kernels``.
+#
+# ``next_frame()``: training without freezing everything else
+# -----------------------------------------------------------
+#
+# In a browser, JavaScript runs on the same thread that draws the page, so a
+# long training loop freezes the page until it ends. ``await tf.nextFrame()``
+# inside the loop gives the browser a turn to redraw. Python's equivalent of
+# that single thread is an asyncio event loop, and ``await mt.next_frame()``
+# gives every other ready task one turn.
+#
+# To see the difference, we run a training coroutine next to a second task
+# that prints progress. The trainer only appends messages to a list. The
+# printer prints them and notes which step the trainer was at when the
+# printer got its turn. First, a trainer that never awaits anything:
+
+
+def one_step(opt: mt.train.Optimizer) -> float:
+    return mt.tidy(lambda: opt.minimize(loss, return_cost=True).item())
+
+
+async def train(steps: int, log: list[str], at: list[int], yielding: bool) -> None:
+    opt = mt.train.momentum(0.02, 0.9)
+    for step in range(steps):
+        at[0] = step
+        value = one_step(opt)
+        if step % 10 == 0:
+            log.append(f"step {step:>2}: loss {value:.4f}")
+        if yielding:
+            await mt.next_frame()
+    at[0] = steps
+    opt.dispose()
+
+
+# %%
+# The printer is an ordinary asyncio task. ``run`` resets the weights,
+# starts the printer, awaits the trainer, and then lets the printer finish:
+
+
+async def printer(log: list[str], at: list[int], done: asyncio.Event) -> None:
+    while not (done.is_set() and not log):
+        while log:
+            print(f"{log.pop(0)}   (printed while the trainer was at step {at[0]})")
+        await mt.next_frame()
+
+
+async def run(yielding: bool, steps: int = 40) -> None:
+    w.assign(mt.scalar(0.0))
+    b.assign(mt.scalar(0.0))
+    log: list[str] = []
+    at, done = [0], asyncio.Event()
+    task = asyncio.create_task(printer(log, at, done))
+    await train(steps, log, at, yielding)
+    done.set()
+    await task
+
+
+asyncio.run(run(yielding=False))
+
+# %%
+# Every message was printed only after training had finished (step 40): the
+# printer never got a turn while training ran. This is the frozen page.
+# Now the same trainer awaits ``next_frame()`` after each step:
+asyncio.run(run(yielding=True))
+
+# %%
+# Now each message appears at the step that produced it. ``next_frame`` does
+# nothing else: it makes no tensors and does not wait for a screen. One
+# caution: ``tidy`` goes *inside* the coroutine, around each synchronous step,
+# as ``one_step`` does. ``tidy`` cannot scope an async function, because its
+# tensors would be made after the scope had closed, and it says so:
+
+
+async def whole_training() -> None:
+    await train(5, [], [0], yielding=True)
+
+
+try:
+    _ = mt.tidy(whole_training)  # raises: tidy refuses a coroutine
+except mt.TidyError as err:
+    print(err)
+
+# %%
+# A training loop that debugs itself
+# ----------------------------------
+#
+# Here is the claim of the Russian section put to work: one loop that uses
+# every tool in the book. Each step runs inside ``tidy`` and checks its loss
+# with ``check_numerics``. A ``GradientMonitor`` records the gradients before
+# the optimizer applies them. Every ten steps the loop checks that the tensor
+# count has not grown and prints a progress line, and it awaits
+# ``next_frame`` so that the rest of the program stays responsive. The count
+# starts after the first step, because ``num_tensors`` includes variables (as
+# ``numTensors`` does in TF.js), and that step creates the two momentum slots.
+
+
+async def debug_training(steps: int = 60) -> mt.GradientMonitor:
+    w.assign(mt.scalar(0.0))
+    b.assign(mt.scalar(0.0))
+    opt = mt.train.momentum(0.02, 0.9)
+    monitor = mt.GradientMonitor(explode_norm=100.0)
+
+    def step() -> float:
+        value, grads = mt.variable_grads(loss)
+        mt.check_numerics(value, "loss")
+        monitor.record(grads)
+        opt.apply_gradients(grads)
+        return value.item()
+
+    baseline = 0
+    for i in range(steps):
+        value = mt.tidy(step)
+        if i == 0:  # the first step creates the optimizer's slots: count from here
+            baseline = mt.memory().num_tensors
+        if i % 10 == 0:
+            grown = mt.memory().num_tensors - baseline
+            assert grown == 0, f"leak: {grown} tensors since step 0"
+            print(f"step {i:>2}  loss {value:8.4f}  tensors +{grown}  "
+                  f"w {w.item():.3f}  b {b.item():.3f}")
+        await mt.next_frame()
+    opt.dispose()
+    return monitor
+
+
+monitor = asyncio.run(debug_training())
+print(monitor.report(width=60))
+
+# %%
+# The loss falls, the tensor count stays flat, and the monitor raises no flag.
+# The line approaches w = 2, b = −1.
+#
+# A map from symptoms to tools
+# ----------------------------
+#
+# The book is a set of tools, and each one answers a different question:
+#
+# * **The memory count grows from step to step.** Use ``memory()`` to see it,
+#   ``leak_check`` to find the op and line, and ``tidy``, ``keep`` and
+#   ``dispose`` to fix it (chapter 5). Look at the optimizer's slots too
+#   (this chapter).
+# * **The loss is NaN or Inf.** Use ``check_numerics`` to find the step and
+#   ``detect_anomaly`` to find the op, the pass and the line (chapter 4).
+# * **The loss does not fall, or training disagrees with your maths.** Check
+#   sign and scale, print gradients with ``mt.print``, and run
+#   ``check_grads``, whose culprit names a wrong custom VJP (chapter 4).
+# * **The loss jumps, or early layers do not learn.** Use a
+#   ``GradientMonitor``, sparklines and per-time-step gradient norms, then
+#   clip, change the learning rate or change the optimizer (chapter 6).
+# * **A gradient is unexpected.** Read the tape: ``tape.operations``,
+#   ``tape.summary()`` and ``tape.to_dot()`` (chapter 3).
+# * **A step is slow or its memory peak is high.** Run ``profile`` and read
+#   the kernel list (this chapter).
+# * **Everything else freezes while training runs.** Await ``next_frame()``
+#   between steps (this chapter).
+#
+# What we built
+# -------------
+#
+# We read the cost of a step with ``profile``, found optimizer state with
+# ``memory``, kept an asyncio program responsive with ``next_frame``, and
+# wrote a training loop that watches its own memory, numerics and gradients.
+# That ends the book. To practise, try the exercises in
+# ``tutorials/exercises`` and check each one with ``python -m microtape grade
+# FILE``. To replay any chapter in a terminal, run
+# ``python -m microtape tour --chapter N``.
