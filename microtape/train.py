@@ -254,7 +254,12 @@ class Optimizer(ABC):
 
     @abstractmethod
     def get_config(self) -> dict[str, float | bool]:
-        """The hyperparameters (``getConfig()`` in TF.js), with ``epsilon`` resolved."""
+        """The hyperparameters (``getConfig()`` in TF.js), with ``epsilon`` resolved.
+
+        Examples:
+            >>> mt.train.adam(0.01, epsilon=None).get_config()["epsilon"]
+            1e-07
+        """
 
     # -- public API ---------------------------------------------------------
 
@@ -299,7 +304,9 @@ class Optimizer(ABC):
 
         Slots are created on the first step that updates a variable. They are
         non-trainable variables owned by the optimizer: read them, do not
-        dispose them (``opt.dispose()`` does).
+        dispose them (``opt.dispose()`` does). TF.js keeps the same state in
+        private ``OptimizerVariable`` lists and shows it only through
+        ``getWeights()``.
 
         Examples:
             >>> w = mt.variable(mt.tensor([1.0, -1.0]), name="w_slots")

@@ -324,6 +324,18 @@ def test_minimize_loop_inside_tidy_keeps_memory_flat(name: str) -> None:
     opt.dispose()
 
 
+def test_steps_leak_nothing_and_run_only_the_forward_and_backward_ops() -> None:
+    w = mt.variable(mt.tensor([1.0, 2.0]))
+    opt = mt.train.adam(0.1)
+    with mt.leak_check(on_leak="raise"):
+        opt.minimize(lambda: (w * w).sum())  # the first step makes the slots: variables, not leaks
+        opt.minimize(lambda: (w * w).sum())
+    report = mt.profile(lambda: opt.minimize(lambda: (w * w).sum()))
+    assert report.new_tensors == 0
+    assert report.kernel_names[:2] == ["mul", "sum"]  # the update itself runs no op
+    opt.dispose()
+
+
 def test_dispose_frees_every_slot_and_resets() -> None:
     w = mt.variable(mt.tensor([1.0, 2.0]), name="w_dispose")
     b = mt.variable(mt.scalar(0.0), name="b_dispose")
