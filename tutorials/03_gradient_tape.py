@@ -1,0 +1,291 @@
+"""
+The tape (Отслеживание операций с tf.GradientTape)
+==================================================
+
+Every gradient so far came from a *tape*: a list of the ops that ran,
+replayed backwards. Chapters 1 and 2 used a tape briefly or hid it inside
+``grad`` and ``variable_grads``. The Russian section *Отслеживание операций
+с tf.GradientTape* brings the tape into view, and this chapter opens it up.
+
+By the end of this chapter you will be able to read what a
+:class:`~microtape.GradientTape` recorded, as a list, as a drawn graph and
+as a table of gradient norms. You will also take the text's SGD step on
+:math:`x^2 + y^2`, use persistent and nested tapes (second derivatives,
+Jacobians), and know why the text's last snippet fails and how to fix it.
+"""
+
+# %%
+# A correction first: TF.js has no GradientTape
+# ---------------------------------------------
+#
+# The section says that recent versions of TensorFlow.js offer a gradient
+# tape "as in TensorFlow Python". They do not: there is no
+# ``tf.GradientTape`` in TF.js. TF.js records a tape *internally*, inside
+# ``tf.grad``, ``tf.grads`` and ``tf.variableGrads``, and never shows it.
+# ``tf.GradientTape`` belongs to TensorFlow for Python, and microtape follows
+# that API. (The text's own TF.js code in this section uses ``tf.grads``
+# and ``tf.grad``, never a tape.)
+#
+# Here is chapter 2's loss again, recorded on a tape we keep. With
+# ``persistent=True`` we may ask it for gradients more than once. The trainable
+# variables are watched automatically, and the data are constants:
+import io
+import shutil
+import subprocess
+
+import matplotlib.pyplot as plt
+
+import microtape as mt
+
+line_w = mt.variable(mt.scalar(0.5), name="line_w")
+line_b = mt.variable(mt.scalar(0.0), name="line_b")
+x_data = mt.tensor1d([1, 2, 3, 4])
+y_data = mt.tensor1d([1, 3, 5, 7])
+with mt.GradientTape(persistent=True) as tape:
+    loss = (x_data * line_w + line_b - y_data).square().mean()
+tape
+
+# %%
+# What the tape recorded
+# ----------------------
+#
+# :attr:`~microtape.GradientTape.operations` lists the records in the order
+# the ops ran, with input and output shapes. We expect ``mul``, ``add``,
+# ``sub`` and ``square``. ``mean`` is not a primitive op: it is recorded as a
+# ``sum`` followed by a ``div``.
+for op in tape.operations:
+    print(op)
+
+# %%
+# Running order is already a valid order for the chain rule, so the backward
+# pass is one loop over this list in reverse. We expect chapter 2's numbers,
+# -17.5 and -5.5:
+tape.gradient(loss, [line_w, line_b])
+
+# %%
+# The tape as a graph
+# -------------------
+#
+# :meth:`~microtape.GradientTape.to_dot` writes the records as a Graphviz
+# graph. Tensors are boxes (the watched variables are filled), ops are
+# ellipses, and after ``gradient()`` each op's output edge carries the norm of the
+# gradient that flowed back through it. We render it with Graphviz's ``dot``
+# program. If ``dot`` is not installed, the text of the graph is printed instead.
+dot_text = tape.to_dot()
+if shutil.which("dot"):
+    png = subprocess.run(["dot", "-Tpng", "-Gdpi=150"], input=dot_text.encode(), capture_output=True, check=True)
+    fig, ax = plt.subplots(figsize=(12, 2.2))
+    ax.imshow(plt.imread(io.BytesIO(png.stdout), format="png"))
+    ax.set_axis_off()
+    fig.tight_layout(pad=0)
+else:
+    print(dot_text)
+
+# %%
+# The same story as a table
+# -------------------------
+#
+# :meth:`~microtape.GradientTape.summary` gives one row per op: its output's
+# value range and the norm of the gradient arriving at that output. Read it
+# from the bottom up, as the backward pass does. The loss gets gradient 1.
+# ``div`` by 4 passes on 0.25. The ``square`` outputs each get 0.25
+# (norm :math:`\sqrt{4 \cdot 0.25^2} = 0.5`). Then each residual :math:`r_i`
+# gets :math:`2 r_i \cdot 0.25`, with norm :math:`\sqrt{41.5}/2 \approx 3.221`.
+print(tape.summary())
+
+# %%
+# A norm that collapses towards 0 from one row to the next is where a
+# gradient vanishes, and a norm that blows up is where it explodes. Chapter 6
+# uses this table for exactly that.
+#
+# Persistent and non-persistent tapes
+# -----------------------------------
+#
+# A persistent tape answers again, for any sources and in any structure (here
+# a dict):
+tape.gradient(loss, {"w": line_w})
+
+# %%
+# A persistent tape keeps every recorded tensor alive until it is released.
+# A default tape frees its records after the first ``gradient()`` call, and a
+# second call is an error, in TensorFlow too:
+with mt.GradientTape() as one_shot:
+    loss = (x_data * line_w + line_b - y_data).square().mean()
+one_shot.gradient(loss, line_w)
+try:
+    one_shot.gradient(loss, line_b)
+except mt.TapeError as err:
+    print(err)
+
+# %%
+# We are done with the persistent tape, so we release what it holds:
+tape.release()
+tape
+
+# %%
+# The text's SGD step on x² + y²
+# ------------------------------
+#
+# The text minimises :math:`f = x^2 + y^2` from :math:`(2, 3)` with one step of
+# size 0.1, in TF.js:
+#
+# .. code-block:: javascript
+#
+#    const x = tf.variable(tf.scalar(2));
+#    const y = tf.variable(tf.scalar(3));
+#    tf.tidy(() => {
+#      const f = () => x.square().add(y.square());
+#      const [dx, dy] = tf.grads(f)([x, y]);
+#      x.assign(x.sub(dx.mul(0.1)));
+#      y.assign(y.sub(dy.mul(0.1)));
+#    });
+#
+# The gradient is :math:`(2x, 2y) = (4, 6)`, so we expect the step to land on
+# :math:`(2 - 0.4,\ 3 - 0.6) = (1.6, 2.4)`. With a tape:
+x = mt.variable(mt.scalar(2.0), name="x")
+y = mt.variable(mt.scalar(3.0), name="y")
+
+
+def sgd_step() -> None:
+    with mt.GradientTape() as step_tape:
+        f = x.square() + y.square()
+    dx, dy = step_tape.gradient(f, [x, y])
+    assert dx is not None and dy is not None  # both variables were read inside the tape
+    x.assign(x - dx * 0.1)
+    y.assign(y - dy * 0.1)
+
+
+mt.tidy(sgd_step)
+print(x, y)
+
+# %%
+# The text's own form, with ``tf.grads``, works in microtape as well. ``grads``
+# calls ``f(x, y)``, so our ``f`` takes the two arguments. From
+# :math:`(1.6, 2.4)` the next step should go to :math:`(1.28, 1.92)`:
+
+
+def grads_step() -> None:
+    dx, dy = mt.grads(lambda a, b: a.square() + b.square())([x, y])
+    x.assign(x - dx * 0.1)
+    y.assign(y - dy * 0.1)
+
+
+mt.tidy(grads_step)
+print(x, y)
+
+# %%
+# .. note:: The text also creates ``const optimizer = tf.train.sgd(0.1)``
+#    and never uses it: both updates are written by hand with ``assign``.
+#    Optimizers (``mt.train.sgd`` and friends) are the subject of chapter 6.
+#
+# Nested tapes: second derivatives
+# --------------------------------
+#
+# While a tape runs its backward pass, any *other* open tape records the ops
+# of that pass. So an outer tape can differentiate the gradient that an inner
+# tape computed. For :math:`t^3` at :math:`t = 2`, the first derivative is
+# :math:`3t^2 = 12` and the second is :math:`6t = 12`:
+t = mt.scalar(2.0)
+with mt.GradientTape() as outer:
+    outer.watch(t)
+    with mt.GradientTape() as inner:
+        inner.watch(t)
+        cube = t**3
+    first = inner.gradient(cube, t)
+assert first is not None
+second = outer.gradient(first, t)
+print(first, second)
+
+# %%
+# The functional form nests too: ``grad`` of ``grad`` is the second derivative.
+mt.grad(mt.grad(lambda s: s**3))(t)
+
+# %%
+# Jacobians
+# ---------
+#
+# ``gradient`` of a vector target sums it first (its ``output_gradients``
+# default to ones). :meth:`~microtape.GradientTape.jacobian` keeps every
+# entry apart, with one backward pass per entry of the target, and returns
+# shape ``target.shape + source.shape``. For :math:`q = v \odot v` the
+# Jacobian is :math:`\mathrm{diag}(2v)`:
+v = mt.tensor([1.0, 2.0, 3.0])
+with mt.GradientTape(persistent=True) as jac_tape:
+    jac_tape.watch(v)
+    q = v * v
+print(jac_tape.gradient(q, v))
+jac_tape.jacobian(q, v)
+
+# %%
+# Each row of the Jacobian is the gradient of one entry of ``q``, and the
+# summed gradient above is the sum of its rows.
+#
+# The text's nested snippet, and why it fails
+# -------------------------------------------
+#
+# The section ends with this TF.js code, meant to show the tape on a part of
+# a computation:
+#
+# .. code-block:: javascript
+#
+#    tf.tidy(() => {
+#      tf.variableGrads(() => {
+#        const tape = tf.grad((x) => x.square().add(10));
+#        const grad = tape(x);
+#      });
+#    });
+#
+# There are two problems. ``tf.grad`` returns a function, not a tape. And the
+# arrow function given to ``variableGrads`` has a body in braces with no
+# ``return``, so it returns ``undefined``, and TF.js stops with *"The result y
+# returned by f() must be a tensor."* A line-by-line translation fails in
+# microtape the same way, with the same sentence and a hint:
+
+
+def body_without_return() -> None:
+    grad_fn = mt.grad(lambda s: s.square().add(10))
+    grad_fn(x)  # computed, then dropped: nothing is returned
+
+
+try:
+    mt.tidy(lambda: mt.variable_grads(body_without_return))  # type: ignore[arg-type]  # the text's bug, on purpose
+except mt.GradientError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# ``mypy --strict`` spots this before anything runs: ``variable_grads`` wants
+# a function that returns a tensor, and this one returns ``None``. (The
+# ``type: ignore`` comment in the code above is there only so that this
+# chapter can show the error at run time.)
+#
+# The fix depends on what we wanted. If we wanted the derivative of
+# :math:`x^2 + 10` at the current ``x``, ``grad`` alone gives it, with no
+# ``variable_grads`` around it. At ``x = 1.28`` we expect :math:`2x = 2.56`:
+mt.tidy(lambda: mt.grad(lambda s: s.square().add(10))(x))
+
+# %%
+# If we wanted ``variable_grads`` to differentiate something *through* that
+# gradient, the function must return it. Then ``variable_grads``
+# differentiates :math:`2x` with respect to the variable ``x``, a second
+# derivative, so we expect 2:
+
+
+def body_with_return() -> mt.Tensor:
+    return mt.grad(lambda s: s.square().add(10))(x)
+
+
+value, grads = mt.tidy(lambda: mt.variable_grads(body_with_return))
+print(value, grads[x])
+
+# %%
+# What we built
+# -------------
+#
+# A tape is a list of records, read backwards. We can list it
+# (``operations``), draw it (``to_dot``) and follow the gradient through it
+# (``summary``). A persistent tape answers many questions, nested tapes give
+# higher derivatives, and ``jacobian`` keeps the outputs apart. TF.js hides
+# all of this inside ``tf.grad``, and its ``variableGrads`` needs a function
+# that returns the loss.
+#
+# Next: chapter 4 checks gradients: their sign and scale, and against finite differences.
