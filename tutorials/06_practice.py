@@ -67,7 +67,7 @@ print(f"lambda_max = {lam_max:.2f}, so lr must stay below {2 / lam_max:.4f}")
 
 # %%
 # We expect 0.01 to be slow, 0.05 to be steady, 0.11 (just under the limit)
-# to be fast but jittery, and 0.125 (just over it) to blow up. Each curve
+# to be the fastest, and 0.125 (just over it) to blow up. Each curve
 # also gets a console **sparkline**, :func:`microtape.sparkline`, on a log
 # scale, so the same picture fits in a terminal or a log file.
 rates = [0.01, 0.05, 0.11, 0.125]
@@ -89,6 +89,13 @@ for lr, losses in sgd_runs.items():
 # corrects. A loss that creeps upwards step after step is the signature of a
 # learning rate that is too large. It is not a bug in the gradient: the
 # gradient is right, and the step is too long.
+#
+# The converging curves have two phases: a quick drop and then a slow
+# tail. The loss is a long, narrow valley. The steep direction (curvature
+# λ_max = 16.7) is fixed within a few steps, and the shallow one (curvature
+# about 0.3) takes the rest of the run. A learning rate small enough for the
+# steep direction is about 55 times too small for the shallow one. This is the
+# problem that momentum and the adaptive optimizers try to solve.
 #
 # Optimizers
 # ----------

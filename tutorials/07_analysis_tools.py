@@ -102,7 +102,8 @@ assert "log" in pow_names and "log" not in square_names  # what the text above s
 for name, prof in (("x ** 2", info), ("square()", square_info)):
     peak = prof.peak_bytes - before
     print(f"{name:<10} {len(prof.kernels)} kernels, peak {peak} bytes above start")
-print("only with ** 2:", dict(pow_names - square_names))
+extra = pow_names - square_names
+print("only with ** 2:", ", ".join(f"{name} x{n}" for name, n in extra.items()))
 
 # %%
 # The gradients are identical either way. Only the cost differs. On four
