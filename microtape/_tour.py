@@ -49,6 +49,30 @@ def _cells(source: str) -> tuple[str, list[tuple[str, str]]]:
     return doc, cells
 
 
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+
+
+def _name(target: str) -> str:
+    if target.startswith("microtape."):
+        return "mt." + target.removeprefix("microtape.")
+    return target
+
+
+def plain(rst: str) -> str:
+    """Turn the chapters' reStructuredText prose into terminal text.
+
+    Examples:
+        >>> from microtape._tour import plain
+        >>> plain("Use :func:`~microtape.grad` on ``x``. .. note:: Careful.")
+        'Use mt.grad on `x`. Note: Careful.'
+    """
+    text = _ROLE.sub(lambda m: _name(m.group(1)), rst)
+    text = text.replace("``", "`")
+    text = re.sub(r"\.\. code-block:: *(\w+)", lambda m: f"In {m.group(1).replace('javascript', 'JavaScript')}:", text)
+    text = re.sub(r"\.\. (note|warning|tip|important)::", lambda m: m.group(1).capitalize() + ":", text)
+    return text
+
+
 def _execute(code: str, namespace: dict[str, object]) -> str:
     """Run a cell; return what it printed plus the repr of a final expression."""
     tree = ast.parse(code)
@@ -69,12 +93,12 @@ def show(path: Path, out: TextIO) -> None:
     """Print one chapter: title, then each cell's prose, code and output."""
     doc, cells = _cells(path.read_text(encoding="utf-8"))
     print(_RULE, file=out)
-    print(doc.strip(), file=out)
+    print(plain(doc.strip()), file=out)
     print(_RULE, file=out)
     namespace: dict[str, object] = {"__name__": "__main__", "__file__": str(path)}
     for prose, code in cells:
         if prose:
-            print(textwrap.fill(" ".join(prose.split()), width=78) if "\n\n" not in prose else prose, file=out)
+            print(plain(prose), file=out)
         if code:
             print(textwrap.indent(code, "    │ "), file=out)
             output = _execute(code, namespace)
