@@ -162,7 +162,9 @@ print(mt.check_grads(line_loss, [w0, b0]))
 # 61 calls. ``mode="fast"`` checks a single random *directional* derivative
 # instead, vᵀ·J·u, for the price of three calls and one backward
 # pass. If that one number disagrees, the checker falls back to the full
-# table, so you still learn which entries are wrong.
+# table, so you still learn which entries are wrong. The test matrix comes
+# from ``mt.random_normal(shape, seed=...)``, which draws normal samples from
+# its own seeded generator, so the page shows the same numbers on every build.
 big = mt.random_normal((6, 5), seed=4)
 
 
@@ -292,7 +294,8 @@ mt.check_grads(model, [inputs, w1, w2]).raise_if_failed().ok
 # Some gradients are not slightly wrong but not numbers at all. A classic
 # case is a distance √(Σ(a − b)²) evaluated where a = b. The value is a
 # harmless 0, but the slope of √u at u = 0 is infinite, and ∞ · 0 gives
-# NaN. We expect a finite loss and a NaN gradient.
+# NaN. We expect a finite loss and a NaN gradient. ``mt.value_and_grad`` is
+# the one-input form of chapter 2's ``value_and_grads``.
 target = mt.tensor1d([1.0, 2.0])
 
 
