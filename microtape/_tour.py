@@ -27,25 +27,34 @@ def chapters() -> list[Path]:
     return sorted(TUTORIALS.glob("[0-9][0-9]_*.py")) if TUTORIALS.is_dir() else []
 
 
-def _cells(source: str) -> tuple[str, list[tuple[str, str]]]:
-    """Split a chapter into its title docstring and (prose, code) cells."""
+def _cells(source: str) -> tuple[str, list[tuple[str, str, int]]]:
+    """Split a chapter into its title docstring and (prose, code, first code line) cells."""
     module = ast.parse(source)
     doc = ast.get_docstring(module) or ""
-    body = source
-    if module.body and isinstance(module.body[0], ast.Expr):
-        end = module.body[0].end_lineno or 0
-        body = "\n".join(source.splitlines()[end:])
-    cells = []
-    for chunk in re.split(r"^# %%.*$", body, flags=re.MULTILINE):
-        prose: list[str] = []
-        code: list[str] = []
-        for line in chunk.strip("\n").splitlines():
-            if not code and (line.startswith("#") or not line.strip()):
-                prose.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
-            else:
-                code.append(line)
+    lines = source.splitlines()
+    start = module.body[0].end_lineno or 0 if module.body and isinstance(module.body[0], ast.Expr) else 0
+    cells: list[tuple[str, str, int]] = []
+    prose: list[str] = []
+    code: list[str] = []
+    code_line = 0
+
+    def flush() -> None:
+        while code and not code[-1].strip():
+            code.pop()
         if prose or code:
-            cells.append(("\n".join(prose).strip(), "\n".join(code).strip()))
+            cells.append(("\n".join(prose).strip(), "\n".join(code), code_line))
+
+    for number, line in enumerate(lines[start:], start=start + 1):
+        if line.startswith("# %%"):
+            flush()
+            prose, code = [], []
+        elif not code and (line.startswith("#") or not line.strip()):
+            prose.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
+        else:
+            if not code:
+                code_line = number
+            code.append(line)
+    flush()
     return doc, cells
 
 
@@ -73,17 +82,22 @@ def plain(rst: str) -> str:
     return text
 
 
-def _execute(code: str, namespace: dict[str, object]) -> str:
-    """Run a cell; return what it printed plus the repr of a final expression."""
+def _execute(code: str, namespace: dict[str, object], filename: str = "<tour>", line: int = 1) -> str:
+    """Run a cell; return what it printed plus the repr of a final expression.
+
+    Line numbers are those of the chapter file, so leak reports and tracebacks
+    point at the chapter's real lines.
+    """
     tree = ast.parse(code)
+    ast.increment_lineno(tree, line - 1)
     last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     if last is not None:
         tree.body = tree.body[:-1]
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        exec(compile(tree, "<tour>", "exec"), namespace)  # noqa: S102 - running our own chapters is the point
+        exec(compile(tree, filename, "exec"), namespace)  # noqa: S102 - running our own chapters is the point
         if last is not None:
-            value = eval(compile(ast.Expression(last.value), "<tour>", "eval"), namespace)  # noqa: S307
+            value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)  # noqa: S307
             if value is not None:
                 print(repr(value))
     return buffer.getvalue()
@@ -96,12 +110,12 @@ def show(path: Path, out: TextIO) -> None:
     print(plain(doc.strip()), file=out)
     print(_RULE, file=out)
     namespace: dict[str, object] = {"__name__": "__main__", "__file__": str(path)}
-    for prose, code in cells:
+    for prose, code, line in cells:
         if prose:
             print(plain(prose), file=out)
         if code:
             print(textwrap.indent(code, "    │ "), file=out)
-            output = _execute(code, namespace)
+            output = _execute(code, namespace, str(path), line)
             if output:
                 print(textwrap.indent(output.rstrip("\n"), "    ▸ "), file=out)
         print(file=out)

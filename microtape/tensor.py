@@ -611,10 +611,17 @@ def as_tensor(value: TensorLike) -> Tensor:
 
 
 def format_number(v: float) -> str:
-    """Four significant digits, always looking like a float: 1.0, 2.718, 1e-05."""
+    """Four significant digits, always looking like a float: 1.0, 2.718, 1e-05, 1.2e+11.
+
+    Examples:
+        >>> from microtape.tensor import format_number
+        >>> [format_number(v) for v in (1.0, math.e, 1e-5, 123456.0, -0.0)]
+        ['1.0', '2.718', '1e-05', '1.235e+05', '-0.0']
+    """
     if v != v or v in (math.inf, -math.inf):
         return repr(v)
-    return repr(float(f"{v:.4g}"))
+    text = f"{v:.4g}"
+    return text if "e" in text else repr(float(text))
 
 
 def format_values(data: list[float], shape: Shape) -> str:
