@@ -81,6 +81,9 @@ class ShapeError(MicrotapeError, ValueError):
         ((2, 3), (2,))
     """
 
+    op: str
+    shapes: tuple[object, ...]
+
 
 class InvalidArgumentError(MicrotapeError, ValueError):
     """A value that is not allowed: an axis out of range, a bad option string.
@@ -92,6 +95,10 @@ class InvalidArgumentError(MicrotapeError, ValueError):
         ...     err.axis
         2
     """
+
+    op: str
+    value: object
+    axis: object
 
 
 class TapeError(MicrotapeError, RuntimeError):
@@ -135,6 +142,8 @@ class VariableError(MicrotapeError, ValueError):
         'only_one'
     """
 
+    name: str
+
 
 class DisposedTensorError(MicrotapeError, RuntimeError):
     """A tensor was read after ``dispose()`` or after its tidy scope ended.
@@ -150,6 +159,11 @@ class DisposedTensorError(MicrotapeError, RuntimeError):
         ...     print(str(err).split(":")[0])
         Tensor is disposed
     """
+
+    tensor_id: int
+    op: str
+    shape: tuple[int, ...]
+    disposed_by: str
 
 
 class TidyError(MicrotapeError, TypeError):
@@ -177,6 +191,9 @@ class LeakError(MicrotapeError, RuntimeError):
         1
     """
 
+    count: int
+    groups: list[object]
+
 
 class GradientCheckError(MicrotapeError, AssertionError):
     """Analytic gradients disagree with finite differences.
@@ -193,6 +210,9 @@ class GradientCheckError(MicrotapeError, AssertionError):
         caught
     """
 
+    report: object
+    culprit: object
+
 
 class NumericsError(MicrotapeError, ArithmeticError):
     """``check_numerics`` found NaN or Inf values.
@@ -204,6 +224,10 @@ class NumericsError(MicrotapeError, ArithmeticError):
         ...     print(str(err).splitlines()[0])
         loss : Tensor had NaN values
     """
+
+    nans: int
+    infs: int
+    shape: tuple[int, ...]
 
 
 class AnomalyError(MicrotapeError, ArithmeticError):
@@ -217,6 +241,11 @@ class AnomalyError(MicrotapeError, ArithmeticError):
         ...         print(err.op, err.phase)
         log forward
     """
+
+    op: str
+    phase: str
+    kind: str
+    where: str
 
 
 class CheckpointError(MicrotapeError, ValueError):

@@ -217,7 +217,7 @@ def test_matmul_shapes() -> None:
     assert (mt.tensor([1.0, 2.0]) @ mt.tensor([3.0, 4.0])).item() == 11.0
     with pytest.raises(mt.ShapeError, match="inner dimensions") as info:
         a @ mt.ones((3, 3))
-    assert info.value.shapes == ((3, 2), (3, 3))  # type: ignore[attr-defined]
+    assert info.value.shapes == ((3, 2), (3, 3))
     with pytest.raises(mt.ShapeError, match="rank 3"):
         mt.ones((2, 2, 2)) @ a
 

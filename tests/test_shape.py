@@ -36,7 +36,7 @@ def test_broadcast_error_names_shapes_and_hints() -> None:
     with pytest.raises(mt.ShapeError) as info:
         broadcast_shapes((2, 3), (2,), "mul")
     err = info.value
-    assert err.shapes == ((2, 3), (2,))  # type: ignore[attr-defined]
+    assert err.shapes == ((2, 3), (2,))
     text = str(err)
     assert "mul" in text and "(2, 3)" in text and "(2,)" in text
     assert "reshape" in text and "hint" in text
