@@ -477,7 +477,7 @@ def test_a_bad_gradient_after_good_ones_changes_nothing(trained: tuple[Optimizer
     before = snapshot(opt, w, b)
     with pytest.raises(mt.ShapeError) as info:
         opt.apply_gradients(grads)
-    assert info.value.shapes == ((3,), ())  # type: ignore[attr-defined]  # facts are attributes
+    assert info.value.shapes == ((3,), ())
     assert snapshot(opt, w, b) == before
     assert "b_err" not in opt.slots
     opt.dispose()
