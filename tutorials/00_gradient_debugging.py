@@ -107,26 +107,27 @@ mt.grad(lambda t: (t * t).sum())(x)
 #
 # Gradient descent repeats one update: :math:`w \leftarrow w - \eta \, dL/dw`,
 # with a *learning rate* :math:`\eta`. The gradient points uphill, so the step
-# goes against it. For our loss, :math:`\eta = 0.05` should take ``w`` from
-# 0.5 to about 2 in a few steps:
-learning_rate = 0.05
+# goes against it. For our loss, :math:`\eta = 0.02` should take ``w`` from
+# 0.5 towards 2, a little closer with every step:
+learning_rate = 0.02
 path = [0.5]
-for step in range(6):
+for step in range(8):
     current = mt.scalar(path[-1])
+    loss_now = loss_fn(current).item()
     g = dloss_dw(current).item()
+    print(f"step {step}: w = {path[-1]:.4f}  L = {loss_now:<8.4g}  dL/dw = {g:.4g}")
     path.append(path[-1] - learning_rate * g)
-    print(f"step {step}: w = {path[-2]:.4f}  L = {loss_fn(current).item():<9.3g} dL/dw = {g:.4g}")
 
 # %%
-# Each step cuts the distance to 2 by a factor of ten (here
-# :math:`w - 2` shrinks by :math:`1 - 18\eta = 0.1`), and the gradient shrinks
-# with it. The picture below shows the same path on the loss curve.
+# Each step multiplies the distance to 2 by :math:`1 - 18\eta = 0.64`, and the
+# gradient shrinks with it, so the steps get shorter as the slope flattens.
+# The picture shows the same path on the loss curve.
 import matplotlib.pyplot as plt
 
 grid = [i / 20 for i in range(-10, 71)]
 fig, ax = plt.subplots(figsize=(6.4, 3.4))
-ax.plot(grid, [(3 * v - 6) ** 2 for v in grid], color="0.6", label="L(w) = (3w - 6)²")
-ax.plot(path, [(3 * v - 6) ** 2 for v in path], "o-", color="tab:red", label="SGD steps, η = 0.05")
+ax.plot(grid, [(3 * v - 6) ** 2 for v in grid], color="0.6", label="L(w)")
+ax.plot(path, [(3 * v - 6) ** 2 for v in path], "o-", color="tab:red", label="SGD, η = 0.02")
 ax.set(xlabel="w", ylabel="loss", title="Gradient descent walks downhill")
 ax.legend()
 fig.tight_layout()

@@ -91,6 +91,16 @@ mt.grad(lambda w_: loss_fn(w_, b))(w)
 mt.grads(loss_fn)([w, b])
 
 # %%
+# A gradient needs an unbroken chain of microtape ops from the input to the
+# output. Converting to a Python number breaks the chain: ``mt.scalar(w_.item())``
+# is a new constant that knows nothing about ``w_``. ``grad`` checks this before
+# any backward work and says so, starting with TF.js's own sentence:
+try:
+    mt.grad(lambda w_: loss_fn(mt.scalar(w_.item()), b))(w)
+except mt.GradientError as err:
+    print(err)
+
+# %%
 # :func:`~microtape.value_and_grads` returns the loss as well, so one call
 # gives what a training loop needs. TF.js returns an object ``{value, grads}``,
 # and microtape returns a tuple:
@@ -212,7 +222,7 @@ import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(6.4, 3.2))
 ax.semilogy(losses, color="tab:blue")
-ax.set(xlabel="step", ylabel="loss (log scale)", title="Fitting y = 2x - 1 with variable_grads")
+ax.set(xlabel="step", ylabel="loss (log scale)", title="Fitting y = 2x - 1")
 fig.tight_layout()
 
 # %%

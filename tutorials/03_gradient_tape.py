@@ -66,22 +66,35 @@ tape.gradient(loss, [line_w, line_b])
 # The tape as a graph
 # -------------------
 #
-# :meth:`~microtape.GradientTape.to_dot` writes the records as a Graphviz
-# graph. Tensors are boxes (the watched variables are filled), ops are
-# ellipses, and after ``gradient()`` each op's output edge carries the norm of the
-# gradient that flowed back through it. We render it with Graphviz's ``dot``
-# program. If ``dot`` is not installed, the text of the graph is printed instead.
+# :meth:`~microtape.GradientTape.to_dot` writes the records as a graph in
+# Graphviz's text format. Tensors are boxes (the watched variables are
+# filled), ops are ellipses, and after ``gradient()`` the edge out of each op
+# carries the norm of the gradient that flowed back through it. The first
+# lines:
 dot_text = tape.to_dot()
-if shutil.which("dot"):
-    png = subprocess.run(["dot", "-Tpng", "-Gdpi=150"], input=dot_text.encode(), capture_output=True, check=True)
-    fig, ax = plt.subplots(figsize=(12, 2.2))
-    ax.imshow(plt.imread(io.BytesIO(png.stdout), format="png"))
-    ax.set_axis_off()
-    fig.tight_layout(pad=0)
-else:
-    print(dot_text)
+print("\n".join(dot_text.splitlines()[:8]))
 
 # %%
+# Graphviz's ``dot`` program draws it. The graph is a long chain, so we turn
+# ``rankdir`` from left-to-right to top-to-bottom to fit the page, and show the
+# picture with matplotlib. If ``dot`` is not installed, the text is printed
+# instead.
+vertical = dot_text.replace("rankdir=LR", "rankdir=TB")
+if shutil.which("dot"):
+    command = ["dot", "-Tpng", "-Gdpi=100", "-Efontname=Helvetica"]
+    png = subprocess.run(command, input=vertical.encode(), capture_output=True, check=True)
+    image = plt.imread(io.BytesIO(png.stdout), format="png")
+    fig = plt.figure(figsize=(image.shape[1] / 100, image.shape[0] / 100))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.imshow(image)
+    ax.set_axis_off()
+else:
+    print(vertical)
+
+# %%
+# Follow the ``|g|`` labels from the bottom up: this is the order in which the
+# backward pass visits the ops.
+#
 # The same story as a table
 # -------------------------
 #
@@ -156,7 +169,8 @@ def sgd_step() -> None:
 
 
 mt.tidy(sgd_step)
-print(x, y)
+print(x)
+print(y)
 
 # %%
 # The text's own form, with ``tf.grads``, works in microtape as well. ``grads``
@@ -171,7 +185,8 @@ def grads_step() -> None:
 
 
 mt.tidy(grads_step)
-print(x, y)
+print(x)
+print(y)
 
 # %%
 # .. note:: The text also creates ``const optimizer = tf.train.sgd(0.1)``
@@ -248,7 +263,8 @@ def body_without_return() -> None:
 
 
 try:
-    mt.tidy(lambda: mt.variable_grads(body_without_return))  # type: ignore[arg-type]  # the text's bug, on purpose
+    # The text's bug, on purpose; the comment at the end of the next line tells mypy so.
+    mt.tidy(lambda: mt.variable_grads(body_without_return))  # type: ignore[arg-type]
 except mt.GradientError as err:
     print(f"{type(err).__name__}: {err}")
 

@@ -75,7 +75,8 @@ def _directive(name: str, obj: object) -> list[str]:
     if inspect.isclass(obj) and issubclass(obj, BaseException):
         return [f".. autoexception:: {target}", "   :members:", "   :show-inheritance:", ""]
     if inspect.isclass(obj):
-        return [f".. autoclass:: {target}", "   :members:", "   :show-inheritance:", ""]
+        bases = [] if obj.__bases__ == (object,) else ["   :show-inheritance:"]  # no "Bases: object" lines
+        return [f".. autoclass:: {target}", "   :members:", *bases, ""]
     if callable(obj):
         return [f".. autofunction:: {target}", ""]
     return [f".. autodata:: {target}", "   :no-value:", ""]
@@ -270,17 +271,23 @@ def _alias_names_in_unions() -> None:
     sphinx_typing.stringify_annotation = stringify
 
 
+def _looks_like_a_type(text: str) -> bool:
+    """``list[Tensor] | None`` is a type; ``Always ``"float64"```` or ``The ops in order`` is not."""
+    flat = re.sub(r"\[[^\]]*\]", "", text)
+    return all(" " not in part.strip() for part in re.split(r"[|,]", flat))
+
+
 def _property_summary(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
     """Keep napoleon from reading a property's first sentence as its type.
 
     napoleon treats ``"Words here: more words"`` at the top of a property's
     docstring as ``type: description``; when the part before the colon is a
-    phrase, not a type, use a dash instead.
+    phrase, not a type, join the two parts with a dash instead.
     """
     if what not in ("property", "attribute") or not lines:
         return
     head, colon, rest = lines[0].partition(": ")
-    if colon and len(head.split()) >= 3 and not any(c in head for c in "[]|`"):
+    if colon and not _looks_like_a_type(head):
         lines[0] = f"{head} \N{EM DASH} {rest}"
 
 
@@ -299,13 +306,16 @@ def _bars_are_text(app: Sphinx, what: str, name: str, obj: object, options: obje
 def _factory_defaults(
     app: Sphinx, what: str, name: str, obj: object, options: object, signature: str | None, return_annotation: str | None
 ) -> tuple[str | None, str | None] | None:
-    """Show a dataclass field's ``default_factory`` as ``...``.
+    """Show a dataclass field's ``default_factory`` as ``...``; drop a Protocol's signature.
 
-    ``inspect`` renders it as ``<factory>``, which is not Python, so Sphinx
-    gives up parsing the whole signature and prints it as raw text.
+    ``inspect`` renders a factory default as ``<factory>``, which is not
+    Python, so Sphinx gives up parsing the whole signature and prints it as
+    raw text.
     """
     if signature and "<factory>" in signature:
         return signature.replace("<factory>", "..."), return_annotation
+    if what == "class" and signature == "(*args, **kwargs)":
+        return "", return_annotation  # a Protocol: nothing to call, so no signature
     return None
 
 
@@ -356,6 +366,28 @@ class MtRole(SphinxRole):
         return [ref], []
 
 
+class ChapterRole(SphinxRole):
+    """``:chapter:`4``` links to the chapter ``tutorials/04_*.py`` (text: "chapter 4").
+
+    While the chapter does not exist yet it renders as plain text, so pages can
+    point at chapters that are still being written. ``:chapter:`Chapter 4 <4>```
+    sets the text.
+    """
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        explicit, title, number = split_explicit_title(self.text)
+        label = title if explicit else f"chapter {int(number)}"
+        found = sorted((Path(self.env.srcdir).parent / "tutorials").glob(f"{int(number):02d}_*.py"))
+        text = nodes.inline(label, label)
+        if not found:
+            return [text], []
+        ref = pending_xref(
+            "", text, refdomain="std", reftype="doc", reftarget=f"/book/{found[0].stem}",
+            refexplicit=True, refwarn=True, refdoc=self.env.docname,
+        )
+        return [ref], []
+
+
 # -- .. book-contents:: -----------------------------------------------------------
 
 
@@ -403,7 +435,7 @@ class ExerciseListDirective(SphinxDirective):
         starters = sorted((tutorials / "exercises").glob("ex[0-9][0-9]*.py"))
         if not starters:
             return _parse(self, ["*The exercises are being written; they will be listed here.*"])
-        lines = [".. list-table::", "   :header-rows: 1", "   :widths: 35 15 50", "",
+        lines = [".. list-table::", "   :header-rows: 1", "   :widths: 40 12 48", "",
                  "   * - File", "     - After chapter", "     - Task"]
         for path in starters:
             self.env.note_dependency(str(path))
@@ -416,7 +448,7 @@ class ExerciseListDirective(SphinxDirective):
                 doc = ""
             task = doc.strip().splitlines()[0] if doc.strip() else ""
             task = task.replace("|", "\\|") or "\\-"
-            lines += [f"   * - ``exercises/{path.name}``", f"     - {chapter}", f"     - {task}"]
+            lines += [f"   * - ``{path.name}``", f"     - {chapter}", f"     - {task}"]
         return _parse(self, lines)
 
 
@@ -424,6 +456,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("exercise-list", ExerciseListDirective)
     _alias_names_in_unions()
     app.add_role("mt", MtRole())
+    app.add_role("chapter", ChapterRole())
     app.add_directive("book-contents", BookContentsDirective)
     app.connect("autodoc-process-signature", _factory_defaults)
     app.connect("autodoc-process-docstring", _property_summary, priority=400)  # before napoleon (500)
