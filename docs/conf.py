@@ -43,7 +43,7 @@ extensions = [
     "microtape_api",  # docs/_ext/microtape_api.py: the API page, generated from microtape.__all__
 ]
 
-exclude_patterns = ["_build", "**/*.ipynb", "**/*.zip", "**/*.py", "**/*.md5", "**/*.pickle"]
+exclude_patterns = ["_build"]
 templates_path: list[str] = []
 python_use_unqualified_type_names = True  # signatures show Tensor, not microtape.tensor.Tensor
 nitpicky = True  # a broken :class:/:func: reference is an error, not a silent plain word
@@ -134,4 +134,4 @@ assert re.search(sphinx_gallery_conf["ignore_pattern"], "starter.py") is not Non
 
 # -- Doctest builder (python -m sphinx -b doctest -D plot_gallery=0 docs out) ----------------
 
-doctest_global_setup = "import microtape as mt"
+doctest_global_setup = "import math\nimport microtape as mt"
