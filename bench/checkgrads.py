@@ -1,0 +1,136 @@
+"""Workload 5: ``mt.check_grads`` of f(W, x) = sum(tanh(W @ x)).
+
+``n`` is the length of x, and W has shape (8, n), so both inputs count and
+there are 9n input entries in all (144, 576 and 2304 for n = 16, 64, 256);
+one evaluation of f costs 8n multiplications.
+
+* ``mode="full"`` evaluates f 2·9n + 1 times and compares every entry. The
+  baseline is plain-Python central differences of the same f written with
+  lists (2·9n evaluations, no analytic gradient, no report): the checker's
+  unavoidable cost. Target: at most 1.5x.
+* ``mode="fast"`` checks one random directional derivative: 3 evaluations of
+  f and one backward pass whatever n is. The baseline is the same directional
+  central difference in plain Python (3 evaluations). Target: the number of
+  evaluations stays flat in n.
+
+Run: ``python bench/checkgrads.py [--quick] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+
+import microtape as mt
+from _timing import Config, Row, compare, fmt_time
+
+ROWS = 8
+EPS = 1e-6
+Matrix = list[list[float]]
+mul = operator.mul
+
+
+def plain_f(w: Matrix, x: list[float]) -> float:
+    return sum([math.tanh(sum(map(mul, row, x))) for row in w])
+
+
+def plain_central(w: Matrix, x: list[float]) -> list[float]:
+    """Central differences of plain_f for every entry of w, then of x."""
+    grads: list[float] = []
+    for vec in [*w, x]:
+        for j in range(len(vec)):
+            keep = vec[j]
+            vec[j] = keep + EPS
+            plus = plain_f(w, x)
+            vec[j] = keep - EPS
+            minus = plain_f(w, x)
+            vec[j] = keep
+            grads.append((plus - minus) / (2 * EPS))
+    return grads
+
+
+def plain_directional(w: Matrix, x: list[float], u: Matrix, ux: list[float]) -> float:
+    """(f(p + εu) - f(p - εu)) / 2ε with f(p) too: what fast mode evaluates."""
+
+    def at(t: float) -> float:
+        return plain_f([[a + t * b for a, b in zip(r, ur)] for r, ur in zip(w, u)], [a + t * b for a, b in zip(x, ux)])
+
+    plus, minus, _ = at(EPS), at(-EPS), at(0.0)
+    return (plus - minus) / (2 * EPS)
+
+
+def f(w: mt.Tensor, x: mt.Tensor) -> mt.Tensor:
+    return mt.tanh(w @ x).sum()
+
+
+def analytic(w: Matrix, x: list[float]) -> list[float]:
+    """Exact gradient: d/dW[i][j] = (1 - tanh²(s_i)) x_j, d/dx_j = Σ_i (1 - tanh²(s_i)) W[i][j]."""
+    d = [1.0 - math.tanh(sum(map(mul, row, x))) ** 2 for row in w]
+    dw = [di * xj for di in d for xj in x]
+    dx = [sum(map(mul, d, col)) for col in zip(*w)]
+    return dw + dx
+
+
+def run(cfg: Config) -> list[Row]:
+    sizes = (4,) if cfg.quick else (16, 64, 256)
+    rows: list[Row] = []
+    fast_evals: dict[int, int] = {}
+    fast_rows: list[tuple[int, float, float, float]] = []
+    for n in sizes:
+        rng = random.Random(n)
+        w = [[rng.uniform(-0.5, 0.5) for _ in range(n)] for _ in range(ROWS)]
+        x = [rng.uniform(-0.5, 0.5) for _ in range(n)]
+        tw, tx = mt.keep(mt.tensor(w)), mt.keep(mt.tensor(x))
+        try:
+            exact = analytic(w, x)
+            numeric = plain_central(w, x)
+            assert all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-8) for a, b in zip(exact, numeric))
+            report = mt.check_grads(f, [tw, tx], eps=EPS, mode="full")
+            assert report.ok and report.evaluations == 2 * 9 * n + 1, report
+            full = compare(lambda: mt.check_grads(f, [tw, tx], eps=EPS, mode="full"), lambda: plain_central(w, x), cfg)
+            rows.append(
+                Row(
+                    f"check_grads full, n={n} ({9 * n} inputs)",
+                    fmt_time(full.a),
+                    fmt_time(full.b),
+                    full.ratio,
+                    "<= 1.5x",
+                    full.ratio <= 1.5,
+                    1.5,
+                )
+            )
+            fast = mt.check_grads(f, [tw, tx], eps=EPS, mode="fast", seed=0)
+            assert fast.ok
+            fast_evals[n] = fast.evaluations
+            u = [[rng.uniform(-1.0, 1.0) for _ in range(n)] for _ in range(ROWS)]
+            ux = [rng.uniform(-1.0, 1.0) for _ in range(n)]
+            t = compare(
+                lambda: mt.check_grads(f, [tw, tx], eps=EPS, mode="fast", seed=0),
+                lambda: plain_directional(w, x, u, ux),
+                cfg,
+            )
+            fast_rows.append((n, t.a, t.b, t.ratio))
+        finally:
+            mt.dispose([tw, tx])
+    flat = len(set(fast_evals.values())) == 1
+    for n, a, b, ratio in fast_rows:
+        rows.append(
+            Row(
+                f"check_grads fast, n={n}: {fast_evals[n]} evaluations of f",
+                fmt_time(a),
+                fmt_time(b) + " (3 evals)",
+                ratio,
+                "evaluations flat in n",
+                flat,
+            )
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    import sys
+
+    from run import main
+
+    sys.exit(main(["--only", "checkgrads", *sys.argv[1:]]))

@@ -1,0 +1,75 @@
+"""Workload 4: a 64x64 matmul, loss = sum(C * C), gradients for both inputs.
+
+Here the arithmetic is big (three 64x64x64 products: forward, dA, dB) and the
+op count small, so the ratio shows what microtape adds on top of the
+kernel. The baseline is the fastest plain-Python matmul we know: rows of A
+against the columns of B (``zip(*B)``) with ``sum(map(operator.mul, row,
+col))``, and the backward written by hand: dC = 2C, dA = dC Bᵀ, dB = Aᵀ dC.
+
+Run: ``python bench/matmul.py [--quick] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+
+import microtape as mt
+from _timing import Config, Row, compare, ratio_row
+
+Matrix = list[list[float]]
+mul = operator.mul
+
+
+def plain_grads(a: Matrix, b: Matrix) -> tuple[float, Matrix, Matrix]:
+    """(loss, dA, dB) of loss = sum((A @ B)²), by hand."""
+    c = [[sum(map(mul, row, col)) for col in zip(*b)] for row in a]
+    loss = sum([v * v for row in c for v in row])
+    dc = [[2.0 * v for v in row] for row in c]
+    da = [[sum(map(mul, drow, brow)) for brow in b] for drow in dc]  # dC @ Bᵀ: rows against rows
+    dct = list(zip(*dc))
+    db = [[sum(map(mul, acol, dcol)) for dcol in dct] for acol in zip(*a)]  # Aᵀ @ dC
+    return loss, da, db
+
+
+def tape_grads(a: mt.Tensor, b: mt.Tensor) -> tuple[float, list[float], list[float]]:
+    """The same with a GradientTape; returns flat gradients."""
+
+    def run() -> tuple[float, list[float], list[float]]:
+        with mt.GradientTape() as tape:
+            tape.watch([a, b])
+            c = a @ b
+            loss = (c * c).sum()
+        da, db = tape.gradient(loss, [a, b])
+        assert da is not None and db is not None
+        return loss.item(), da.data_sync(), db.data_sync()
+
+    return mt.tidy(run)
+
+
+def run(cfg: Config) -> list[Row]:
+    n = 8 if cfg.quick else 64
+    rng = random.Random(0)
+    a = [[rng.uniform(-1.0, 1.0) for _ in range(n)] for _ in range(n)]
+    b = [[rng.uniform(-1.0, 1.0) for _ in range(n)] for _ in range(n)]
+    ta, tb = mt.keep(mt.tensor(a)), mt.keep(mt.tensor(b))
+    try:
+        loss_p, da_p, db_p = plain_grads(a, b)
+        loss_t, da_t, db_t = tape_grads(ta, tb)
+        assert math.isclose(loss_p, loss_t, rel_tol=1e-12)
+        for mine, theirs in ((da_p, da_t), (db_p, db_t)):
+            flat = [v for row in mine for v in row]
+            assert all(math.isclose(u, v, rel_tol=1e-9, abs_tol=1e-12) for u, v in zip(flat, theirs))
+        t = compare(lambda: tape_grads(ta, tb), lambda: plain_grads(a, b), cfg)
+    finally:
+        mt.dispose([ta, tb])
+    return [ratio_row(f"{n}x{n} matmul, sum(C*C), dA and dB", t, 1.3)]
+
+
+if __name__ == "__main__":
+    import sys
+
+    from run import main
+
+    sys.exit(main(["--only", "matmul", *sys.argv[1:]]))
