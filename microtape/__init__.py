@@ -40,6 +40,7 @@ from .errors import TapeError as TapeError
 from .errors import TidyError as TidyError
 from .errors import VariableError as VariableError
 from .frames import next_frame as next_frame
+from .functional import GradientKeyError as GradientKeyError
 from .functional import GradMap as GradMap
 from .functional import VariableGrads as VariableGrads
 from .functional import custom_grad as custom_grad
@@ -122,6 +123,7 @@ __all__ = [
     "GradStats",
     "GradientCheckError",
     "GradientError",
+    "GradientKeyError",
     "GradientMonitor",
     "GradientTape",
     "InvalidArgumentError",

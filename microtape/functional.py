@@ -24,6 +24,7 @@ from .variable import Variable
 
 __all__ = [
     "GradMap",
+    "GradientKeyError",
     "VariableGrads",
     "custom_grad",
     "grad",
@@ -243,7 +244,21 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, lis
 
 
 class GradientKeyError(MicrotapeError, KeyError):
-    """A gradient was looked up for a variable that has none."""
+    """A gradient was looked up for a variable that has none.
+
+    It is a ``KeyError`` too, so ``grads.get(w)`` and ``w in grads`` behave
+    as for any mapping.
+
+    Examples:
+        >>> a = mt.variable(mt.scalar(1.0), name="a_key")
+        >>> unused = mt.variable(mt.scalar(1.0), name="unused_key")
+        >>> _, gs = mt.variable_grads(lambda: a * 2.0, [a])
+        >>> try:
+        ...     gs[unused]
+        ... except mt.GradientKeyError as err:
+        ...     print(str(err).splitlines()[0])
+        no gradient for Variable(1.0, shape=(), name='unused_key', trainable=True).
+    """
 
     def __str__(self) -> str:
         return self.message
@@ -305,7 +320,15 @@ class GradMap(Mapping[str, Tensor]):
 
 
 class VariableGrads(NamedTuple):
-    """What :func:`variable_grads` returns: ``.value`` and ``.grads``; unpacks as a pair."""
+    """What :func:`variable_grads` returns: ``.value`` and ``.grads``; unpacks as a pair.
+
+    Examples:
+        >>> v = mt.variable(mt.scalar(3.0), name="v_result")
+        >>> result = mt.variable_grads(lambda: v * v)
+        >>> result.value, result.grads["v_result"]
+        (Tensor(9.0, shape=()), Tensor(6.0, shape=()))
+        >>> value, grads = result          # unpacks like TF.js's {value, grads}
+    """
 
     value: Tensor
     grads: GradMap

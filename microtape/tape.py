@@ -494,7 +494,7 @@ class GradientTape:
 
     @property
     def operations(self) -> list[Operation]:
-        """The recorded ops in order: name, input shapes, output shape, ids.
+        """The recorded ops in order, each with its name, input shapes, output shape and ids.
 
         Examples:
             >>> w = mt.variable(mt.tensor([1.0, 2.0]), name="w_ops")
@@ -544,11 +544,13 @@ class GradientTape:
             "   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows
         )
 
-    def to_dot(self, grad_norms: bool = True, title: str = "tape") -> str:
+    def to_dot(self, grad_norms: bool = True, title: str = "tape", rankdir: str = "LR") -> str:
         """Graphviz text of the recorded graph: tensors as boxes, ops as ellipses.
 
         After ``gradient()``, edges into an op's output carry the gradient
         norm that flowed back through them (``grad_norms=False`` hides them).
+        ``rankdir`` is Graphviz's layout direction: ``"LR"`` (left to right,
+        the default) or ``"TB"`` (top to bottom, better for long chains).
         Render with ``dot -Tsvg``, or in the book with ``.. graphviz::``.
 
         Examples:
@@ -559,7 +561,21 @@ class GradientTape:
             >>> print(tape.to_dot().splitlines()[0])
             digraph tape {
         """
-        lines = [f"digraph {_dot_id(title)} {{", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];']
+        if rankdir not in ("LR", "TB", "RL", "BT"):
+            raise InvalidArgumentError(
+                explain(
+                    f"to_dot(rankdir={rankdir!r}) is not a Graphviz direction.",
+                    'rankdir is "LR", "TB", "RL" or "BT".',
+                    'use rankdir="TB" for a top-to-bottom drawing.',
+                ),
+                value=rankdir,
+            )
+        lines = [
+            f"digraph {_dot_id(title)} {{",
+            f"  rankdir={rankdir};",
+            '  node [fontname="Helvetica", fontsize=10];',
+            '  edge [fontname="Helvetica", fontsize=9];',
+        ]
         seen: set[int] = set()
 
         def tensor_node(t: Tensor) -> str:

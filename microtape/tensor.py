@@ -86,7 +86,7 @@ class Tensor:
 
     @property
     def dtype(self) -> str:
-        """Always ``"float64"``: entries are Python floats."""
+        """Always ``"float64"``, because entries are Python floats."""
         return DTYPE
 
     @property
