@@ -45,6 +45,9 @@ class Op:
     rerun: Callable[..., tuple[Tensor, dict[str, object]]] | None = None
     """For ops made by ``custom_grad``: run again at new inputs, giving (out, params)
     with a fresh ``grad_fn`` (the gradient checker's culprit finder needs it)."""
+    wants_needs: bool = False
+    """The VJP takes ``needs=(bool, ...)``: which inputs need a gradient, so it can
+    skip the others (a constant operand's gradient is never asked for)."""
 
 
 _NO_PARAMS: dict[str, object] = {}  # shared by calls without settings; never mutated
@@ -62,8 +65,13 @@ class Primitive(Generic[P]):
         functools.update_wrapper(self, forward)  # doctest and autodoc see the forward's docstring
 
     def defvjp(self, vjp: Callable[..., Grads]) -> Callable[..., Grads]:
-        """Attach the VJP ``vjp(dout, out, *inputs, **params) -> Grads``."""
+        """Attach the VJP ``vjp(dout, out, *inputs, **params) -> Grads``.
+
+        A VJP with a keyword ``needs`` is told which inputs need a gradient and
+        may return ``None`` for the others.
+        """
         self.op.vjp = vjp
+        self.op.wants_needs = "needs" in inspect.signature(vjp).parameters
         return vjp
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Tensor:

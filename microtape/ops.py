@@ -6,6 +6,11 @@ with public ops, so an outer tape records it and higher-order gradients come
 for free. A VJP repeats its forward's keyword defaults. ``unbroadcast`` and
 ``unreduce`` at the top are the adjoints of broadcasting and reducing: where
 the forward copied an entry, the backward sums the copies' gradients.
+
+A binary VJP may take ``needs=(bool, bool)``: the tape says which inputs
+need a gradient, and the VJP skips the others (the gradient of a constant
+operand such as the 2.0 in ``x * 2.0`` is never computed). Without it, a
+VJP returns every input's gradient.
 """
 
 from __future__ import annotations
@@ -73,6 +78,8 @@ __all__ = [
 
 _INF = math.inf
 _NAN = math.nan
+_BOTH = (True, True)
+_ALL3 = (True, True, True)
 
 
 def _const(v: float) -> Tensor:
@@ -184,8 +191,11 @@ def add(x: Tensor, y: Tensor) -> Tensor:
 
 
 @add.defvjp
-def _add_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    return unbroadcast(dout, x.shape), unbroadcast(dout, y.shape)
+def _add_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    return (
+        unbroadcast(dout, x.shape) if needs[0] else None,
+        unbroadcast(dout, y.shape) if needs[1] else None,
+    )
 
 
 # ── sub ─────────────────────────────────────────────────────────────────────
@@ -204,8 +214,11 @@ def sub(x: Tensor, y: Tensor) -> Tensor:
 
 
 @sub.defvjp
-def _sub_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    return unbroadcast(dout, x.shape), unbroadcast(neg(dout), y.shape)
+def _sub_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    return (
+        unbroadcast(dout, x.shape) if needs[0] else None,
+        unbroadcast(neg(dout), y.shape) if needs[1] else None,
+    )
 
 
 # ── mul ─────────────────────────────────────────────────────────────────────
@@ -225,8 +238,11 @@ def mul(x: Tensor, y: Tensor) -> Tensor:
 
 
 @mul.defvjp
-def _mul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    return unbroadcast(mul(dout, y), x.shape), unbroadcast(mul(dout, x), y.shape)
+def _mul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    return (
+        unbroadcast(mul(dout, y), x.shape) if needs[0] else None,
+        unbroadcast(mul(dout, x), y.shape) if needs[1] else None,
+    )
 
 
 # ── div ─────────────────────────────────────────────────────────────────────
@@ -248,8 +264,11 @@ def div(x: Tensor, y: Tensor) -> Tensor:
 
 
 @div.defvjp
-def _div_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    return unbroadcast(div(dout, y), x.shape), unbroadcast(neg(div(mul(dout, out), y)), y.shape)
+def _div_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    return (
+        unbroadcast(div(dout, y), x.shape) if needs[0] else None,
+        unbroadcast(neg(div(mul(dout, out), y)), y.shape) if needs[1] else None,
+    )
 
 
 # ── neg ─────────────────────────────────────────────────────────────────────
@@ -335,12 +354,15 @@ def pow(x: Tensor, y: Tensor) -> Tensor:
 
 
 @pow.defvjp
-def _pow_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    dx = mul(dout, mul(y, pow(x, y - 1.0)))
-    positive = x.greater(0.0)
-    safe_log = where(positive, log(where(positive, x, _const(1.0))), _const(0.0))
-    dy = mul(dout, mul(out, safe_log))
-    return unbroadcast(dx, x.shape), unbroadcast(dy, y.shape)
+def _pow_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    dx = dy = None
+    if needs[0]:
+        dx = unbroadcast(mul(dout, mul(y, pow(x, y - 1.0))), x.shape)
+    if needs[1]:
+        positive = x.greater(0.0)
+        safe_log = where(positive, log(where(positive, x, _const(1.0))), _const(0.0))
+        dy = unbroadcast(mul(dout, mul(out, safe_log)), y.shape)
+    return dx, dy
 
 
 # ── exp ─────────────────────────────────────────────────────────────────────
@@ -541,10 +563,12 @@ def maximum(x: Tensor, y: Tensor) -> Tensor:
 
 
 @maximum.defvjp
-def _maximum_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    mask = greater_equal(x, y)
-    dx = mul(dout, mask)
-    return unbroadcast(dx, x.shape), unbroadcast(sub(dout, dx), y.shape)
+def _maximum_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    dx = mul(dout, greater_equal(x, y))
+    return (
+        unbroadcast(dx, x.shape) if needs[0] else None,
+        unbroadcast(sub(dout, dx), y.shape) if needs[1] else None,
+    )
 
 
 @primitive("minimum", n_inputs=2)
@@ -561,10 +585,12 @@ def minimum(x: Tensor, y: Tensor) -> Tensor:
 
 
 @minimum.defvjp
-def _minimum_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
-    mask = less_equal(x, y)
-    dx = mul(dout, mask)
-    return unbroadcast(dx, x.shape), unbroadcast(sub(dout, dx), y.shape)
+def _minimum_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    dx = mul(dout, less_equal(x, y))
+    return (
+        unbroadcast(dx, x.shape) if needs[0] else None,
+        unbroadcast(sub(dout, dx), y.shape) if needs[1] else None,
+    )
 
 
 # ── sum ─────────────────────────────────────────────────────────────────────
@@ -715,13 +741,17 @@ def matmul(x: Tensor, y: Tensor) -> Tensor:
 
 
 @matmul.defvjp
-def _matmul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor) -> Grads:
+def _matmul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
     x2 = x if x.rank == 2 else reshape(x, shape=_as_2d(x, True))
     y2 = y if y.rank == 2 else reshape(y, shape=_as_2d(y, False))
-    d2 = reshape(dout, shape=(x2.shape[0], y2.shape[1]))
-    dx = matmul(d2, transpose(y2))
-    dy = matmul(transpose(x2), d2)
-    return reshape(dx, shape=x.shape), reshape(dy, shape=y.shape)
+    d2 = dout if dout.rank == 2 else reshape(dout, shape=(x2.shape[0], y2.shape[1]))
+    dx = _same_shape(matmul(d2, transpose(y2)), x.shape) if needs[0] else None
+    dy = _same_shape(matmul(transpose(x2), d2), y.shape) if needs[1] else None
+    return dx, dy
+
+
+def _same_shape(t: Tensor, shape: Shape) -> Tensor:
+    return t if t.shape == shape else reshape(t, shape=shape)
 
 
 # ── transpose ───────────────────────────────────────────────────────────────
@@ -1062,9 +1092,13 @@ def where(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
 
 
 @where.defvjp
-def _where_vjp(dout: Tensor, out: Tensor, condition: Tensor, x: Tensor, y: Tensor) -> Grads:
+def _where_vjp(dout: Tensor, out: Tensor, condition: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _ALL3) -> Grads:
     dx = where(condition, dout, _const(0.0))
-    return None, unbroadcast(dx, x.shape), unbroadcast(sub(dout, dx), y.shape)
+    return (
+        None,
+        unbroadcast(dx, x.shape) if needs[1] else None,
+        unbroadcast(sub(dout, dx), y.shape) if needs[2] else None,
+    )
 
 
 # ── comparisons and sign: piecewise constant, so no gradient ────────────────

@@ -475,7 +475,11 @@ class GradientTape:
             norms[out.id] = math.hypot(*data) if data is not None else math.nan
             vjp = op.vjp
             assert vjp is not None  # only differentiable ops are recorded
-            dxs = vjp(dout, out, *inputs, **params) if params else vjp(dout, out, *inputs)
+            if op.wants_needs:
+                needs = tuple([x.id in tracked for x in inputs])
+                dxs = vjp(dout, out, *inputs, needs=needs, **params)
+            else:
+                dxs = vjp(dout, out, *inputs, **params) if params else vjp(dout, out, *inputs)
             if anomaly:
                 from .debug import _check_backward
 
