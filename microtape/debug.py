@@ -16,7 +16,8 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TextIO
+from decimal import Decimal
+from typing import Final, TextIO
 
 from . import _runtime
 from ._registry import Op
@@ -42,54 +43,101 @@ __all__ = [
 # -- print --------------------------------------------------------------------
 
 
-def _js_number(v: float) -> str:
+_PRINT_LIMIT: Final = 20  # TF.js FORMAT_LIMIT_NUM_VALS: longer dimensions are summarised
+_PRINT_EDGE: Final = 3  # TF.js FORMAT_NUM_FIRST_LAST_VALS: entries shown at each end
+_PRINT_DIGITS: Final = 7  # TF.js FORMAT_NUM_SIG_DIGITS, used with toFixed
+
+
+def _js_str(v: float) -> str:
+    """JavaScript's ``Number.prototype.toString`` for a float."""
     if v != v:
         return "NaN"
     if math.isinf(v):
         return "Infinity" if v > 0 else "-Infinity"
-    if v == int(v) and abs(v) < 1e16:
+    if v == 0:
+        return "0"
+    if 1e-6 <= abs(v) < 1e21:
+        text = format(Decimal(repr(v)), "f")  # shortest round-trip digits, never an exponent
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    mantissa, _, exponent = repr(v).partition("e")
+    return f"{mantissa}e{'+' if int(exponent) > 0 else '-'}{abs(int(exponent))}"
+
+
+def _js_number(v: float) -> str:
+    """How TF.js prints one value: ``parseFloat(v.toFixed(7)).toString()``."""
+    if math.isfinite(v) and abs(v) < 1e21:
+        v = float(f"{v:.{_PRINT_DIGITS}f}")
+    return _js_str(v)
+
+
+def _short_number(v: float) -> str:
+    """Integers without a decimal point, other values with 4 significant digits."""
+    if math.isfinite(v) and v == int(v) and abs(v) < 1e16:
         return str(int(v))
     return format_number(v)
 
 
-def _layout(data: list[float], shape: tuple[int, ...], indent: int) -> list[str]:
-    """TF.js ``tf.print`` layout: nested brackets, one row per line, long rows summarised."""
+def _layout(data: list[float], shape: tuple[int, ...]) -> list[str]:
+    """The lines of TF.js ``tensorToString``: nested brackets, one innermost row per
+    line, columns padded to a common width, dimensions longer than 20 summarised."""
     if not shape:
         return [_js_number(data[0])]
-    edge = 3
+    cols = shape[-1]
+    pad = [0] * cols
+    if len(shape) > 1 and cols:
+        for start in range(0, len(data), cols):
+            for j in range(cols):
+                pad[j] = max(pad[j], len(_js_number(data[start + j])))
+    return _sub_layout(data, shape, pad, True)
 
-    def row(items: list[float]) -> str:
-        if len(items) > 2 * edge + 1:
-            shown = [_js_number(v) for v in items[:edge]] + ["..."] + [_js_number(v) for v in items[-edge:]]
-        else:
-            shown = [_js_number(v) for v in items]
-        return "[" + ", ".join(shown) + "]"
 
-    if len(shape) == 1:
-        return [row(data)]
-    step = len(data) // shape[0] if shape[0] else 0
-    blocks = [_layout(data[i * step : (i + 1) * step], shape[1:], indent + 1) for i in range(shape[0])]
-    if len(blocks) > 2 * edge + 1:
-        blocks = blocks[:edge] + [["..."]] + blocks[-edge:]
+def _sub_layout(data: list[float], shape: tuple[int, ...], pad: list[int], last: bool) -> list[str]:
+    size, rank = shape[0], len(shape)
+    if rank == 1:
+        cells = [_js_number(v).ljust(pad[j]) for j, v in enumerate(data)]
+        if size > _PRINT_LIMIT:
+            cells = cells[:_PRINT_EDGE] + ["..."] + cells[-_PRINT_EDGE:]
+        return ["[" + ", ".join(cells) + "]"]
+    step = len(data) // size if size else 0
+    picks: list[int | None] = list(range(size))
+    if size > _PRINT_LIMIT:
+        picks = [*range(_PRINT_EDGE), None, *range(size - _PRINT_EDGE, size)]
     lines: list[str] = []
-    for b, block in enumerate(blocks):
-        for k, line in enumerate(block):
-            prefix = "[" if b == 0 and k == 0 else " "
-            lines.append(prefix + line)
-        lines[-1] += "," if b < len(blocks) - 1 else "]"
+    for i in picks:
+        if i is None:
+            lines.append("...")
+        else:
+            lines.extend(_sub_layout(data[i * step : (i + 1) * step], shape[1:], pad, i == size - 1))
+    end = "]" + ("" if last else ",\n" + "\n" * (rank - 2))  # blocks of rank >= 3 get a blank line
+    if not lines:
+        return ["[" + end]
+    if len(lines) == 1:
+        return ["[" + lines[0] + end]
+    sep = "," if rank == 2 else ""
+    lines[0] = "[" + lines[0] + sep
+    for k in range(1, len(lines) - 1):
+        lines[k] = " " + lines[k] + sep
+    lines[-1] = " " + lines[-1] + end
     return lines
 
 
 def print_tensor(t: Tensor, verbose: bool = False, file: TextIO | None = None) -> None:
     """Print a tensor in the layout of TF.js ``tf.print`` (``mt.print``).
 
-    ``verbose=True`` adds the dtype, rank and shape. Long dimensions are
-    summarised with ``...``, so printing a big gradient stays readable.
+    As in TF.js, values are rounded to 7 decimals (``1/3`` shows as
+    ``0.3333333``), the columns of a matrix share a width, and a dimension
+    longer than 20 is summarised with its first and last 3 entries and
+    ``...``, so printing a big gradient stays readable. ``verbose=True``
+    adds the dtype, rank and shape.
 
     Examples:
         >>> mt.print(mt.tensor([1.0, 2.5, 3.0]))
         Tensor
             [1, 2.5, 3]
+        >>> mt.print(mt.tensor([[1.0, -0.5], [10.0, 2.0]]))
+        Tensor
+            [[1 , -0.5],
+             [10, 2   ]]
         >>> mt.print(mt.tensor([[1.0, 2.0], [3.0, 4.0]]), verbose=True)
         Tensor
           dtype: float64
@@ -109,7 +157,7 @@ def print_tensor(t: Tensor, verbose: bool = False, file: TextIO | None = None) -
             value=t,
         )
     out = file if file is not None else sys.stdout
-    lines = _layout(t._values(), t.shape, 0)
+    lines = _layout(t._values(), t.shape)
     if verbose:
         shape = "[" + ",".join(str(d) for d in t.shape) + "]"
         print(f"Tensor\n  dtype: {t.dtype}\n  rank: {t.rank}\n  shape: {shape}\n  values:", file=out)
@@ -267,7 +315,13 @@ _ANOMALY_HINTS = {
 
 @dataclass(frozen=True, slots=True)
 class GradStats:
-    """Statistics of one gradient tensor."""
+    """Statistics of one gradient tensor (what :func:`grad_stats` returns per entry).
+
+    Examples:
+        >>> s = mt.grad_stats([mt.tensor([0.0, 2.0])])["0"]
+        >>> s.norm, s.zero_fraction
+        (2.0, 0.5)
+    """
 
     name: str
     shape: tuple[int, ...]
@@ -348,9 +402,9 @@ class GradientMonitor:
         >>> for step in range(6):
         ...     _ = monitor.record({"w": mt.tensor([10.0 ** step])})
         >>> monitor.flags[-1]
-        'step 5: exploding: global norm 100000.0 > 100.0'
+        'step 5: exploding: global norm 1e+05 > 100.0'
         >>> print(monitor.report().splitlines()[1])
-        w        ▁▂▄▅▇█  last 100000.0
+        w        ▁▂▄▅▇█  last 1e+05
     """
 
     def __init__(
@@ -428,12 +482,13 @@ class GradientMonitor:
 
 
 def _positive(value: float, name: str) -> float:
-    if not is_number(value) or not value > 0:
+    if not is_number(value) or not 0 < value < math.inf:
         raise InvalidArgumentError(
             explain(
-                f"{name}={value!r} must be a positive number.",
-                "Clipping rescales gradients whose norm exceeds this bound.",
-                f"for example {name}=1.0.",
+                f"{name}={value!r} must be a positive, finite number.",
+                "Clipping rescales gradients whose norm exceeds this bound "
+                "(an infinite bound would turn every gradient into NaN).",
+                f"for example {name}=1.0; to stop clipping, do not call the clip function.",
             ),
             value=value,
         )
@@ -454,13 +509,19 @@ def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None =
         >>> mt.clip_by_norm(mt.tensor([0.3, 0.4]), 1.0)     # already short: unchanged
         Tensor([0.3, 0.4], shape=(2,))
     """
-    from .ops import maximum, reduce_sum, sqrt
+    from .ops import reduce_sum, sqrt
 
     if not isinstance(t, Tensor):
         raise InvalidArgumentError(explain(f"clip_by_norm() needs a tensor, got {type(t).__name__}.", "It rescales a tensor.", "pass a gradient tensor."), value=t)
     bound = _positive(clip_norm, "clip_norm")
-    norm = sqrt(reduce_sum(t * t, axis=axes, keepdims=True))
-    return t * bound / norm.maximum(bound)
+
+    def run() -> Tensor:  # in its own scope, so only the result stays in memory (as a TF.js op)
+        norm = sqrt(reduce_sum(t * t, axis=axes, keepdims=True))
+        return t * bound / norm.maximum(bound)
+
+    result = _runtime.run_in_scope("clip_by_norm()", run)
+    assert isinstance(result, Tensor)
+    return result
 
 
 def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[list[Tensor | None], Tensor]:
@@ -476,7 +537,7 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
         >>> clipped, norm
         ([Tensor([0.6], shape=(1,)), Tensor([0.8], shape=(1,))], Tensor(5.0, shape=()))
     """
-    from .ops import maximum, reduce_sum, sqrt
+    from .ops import reduce_sum, sqrt
 
     if isinstance(ts, Tensor) or not isinstance(ts, (list, tuple)):
         raise InvalidArgumentError(
@@ -487,20 +548,36 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
             ),
             value=ts,
         )
+    for i, t in enumerate(ts):
+        if t is not None and not isinstance(t, Tensor):
+            raise InvalidArgumentError(
+                explain(
+                    f"clip_by_global_norm(): entry {i} is a {type(t).__name__}, not a tensor or None: {t!r:.60}.",
+                    "It clips a list of gradients; None entries (no gradient) pass through.",
+                    "pass the gradients themselves, e.g. list(grads.values()).",
+                ),
+                value=t,
+            )
     bound = _positive(clip_norm, "clip_norm")
     present = [t for t in ts if t is not None]
     if not present:
         return list(ts), _new([0.0], (), "clip_by_global_norm")
-    squares = [reduce_sum(t * t) for t in present]
-    total = squares[0]
-    for s in squares[1:]:
-        total = total + s
-    norm = sqrt(total)
-    if math.isinf(norm.item()):
-        scale: Tensor | float = math.nan
-    else:
-        scale = bound / norm.maximum(bound)
-    return [None if t is None else t * scale for t in ts], norm
+
+    def run() -> tuple[list[Tensor | None], Tensor]:  # only the results stay in memory
+        squares = [reduce_sum(t * t) for t in present]
+        total = squares[0]
+        for s in squares[1:]:
+            total = total + s
+        norm = sqrt(total)
+        if math.isinf(norm.item()):
+            scale: Tensor | float = math.nan
+        else:
+            scale = bound / norm.maximum(bound)
+        return [None if t is None else t * scale for t in ts], norm
+
+    result = _runtime.run_in_scope("clip_by_global_norm()", run)
+    assert isinstance(result, tuple)
+    return result
 
 
 # -- text plots -------------------------------------------------------------------------
@@ -525,12 +602,14 @@ def sparkline(values: Tensor | Sequence[float], log: bool = False) -> str:
         '▁▂▃▄█'
         >>> mt.sparkline([1e-6, 1e-3, 1.0], log=True)
         '▁▅█'
+        >>> mt.sparkline([0.0, 0.0, float("nan")], log=True)
+        '▁▁!'
     """
     data = _series(values)
     scaled = [(math.log10(v) if v > 0 else -math.inf) if log else v for v in data]
     finite = [v for v in scaled if math.isfinite(v)]
-    if not finite:
-        return "!" * len(data)
+    if not finite:  # nothing to scale by: zeros (on a log scale) sit at the bottom
+        return "".join("!" if not math.isfinite(raw) else _BARS[0] for raw in data)
     lo, hi = min(finite), max(finite)
     span = hi - lo
     out = []
@@ -564,7 +643,7 @@ def histogram(values: Tensor | Sequence[float], bins: int = 10, width: int = 30)
         counts[min(bins - 1, int((v - lo) / span * bins))] += 1
     top = max(counts)
     edges = [lo + span * i / bins for i in range(bins + 1)]
-    labels = [f"[{_js_number(edges[i])}, {_js_number(edges[i + 1])}{']' if i == bins - 1 else ')'}" for i in range(bins)]
+    labels = [f"[{_short_number(edges[i])}, {_short_number(edges[i + 1])}{']' if i == bins - 1 else ')'}" for i in range(bins)]
     pad = max(len(label) for label in labels)
     return "\n".join(
         f"{label:<{pad}}  {'#' * max(1 if c else 0, round(c / top * width))} {c}" for label, c in zip(labels, counts)

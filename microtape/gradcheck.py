@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from . import _runtime
 from ._registry import Op
-from ._runtime import STATE
+from ._runtime import DISPATCH, STATE
 from ._shape import strides_of
-from ._types import Shape, is_number
+from ._types import Grads, Shape, is_int, is_number
 from .errors import GradientCheckError, InvalidArgumentError, explain
 from .tape import GradientTape
 from .tensor import Tensor, _new, format_number
@@ -44,25 +44,41 @@ def _paused(fn: Callable[[], object]) -> object:
         STATE.reset(token)
 
 
+def _output(y: object) -> Tensor:
+    """``y`` if it is a tensor; otherwise the error that says f must return one."""
+    if not isinstance(y, Tensor):
+        raise InvalidArgumentError(
+            explain(
+                f"check_grads: f must return a tensor, got {type(y).__name__}: {y!r:.60}.",
+                "The checker differentiates a tensor-valued function f(*inputs).",
+                "return the result of microtape ops, for example (x * x).sum().",
+            ),
+            value=y,
+        )
+    return y
+
+
 def _values(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> list[float]:
     """Flat output values of ``f`` at inputs given as flat lists."""
 
     def run() -> list[float]:
-        y = f(*[_new(list(d), s, "tensor") for d, s in zip(datas, shapes)])
-        if not isinstance(y, Tensor):
-            raise InvalidArgumentError(
-                explain(
-                    f"check_grads: f must return a tensor, got {type(y).__name__}: {y!r:.60}.",
-                    "The checker differentiates a tensor-valued function f(*inputs).",
-                    "return the result of microtape ops, for example (x * x).sum().",
-                ),
-                value=y,
-            )
-        return y.data_sync()
+        return _output(f(*[_new(list(d), s, "tensor") for d, s in zip(datas, shapes)])).data_sync()
 
     result = _paused(run)
     assert isinstance(result, list)
     return result
+
+
+def _check_fn(f: object, api: str) -> None:
+    if not callable(f):
+        raise InvalidArgumentError(
+            explain(
+                f"{api}(f, inputs) needs a function, got {type(f).__name__}: {f!r:.60}.",
+                "It calls f(*inputs).",
+                f"write mt.{api}(lambda x: (x * x).sum(), [x]).",
+            ),
+            value=f,
+        )
 
 
 def _check_inputs(inputs: object, api: str) -> list[Tensor]:
@@ -128,6 +144,7 @@ def numerical_grad(
         >>> [round(v, 6) for v in g.data_sync()]      # 2x
         [2.0, 6.0]
     """
+    _check_fn(f, "numerical_grad")
     xs = _check_inputs(inputs, "numerical_grad")
     _check_eps(eps, method)
     datas = [list(x._values()) for x in xs]
@@ -171,26 +188,49 @@ class GradCheckRow:
 
 @dataclass(frozen=True, slots=True)
 class Culprit:
-    """The first op whose VJP disagrees with finite differences at the inputs it saw."""
+    """The first op whose VJP disagrees with finite differences at the inputs it saw.
+
+    ``detail`` says which input disagreed (or what is wrong with the VJP's
+    result); ``order`` is 2 when the VJP is right but a tape cannot
+    differentiate it correctly (the second derivative is wrong).
+    """
 
     op: str
     where: str
     input_shapes: tuple[Shape, ...]
     analytic: float
     numeric: float
+    detail: str = ""
+    order: int = 1
 
     def __str__(self) -> str:
         shapes = ", ".join(str(s) for s in self.input_shapes)
-        return (
-            f"culprit: the VJP of {self.op!r} (inputs {shapes}) called at {self.where}\n"
-            f"  along a random direction it gives {format_number(self.analytic)}, "
-            f"finite differences give {format_number(self.numeric)}"
-        )
+        what = f"the VJP of {self.op!r}" if self.order == 1 else f"the second derivative through the VJP of {self.op!r}"
+        head = f"culprit: {what} (inputs {shapes}) called at {self.where}"
+        if self.analytic != self.analytic and self.numeric != self.numeric:
+            return f"{head}\n  {self.detail}"
+        along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
+        lines = [
+            head,
+            f"  {along} it gives {format_number(self.analytic)}, finite differences give {format_number(self.numeric)}",
+        ]
+        if self.order == 2:
+            lines.append(
+                "  hint: compute grad_fn with microtape ops on the inputs it closes over; values taken out "
+                "of the graph (.data_sync(), .item()) or computed in f's forward are constants to a tape"
+            )
+        return "\n".join(lines)
 
 
 @dataclass
 class GradCheckReport:
-    """The result of :func:`check_grads`: ``.ok``, errors, rows (worst first), culprit."""
+    """The result of :func:`check_grads`: ``.ok``, errors, rows (worst first), culprit.
+
+    Examples:
+        >>> report = mt.check_grads(mt.sin, [mt.tensor([0.5])])
+        >>> report.ok, report.rows[0].status, report.culprit is None
+        (True, 'ok', True)
+    """
 
     ok: bool
     max_abs_error: float
@@ -271,50 +311,84 @@ def _close(a: float, n: float, atol: float, rtol: float) -> bool:
 
 def _row(
     i: int, index: tuple[int, ...], output: tuple[int, ...], a: float, n: float,
-    left: float, right: float, atol: float, rtol: float, order: int,
+    left: float, right: float, atol: float, rtol: float, order: int, kink: bool = False,
 ) -> GradCheckRow:
+    """Compare analytic ``a`` with central ``n``; ``left``/``right`` are the one-sided slopes.
+
+    ``kink`` says the slopes still disagree at a ten times smaller step, so the
+    function really bends there (a smooth function's slopes converge): such an
+    entry is a kink even when ``a`` happens to equal the central difference
+    (``abs`` at 0, a tie in ``max``).
+    """
     err = abs(a - n) if math.isfinite(a) and math.isfinite(n) else (0.0 if _close(a, n, atol, rtol) else math.inf)
     scale = max(abs(a), abs(n))
     rel = err / scale if scale > 0 and math.isfinite(err) else (0.0 if err == 0 else math.inf)
-    if _close(a, n, atol, rtol):
+    between = min(left, right) - atol <= a <= max(left, right) + atol
+    if kink and between:
+        status = "kink"
+    elif _close(a, n, atol, rtol):
         status = "ok"
-    elif not _close(left, right, atol, rtol) and min(left, right) - atol <= a <= max(left, right) + atol:
+    elif not _close(left, right, atol, rtol) and between:
         status = "kink"
     else:
         status = "FAIL"
     return GradCheckRow(i, index, output, a, n, err, rel, status, order)
 
 
+def _same_jump(jump: float, jump_small: float) -> bool:
+    """Whether the gap between the one-sided slopes stays the same at a 10x smaller step.
+
+    Smooth functions: the gap is curvature times the step, so it shrinks 10x.
+    A kink (a jump in the slope): it stays. A jump in the value (a step, like
+    the condition of ``where``): it grows 10x, and is not a kink.
+    """
+    return 0.5 * abs(jump) < abs(jump_small) < 2.0 * abs(jump)
+
+
 def _unravel(j: int, shape: Shape) -> tuple[int, ...]:
     return tuple((j // s) % d for s, d in zip(strides_of(shape), shape)) if shape else ()
 
 
-def _analytic_jacobian(f: Fn, xs: list[Tensor]) -> tuple[list[float], Shape, list[list[list[float]]]]:
-    """Output values, output shape and rows[k][i] = ∂y_k/∂x_i (flat), by backward passes."""
+def _shape_note(i: int, got: Shape, want: Shape) -> str:
+    return (
+        f"the analytic gradient for input {i} has shape {got}, but input {i} has shape {want}: "
+        "a VJP returned a gradient of the wrong shape (did it forget to sum over broadcast axes?)"
+    )
 
-    def run() -> tuple[list[float], Shape, list[list[list[float]]]]:
+
+def _analytic_jacobian(
+    f: Fn, xs: list[Tensor]
+) -> tuple[list[float], Shape, list[list[list[float]]], list[str]]:
+    """Output values, output shape, rows[k][i] = ∂y_k/∂x_i (flat) by backward passes, notes."""
+
+    def run() -> tuple[list[float], Shape, list[list[list[float]]], list[str]]:
         copies = [_new(list(x._values()), x.shape, "tensor") for x in xs]
         with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
             tape.watch(copies)
             y = f(*copies)
-        if not isinstance(y, Tensor):
-            raise InvalidArgumentError(
-                explain(
-                    f"check_grads: f must return a tensor, got {type(y).__name__}.",
-                    "The checker differentiates a tensor-valued function f(*inputs).",
-                    "return the result of microtape ops.",
-                ),
-                value=y,
-            )
-        rows = []
-        for k in range(y.size):
-            onehot = [0.0] * y.size
-            onehot[k] = 1.0
-            gs = tape.gradient(y, copies, output_gradients=_new(onehot, y.shape, "one_hot"), unconnected_gradients="zero")
-            rows.append([g.data_sync() if g is not None else [0.0] * c.size for g, c in zip(gs, copies)])
-        values = y.data_sync()
-        tape.release()
-        return values, y.shape, rows
+        try:
+            y = _output(y)
+            notes: list[str] = []
+            rows = []
+            for k in range(y.size):
+                onehot = [0.0] * y.size
+                onehot[k] = 1.0
+                gs = tape.gradient(y, copies, output_gradients=_new(onehot, y.shape, "one_hot"), unconnected_gradients="zero")
+                row = []
+                for i, (g, c) in enumerate(zip(gs, copies)):
+                    if g is None:
+                        row.append([0.0] * c.size)
+                    elif g.shape != c.shape:
+                        note = _shape_note(i, g.shape, c.shape)
+                        if note not in notes:
+                            notes.append(note)
+                        row.append([math.nan] * c.size)
+                    else:
+                        row.append(g.data_sync())
+                rows.append(row)
+            return y.data_sync(), y.shape, rows, notes
+        finally:
+            tape.release()
 
     result = _paused(run)
     assert isinstance(result, tuple)
@@ -323,12 +397,13 @@ def _analytic_jacobian(f: Fn, xs: list[Tensor]) -> tuple[list[float], Shape, lis
 
 def _full(
     f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, order: int
-) -> tuple[list[GradCheckRow], int]:
-    values, out_shape, jac = _analytic_jacobian(f, xs)
+) -> tuple[list[GradCheckRow], int, list[str]]:
+    values, out_shape, jac, notes = _analytic_jacobian(f, xs)
     datas = [list(x._values()) for x in xs]
     shapes = [x.shape for x in xs]
     rows: list[GradCheckRow] = []
     evaluations = 1
+    small = eps / 10
     for i, data in enumerate(datas):
         for j in range(len(data)):
             keep = data[j]
@@ -336,41 +411,58 @@ def _full(
             plus = _values(f, datas, shapes)
             data[j] = keep - eps
             minus = _values(f, datas, shapes)
-            data[j] = keep
             evaluations += 2
+            lefts = [(v - m) / eps for v, m in zip(values, minus)]
+            rights = [(p - v) / eps for p, v in zip(plus, values)]
+            kinks = [False] * len(values)
+            if any(not _close(lf, rt, atol, rtol) for lf, rt in zip(lefts, rights)):
+                # Do the slopes still disagree at a 10x smaller step? Then it is a kink.
+                data[j] = keep + small
+                plus2 = _values(f, datas, shapes)
+                data[j] = keep - small
+                minus2 = _values(f, datas, shapes)
+                evaluations += 2
+                for k, (v, p2, m2) in enumerate(zip(values, plus2, minus2)):
+                    kinks[k] = not _close(lefts[k], rights[k], atol, rtol) and _same_jump(
+                        rights[k] - lefts[k], (p2 - v) / small - (v - m2) / small
+                    )
+            data[j] = keep
             for k in range(len(values)):
                 numeric = (plus[k] - minus[k]) / (2 * eps)
-                left = (values[k] - minus[k]) / eps
-                right = (plus[k] - values[k]) / eps
                 rows.append(
-                    _row(i, _unravel(j, shapes[i]), _unravel(k, out_shape), jac[k][i][j], numeric, left, right, atol, rtol, order)
+                    _row(i, _unravel(j, shapes[i]), _unravel(k, out_shape), jac[k][i][j], numeric,
+                         lefts[k], rights[k], atol, rtol, order, kinks[k])
                 )
-    return rows, evaluations
+    return rows, evaluations, notes
 
 
 def _fast(
     f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, rng: random.Random
 ) -> tuple[GradCheckRow, int]:
-    """One random directional derivative vᵀ J u: one backward pass, 3 evaluations."""
+    """One random directional derivative vᵀ J u: one taped call, one backward pass, 2 more calls."""
     datas = [list(x._values()) for x in xs]
     shapes = [x.shape for x in xs]
     us = [[rng.uniform(-1.0, 1.0) for _ in d] for d in datas]
     norm = math.sqrt(math.fsum(u * u for uu in us for u in uu)) or 1.0
     us = [[u / norm for u in uu] for uu in us]
-    base = _values(f, datas, shapes)
-    v = [rng.uniform(-1.0, 1.0) for _ in base]
 
-    def run() -> float:
+    def run() -> tuple[float, list[float], list[float]]:
         copies = [_new(list(d), s, "tensor") for d, s in zip(datas, shapes)]
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(copies)
             y = f(*copies)
-        assert isinstance(y, Tensor)
+        y = _output(y)
+        base = y.data_sync()  # f at the point itself: the taped call doubles as the base value
+        v = [rng.uniform(-1.0, 1.0) for _ in base]
         gs = tape.gradient(y, copies, output_gradients=_new(list(v), y.shape, "tensor"), unconnected_gradients="zero")
-        return math.fsum(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
+        if any(g is not None and g.shape != c.shape for g, c in zip(gs, copies)):
+            return math.nan, base, v  # a wrong-shaped gradient; the full check names it
+        analytic = math.fsum(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
+        return analytic, base, v
 
-    analytic = _paused(run)
-    assert isinstance(analytic, float)
+    result = _paused(run)
+    assert isinstance(result, tuple)
+    analytic, base, v = result
 
     def along(t: float) -> float:
         moved = [[a + t * b for a, b in zip(d, u)] for d, u in zip(datas, us)]
@@ -379,8 +471,16 @@ def _fast(
     plus, minus = along(eps), along(-eps)
     at = math.fsum(a * b for a, b in zip(base, v))
     numeric = (plus - minus) / (2 * eps)
-    row = _row(0, (), (), analytic, numeric, (at - minus) / eps, (plus - at) / eps, atol, rtol, 1)
-    return row, 3
+    left, right = (at - minus) / eps, (plus - at) / eps
+    evaluations = 3
+    kink = False
+    if not _close(left, right, atol, rtol):
+        small = eps / 10
+        plus2, minus2 = along(small), along(-small)
+        evaluations += 2
+        kink = _same_jump(right - left, (plus2 - at) / small - (at - minus2) / small)
+    row = _row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink)
+    return row, evaluations
 
 
 # -- culprit finding ---------------------------------------------------------------
@@ -408,50 +508,153 @@ def _run_op(op: Op, xs: list[Tensor], params: dict[str, object]) -> Tensor:
     return op.forward(tuple(xs), **params) if op.n_inputs < 0 else op.forward(*xs, **params)
 
 
+def _forward_at(op: Op, xs: list[Tensor], params: dict[str, object], record: bool) -> tuple[Tensor, dict[str, object]]:
+    """Run ``op`` at ``xs``: its output and the params its VJP needs. With ``record``
+    a primitive runs through its wrapper, so an open tape sees it."""
+    if op.rerun is not None:
+        return op.rerun(*xs)  # a custom_grad op: a fresh grad_fn for these inputs
+    if record:
+        prim = DISPATCH[op.name]
+        return (prim(list(xs), **params) if op.n_inputs < 0 else prim(*xs, **params)), params
+    return _run_op(op, xs, params), params
+
+
+def _vjp(op: Op, v: list[float], out: Tensor, xs: list[Tensor], params: dict[str, object]) -> Grads:
+    assert op.vjp is not None  # only ops with a VJP are recorded
+    return op.vjp(_new(list(v), out.shape, "tensor"), out, *xs, **params)
+
+
+_Verdict = tuple[bool, float, float, str]
+
+
+def _moved(inputs: list[tuple[list[float], Shape]], i: int, u: list[float], t: float) -> list[Tensor]:
+    """Fresh tensors for ``inputs``, with input ``i`` moved by ``t * u``."""
+    return [
+        _new([a + t * b for a, b in zip(d, u)] if k == i else list(d), s, "tensor")
+        for k, (d, s) in enumerate(inputs)
+    ]
+
+
+def _judge(analytic: float, along: Callable[[float], float], eps: float, atol: float, rtol: float) -> bool | None:
+    """Whether ``analytic`` matches the central difference of ``along`` at 0;
+    None when the difference is not finite (outside the op's domain: no verdict)."""
+    plus, minus, at = along(eps), along(-eps), along(0.0)
+    numeric = (plus - minus) / (2 * eps)
+    if not (math.isfinite(numeric) and math.isfinite(at)):
+        return None
+    row = _row(0, (), (), analytic, numeric, (at - minus) / eps, (plus - at) / eps, atol * 10, rtol * 10, 1)
+    return row.status != "FAIL"
+
+
 def _check_op(
     op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object],
     eps: float, atol: float, rtol: float, rng: random.Random,
-) -> tuple[bool, float, float]:
-    """Check one op's VJP along a random direction at the inputs it saw."""
+) -> _Verdict:
+    """Check one op's VJP at the inputs it saw, one input at a time, along random directions.
 
-    def run() -> tuple[bool, float, float]:
+    A direction along which the op's finite difference is not finite (outside
+    its domain, like the exponent of ``pow`` at a negative base) proves
+    nothing and is skipped.
+    """
+
+    def run() -> _Verdict:
         xs = [_new(list(d), s, "tensor") for d, s in inputs]
-        if op.rerun is not None:
-            out, fresh = op.rerun(*xs)
-        else:
-            out, fresh = _run_op(op, xs, params), params
+        out, fresh = _forward_at(op, xs, params, record=False)
         v = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
-        assert op.vjp is not None  # only ops with a VJP are recorded
-        dxs = op.vjp(_new(v, out.shape, "tensor"), out, *xs, **fresh)
-        us = [[rng.uniform(-1.0, 1.0) for _ in d] if dx is not None else [0.0] * len(d) for (d, _), dx in zip(inputs, dxs)]
-        analytic = math.fsum(a * b for dx, u in zip(dxs, us) if dx is not None for a, b in zip(dx.data_sync(), u))
+        dxs = _vjp(op, v, out, xs, fresh)
+        for i, ((_, s), dx) in enumerate(zip(inputs, dxs)):
+            if dx is not None and dx.shape != s:
+                return False, math.nan, math.nan, (
+                    f"it returns a gradient of shape {dx.shape} for input {i}, which has shape {s}: "
+                    "a VJP must sum over the axes broadcasting added or stretched (unbroadcast)"
+                )
+        for i, ((d, _), dx) in enumerate(zip(inputs, dxs)):
+            u = [rng.uniform(-1.0, 1.0) for _ in d]
+            g = dx.data_sync() if dx is not None else [0.0] * len(d)
+            analytic = math.fsum(a * b for a, b in zip(g, u))
 
-        def along(t: float) -> float:
-            moved = [_new([a + t * b for a, b in zip(d, u)], s, "tensor") for (d, s), u in zip(inputs, us)]
-            return math.fsum(a * b for a, b in zip(_run_op(op, moved, params).data_sync(), v))
+            def along(t: float, i: int = i, u: list[float] = u) -> float:
+                return math.fsum(a * b for a, b in zip(_run_op(op, _moved(inputs, i, u, t), params).data_sync(), v))
 
-        plus, minus, at = along(eps), along(-eps), along(0.0)
-        numeric = (plus - minus) / (2 * eps)
-        row = _row(0, (), (), analytic, numeric, (at - minus) / eps, (plus - at) / eps, atol * 10, rtol * 10, 1)
-        return row.status != "FAIL", analytic, numeric
+            if _judge(analytic, along, eps, atol, rtol) is False:
+                return False, analytic, (along(eps) - along(-eps)) / (2 * eps), f"input {i}"
+        return True, 0.0, 0.0, ""
 
     result = _paused(run)
     assert isinstance(result, tuple)
     return result
 
 
-def find_culprit(f: Fn, xs: list[Tensor], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4, seed: int = 0) -> Culprit | None:
-    """Re-run ``f`` and check the VJP of every op it calls; return the first wrong one."""
+def _check_op2(
+    op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object],
+    eps: float, atol: float, rtol: float, rng: random.Random,
+) -> _Verdict:
+    """Check that a tape differentiates one op's VJP correctly (its second derivative).
+
+    With a fixed cotangent ``v`` and weights ``w``, ``s(x) = Σ w · vjp(v, x)``
+    is differentiated twice: by a tape that recorded the VJP's ops, and by
+    finite differences of the VJP itself.
+    """
+
+    def run() -> _Verdict:
+        xs = [_new(list(d), s, "tensor") for d, s in inputs]
+        with GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(xs)
+            out, fresh = _forward_at(op, xs, params, record=True)
+            v = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
+            ws = [[rng.uniform(-1.0, 1.0) for _ in d] for d, _ in inputs]
+            dxs = _vjp(op, v, out, xs, fresh)
+            terms = [(dx * _new(list(w), dx.shape, "tensor")).sum() for dx, w in zip(dxs, ws) if dx is not None]
+            s = terms[0] if terms else None
+            for term in terms[1:]:
+                s = s + term if s is not None else term
+        if s is None:
+            return True, 0.0, 0.0, ""
+        gs = tape.gradient(s, xs, unconnected_gradients="zero")
+
+        def weighted(moved: list[Tensor]) -> float:
+            out_m, fresh_m = _forward_at(op, moved, params, record=False)
+            total = 0.0
+            for dx, w in zip(_vjp(op, v, out_m, moved, fresh_m), ws):
+                if dx is not None:
+                    total += math.fsum(a * b for a, b in zip(dx.data_sync(), w))
+            return total
+
+        for i, ((d, _), g) in enumerate(zip(inputs, gs)):
+            u = [rng.uniform(-1.0, 1.0) for _ in d]
+            analytic = math.fsum(a * b for a, b in zip(g.data_sync(), u)) if g is not None else 0.0
+
+            def along(t: float, i: int = i, u: list[float] = u) -> float:
+                return weighted(_moved(inputs, i, u, t))
+
+            if _judge(analytic, along, eps, atol, rtol) is False:
+                return False, analytic, (along(eps) - along(-eps)) / (2 * eps), f"input {i}"
+        return True, 0.0, 0.0, ""
+
+    result = _paused(run)
+    assert isinstance(result, tuple)
+    return result
+
+
+def find_culprit(
+    f: Fn, xs: list[Tensor], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4, seed: int = 0, order: int = 1
+) -> Culprit | None:
+    """Re-run ``f`` and check the VJP of every op it calls; return the first wrong one.
+
+    With ``order=2`` each op's VJP is checked to be differentiated correctly
+    (what the gradient of a gradient relies on) instead.
+    """
     from .memory import _observing
 
     recorder = _OpRecorder()
     with _observing(recorder):
         _values(f, [list(x._values()) for x in xs], [x.shape for x in xs])
     rng = random.Random(seed)
+    check = _check_op2 if order == 2 else _check_op
     for op, inputs, params, where in recorder.calls:
-        ok, analytic, numeric = _check_op(op, inputs, params, eps, atol, rtol, rng)
+        ok, analytic, numeric, detail = check(op, inputs, params, eps, atol, rtol, rng)
         if not ok:
-            return Culprit(op.name, where, tuple(s for _, s in inputs), analytic, numeric)
+            return Culprit(op.name, where, tuple(s for _, s in inputs), analytic, numeric, detail, order)
     return None
 
 
@@ -472,18 +675,22 @@ def check_grads(
     """Compare the analytic gradients of ``f(*inputs)`` with finite differences.
 
     ``mode="full"`` compares the whole Jacobian (every output entry against
-    every input entry: 2n+1 calls of f for n input entries). ``mode="fast"``
-    compares one random directional derivative vᵀJu (3 calls of f and one
-    backward pass, whatever n), as PyTorch's fast gradcheck and JAX's
-    ``check_grads`` do; if it fails, the full check runs so the report can
-    name entries. ``order=2`` also checks the gradient of the gradient.
+    every input entry: 2n+1 calls of f for n input entries, two more per
+    entry that looks like a kink). ``mode="fast"`` compares one random
+    directional derivative vᵀJu (3 calls of f and one backward pass,
+    whatever n), as PyTorch's fast gradcheck and JAX's ``check_grads`` do;
+    if it fails, the full check runs so the report can name entries.
+    ``report.evaluations`` counts the calls of f. ``order=2`` also checks
+    the gradient of the gradient.
 
-    An entry whose left and right one-sided slopes disagree, and whose
-    analytic value lies between them, is a *kink* (``relu`` or ``abs`` at 0,
-    a tie in ``max``): a valid subgradient, reported but not a failure.
+    An entry whose left and right one-sided slopes disagree (still at a ten
+    times smaller step, so it is not just curvature), and whose analytic
+    value lies between them, is a *kink* (``relu`` or ``abs`` at 0, a tie in
+    ``max``): a valid subgradient, reported but not a failure.
     When the check fails, every op that ``f`` ran is re-checked at the
     inputs it saw, and ``report.culprit`` names the first op whose VJP is
-    wrong and the line of your code that called it.
+    wrong and the line of your code that called it (at ``order=2``, also
+    the first op whose VJP a tape cannot differentiate correctly).
 
     float64 makes ``eps=1e-6`` work; float32 frameworks need ``eps`` near
     1e-3, since the difference of two nearby float32 values keeps few digits.
@@ -497,16 +704,10 @@ def check_grads(
         (True, True)
         >>> mt.check_grads(mt.relu, [mt.tensor([0.0, 1.0])]).kinks[0].index
         (0,)
+        >>> [row.status for row in mt.check_grads(mt.abs, [mt.tensor([0.0])]).rows]
+        ['kink']
     """
-    if not callable(f):
-        raise InvalidArgumentError(
-            explain(
-                f"check_grads(f, inputs) needs a function, got {type(f).__name__}.",
-                "The checker calls f(*inputs).",
-                "write mt.check_grads(lambda x: (x * x).sum(), [x]).",
-            ),
-            value=f,
-        )
+    _check_fn(f, "check_grads")
     xs = _check_inputs(inputs, "check_grads")
     _check_eps(eps)
     if mode not in ("full", "fast"):
@@ -525,10 +726,15 @@ def check_grads(
                 explain(f"{name}={tol!r} must be a non-negative number.", "Tolerances bound the allowed error.", f"for example {name}=1e-5."),
                 value=tol,
             )
+    if seed is not None and not is_int(seed):
+        raise InvalidArgumentError(
+            explain(f"seed={seed!r} is not an int.", "The seed picks the random directions of fast mode.", "pass seed=0, or leave it out."),
+            value=seed,
+        )
     rng = random.Random(0 if seed is None else seed)
-    report = _check(f, xs, eps, atol, rtol, mode, rng, 1)
+    report = _check(f, xs, eps, atol, rtol, mode, rng, 1, f)
     if order == 2:
-        second = _check(_gradient_of(f, len(xs)), xs, eps, atol, rtol, mode, rng, 2)
+        second = _check(_gradient_of(f, len(xs)), xs, eps, atol, rtol, mode, rng, 2, f)
         report = GradCheckReport(
             ok=report.ok and second.ok,
             max_abs_error=max(report.max_abs_error, second.max_abs_error),
@@ -565,7 +771,10 @@ def _badness(r: GradCheckRow) -> tuple[int, float]:
     return ({"FAIL": 0, "kink": 1, "ok": 2}[r.status], -r.abs_error if math.isfinite(r.abs_error) else -math.inf)
 
 
-def _check(f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, mode: str, rng: random.Random, order: int) -> GradCheckReport:
+def _check(
+    f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, mode: str, rng: random.Random, order: int, source: Fn
+) -> GradCheckReport:
+    """Check ``f`` (the user's ``source``, or its gradient when ``order`` is 2)."""
     notes: list[str] = []
     evaluations = 0
     if mode == "fast":
@@ -573,10 +782,11 @@ def _check(f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, mode: 
         if row.status == "ok":
             return GradCheckReport(True, row.abs_error, row.rel_error, [_with_order(row, order)], "fast", order, eps, atol, rtol, evaluations)
         notes.append(f"fast mode: the directional derivative was {row.status}; ran the full check to name entries")
-    rows, n = _full(f, xs, eps, atol, rtol, order)
+    rows, n, shape_notes = _full(f, xs, eps, atol, rtol, order)
     evaluations += n
+    notes.extend(shape_notes)
     rows.sort(key=_badness)
-    ok = not any(r.status == "FAIL" for r in rows)
+    ok = not shape_notes and not any(r.status == "FAIL" for r in rows)
     finite = [r for r in rows if r.status != "kink"]
     report = GradCheckReport(
         ok=ok,
@@ -593,6 +803,8 @@ def _check(f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, mode: 
     )
     if not ok:
         report.culprit = find_culprit(f, xs, eps, atol, rtol)
+        if report.culprit is None and order == 2:
+            report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2)
         if report.culprit is None:
             report.notes.append(
                 "every op's VJP agrees with finite differences; the gradient path may be cut "

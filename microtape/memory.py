@@ -167,6 +167,11 @@ class MemoryInfo:
     entry of each of them (a reshape counts again, though it shares data);
     ``num_tensors_held_by_tapes`` counts those kept alive for a backward pass,
     including disposed ones a tape still needs.
+
+    Examples:
+        >>> info = mt.memory()
+        >>> info.num_tensors >= info.num_variables >= 0
+        True
     """
 
     num_tensors: int
@@ -193,7 +198,9 @@ def memory() -> MemoryInfo:
         (1, 80)
     """
     tensors = list(LIVE.values())
-    variables = [v for v in list(VARIABLES.values()) if v._data is not None]
+    # valuerefs() copies the weak references in one step: iterating the
+    # WeakValueDictionary itself fails if another thread makes a variable meanwhile.
+    variables = [v for v in (ref() for ref in VARIABLES.valuerefs()) if v is not None and v._data is not None]
     held = [t for t in tensors if t._holds > 0]
     return MemoryInfo(
         num_tensors=len(tensors) + len(variables),
@@ -223,7 +230,13 @@ class KernelInfo:
 
 @dataclass(frozen=True, slots=True)
 class ProfileInfo:
-    """What :func:`profile` reports (TF.js ``tf.profile`` fields, in snake_case)."""
+    """What :func:`profile` reports (TF.js ``tf.profile`` fields, in snake_case).
+
+    Examples:
+        >>> info = mt.profile(lambda: mt.tidy(lambda: mt.ones((4,)).sum()))
+        >>> info.kernel_names, info.new_tensors, info.kernels[0].output_shapes
+        (['sum'], 1, ((),))
+    """
 
     new_tensors: int
     new_bytes: int
