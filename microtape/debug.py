@@ -22,6 +22,7 @@ from typing import Final, TextIO
 from . import _runtime
 from ._registry import Op
 from ._runtime import STATE
+from ._shape import normalize_axes
 from ._types import Grads, is_int, is_number
 from .errors import AnomalyError, InvalidArgumentError, NumericsError, explain
 from .tensor import Tensor, _new, format_number
@@ -514,6 +515,7 @@ def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None =
     if not isinstance(t, Tensor):
         raise InvalidArgumentError(explain(f"clip_by_norm() needs a tensor, got {type(t).__name__}.", "It rescales a tensor.", "pass a gradient tensor."), value=t)
     bound = _positive(clip_norm, "clip_norm")
+    axes = normalize_axes(axes, t.rank, "clip_by_norm")  # errors name clip_by_norm, not its inner sum
 
     def run() -> Tensor:  # in its own scope, so only the result stays in memory (as a TF.js op)
         norm = sqrt(reduce_sum(t * t, axis=axes, keepdims=True))

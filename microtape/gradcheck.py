@@ -637,12 +637,15 @@ def _check_op2(
 
 
 def find_culprit(
-    f: Fn, xs: list[Tensor], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4, seed: int = 0, order: int = 1
+    f: Fn, xs: list[Tensor], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4, seed: int = 0, order: int = 1,
+    notes: list[str] | None = None,
 ) -> Culprit | None:
     """Re-run ``f`` and check the VJP of every op it calls; return the first wrong one.
 
     With ``order=2`` each op's VJP is checked to be differentiated correctly
-    (what the gradient of a gradient relies on) instead.
+    (what the gradient of a gradient relies on) instead. An op that cannot
+    be re-run on its own is skipped, and ``notes`` (if given) says so: the
+    search for a culprit never hides the report it explains.
     """
     from .memory import _observing
 
@@ -652,7 +655,12 @@ def find_culprit(
     rng = random.Random(seed)
     check = _check_op2 if order == 2 else _check_op
     for op, inputs, params, where in recorder.calls:
-        ok, analytic, numeric, detail = check(op, inputs, params, eps, atol, rtol, rng)
+        try:
+            ok, analytic, numeric, detail = check(op, inputs, params, eps, atol, rtol, rng)
+        except Exception as err:  # noqa: BLE001 - a diagnostic must not replace the report
+            if notes is not None:
+                notes.append(f"could not re-check {op.name!r} called at {where} on its own: {type(err).__name__}: {str(err).splitlines()[0]:.120}")
+            continue
         if not ok:
             return Culprit(op.name, where, tuple(s for _, s in inputs), analytic, numeric, detail, order)
     return None
@@ -802,10 +810,12 @@ def _check(
         notes=notes,
     )
     if not ok:
-        report.culprit = find_culprit(f, xs, eps, atol, rtol)
+        report.culprit = find_culprit(f, xs, eps, atol, rtol, notes=report.notes)
         if report.culprit is None and order == 2:
-            report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2)
-        if report.culprit is None:
+            report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2, notes=report.notes)
+        if report.culprit is None and any(n.startswith("could not re-check") for n in report.notes):
+            report.notes.append("every op that could be re-checked agrees with finite differences; suspect the others")
+        elif report.culprit is None:
             report.notes.append(
                 "every op's VJP agrees with finite differences; the gradient path may be cut "
                 "(f turns a tensor into Python numbers, e.g. with .item() or .data_sync())"

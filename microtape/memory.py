@@ -139,9 +139,11 @@ def keep(t: T) -> T:
         >>> saved[0].is_disposed
         False
     """
-    for tensor in _runtime.tensors_in(t):
-        if tensor._data is None:
+    tensors = _runtime.tensors_in(t)
+    for tensor in tensors:
+        if tensor._disposed is not None:  # also one a tape still holds: it cannot be revived
             raise _runtime.disposed_error(tensor)
+    for tensor in tensors:
         tensor._kept = True
     return t
 
@@ -346,13 +348,20 @@ def profile(fn: Callable[[], object]) -> ProfileInfo:
 
 @dataclass(frozen=True, slots=True)
 class LeakGroup:
-    """Leaked tensors made by one op at one source line."""
+    """Leaked tensors made by one op at one source line.
+
+    ``held`` marks tensors that were disposed but that a ``GradientTape``
+    still holds for its backward pass (a persistent tape not yet released,
+    or a tape whose ``gradient()`` was never called): their memory is not
+    free either.
+    """
 
     op: str
     where: str
     count: int
     num_bytes: int
     shapes: tuple[Shape, ...]
+    held: bool = False
 
 
 @dataclass
@@ -380,8 +389,14 @@ class LeakReport:
         lines = [f"leak_check: {self.count} tensor(s), {self.num_bytes} bytes still alive:"]
         for g in self.groups:
             shapes = ", ".join(str(s) for s in g.shapes[:3]) + (", ..." if len(g.shapes) > 3 else "")
-            lines.append(f"  {g.count:>4} x {g.op:<12} at {g.where}  shapes {shapes}")
+            held = "  (disposed, but a tape holds it)" if g.held else ""
+            lines.append(f"  {g.count:>4} x {g.op:<12} at {g.where}  shapes {shapes}{held}")
         lines.append("  hint: wrap the work in mt.tidy(...), or dispose() what you no longer need.")
+        if any(g.held for g in self.groups):
+            lines.append(
+                "  hint: a tape holds what its backward pass needs until gradient() (non-persistent) "
+                "or tape.release() (persistent)."
+            )
         return "\n".join(lines)
 
 
@@ -407,7 +422,10 @@ def leak_check(on_leak: str = "print") -> Iterator[LeakReport]:
     ``on_leak`` is ``"print"`` (to stdout), ``"warn"``, ``"raise"``
     (:class:`~microtape.LeakError`) or ``"ignore"``; the report is also the
     ``as`` target. Anything you still hold counts, so check a block that
-    should leave nothing behind, such as a training step.
+    should leave nothing behind, such as a training step. A tensor that was
+    disposed but that a ``GradientTape`` still holds for its backward pass
+    (a persistent tape not yet released) counts too, marked as held by a
+    tape: its memory is not free either.
 
     Examples:
         >>> x = mt.tensor([1.0, 2.0])
@@ -434,13 +452,14 @@ def leak_check(on_leak: str = "print") -> Iterator[LeakReport]:
     report = LeakReport()
     with _observing(tracker):
         yield report
-    groups: dict[tuple[str, str], list[Tensor]] = {}
+    groups: dict[tuple[str, str, bool], list[Tensor]] = {}
     for t, where in tracker.made.values():
-        if t._data is not None and t._disposed is None and not t._kept and not isinstance(t, Variable):
-            groups.setdefault((t._op, where), []).append(t)
+        # alive, or disposed but still held by a tape (its data is not freed either)
+        if t._data is not None and not t._kept and not isinstance(t, Variable):
+            groups.setdefault((t._op, where, t._disposed is not None), []).append(t)
     report.groups.extend(
-        LeakGroup(op, where, len(ts), BYTES_PER_ENTRY * sum(t.size for t in ts), tuple(t.shape for t in ts))
-        for (op, where), ts in sorted(groups.items(), key=lambda kv: -len(kv[1]))
+        LeakGroup(op, where, len(ts), BYTES_PER_ENTRY * sum(t.size for t in ts), tuple(t.shape for t in ts), held)
+        for (op, where, held), ts in sorted(groups.items(), key=lambda kv: -len(kv[1]))
     )
     if not report:
         return

@@ -322,6 +322,7 @@ def test_clip_by_norm_against_hand_computed_values() -> None:
     cols = mt.clip_by_norm(mt.tensor([[3.0, 0.0], [4.0, 0.5]]), 1.0, axes=[0])
     assert cols.data_sync() == pytest.approx([0.6, 0.0, 0.8, 0.5])
     assert mt.clip_by_norm(mt.zeros((2,)), 1.0).data_sync() == [0.0, 0.0]
+    assert mt.clip_by_norm(mt.scalar(-3.0), 1.0).item() == -1.0
 
 
 def test_clip_by_norm_is_differentiable() -> None:
@@ -364,6 +365,8 @@ def test_clipping_rejects_what_is_not_a_tensor() -> None:
         mt.clip_by_norm([3.0, 4.0], 1.0)  # type: ignore[arg-type]  # deliberately wrong
     with pytest.raises(mt.InvalidArgumentError, match=r"(?s)needs a list of tensors, got Tensor.*for one tensor use mt.clip_by_norm"):
         mt.clip_by_global_norm(mt.ones((2,)), 1.0)  # type: ignore[arg-type]  # deliberately wrong
+    with pytest.raises(mt.InvalidArgumentError, match="clip_by_norm: axis 3 is out of range for a tensor of rank 1"):
+        mt.clip_by_norm(mt.ones((2,)), 1.0, axes=3)
     with pytest.raises(mt.InvalidArgumentError, match="entry 1 is a float, not a tensor or None"):
         mt.clip_by_global_norm([mt.ones((2,)), 3.0], 1.0)  # type: ignore[list-item]  # deliberately wrong
 

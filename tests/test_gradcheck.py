@@ -302,6 +302,20 @@ def test_order_two_fails_when_only_the_second_derivative_is_wrong() -> None:
     assert "hint:" in text and ".data_sync()" in text
 
 
+def test_order_two_names_a_primitive_whose_vjp_cuts_the_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    def frozen_sin_vjp(dout: mt.Tensor, out: mt.Tensor, x: mt.Tensor) -> tuple[mt.Tensor]:
+        return (dout * mt.tensor([math.cos(v) for v in x.data_sync()], shape=x.shape),)  # right value, no graph
+
+    monkeypatch.setattr(OPS["sin"], "vjp", frozen_sin_vjp)
+    x = mt.tensor([0.3, 1.1])
+    assert mt.check_grads(mt.sin, [x]).ok
+    line = here() + 1
+    report = mt.check_grads(lambda t: (mt.sin(t) * 2.0).sum(), [x], order=2)
+    assert not report.ok
+    assert report.culprit is not None and (report.culprit.op, report.culprit.order) == ("sin", 2)
+    assert report.culprit.where == f"{__file__}:{line}"
+
+
 def test_order_two_in_fast_mode() -> None:
     x = mt.random_normal((8,), seed=2)
     good = mt.check_grads(lambda t: (mt.sin(t) * t).sum(), [x], order=2, mode="fast")
@@ -403,6 +417,31 @@ def test_no_culprit_when_f_cuts_the_gradient_path() -> None:
     assert any("gradient path may be cut" in n and ".item()" in n for n in report.notes)
 
 
+def scaled(x: mt.Tensor, *, k: float) -> tuple[mt.Tensor, GradFn]:
+    return x * k, lambda dy: dy * k * 2.0  # BUG: twice too big
+
+
+def test_an_op_the_culprit_finder_cannot_rerun_is_skipped_with_a_note() -> None:
+    op = mt.custom_grad(scaled)
+    report = mt.check_grads(lambda t: op(t, k=3.0).sum(), [mt.tensor([1.0])])  # must not raise
+    assert not report.ok and [r.analytic for r in report.failures] == [6.0]
+    assert report.failures[0].numeric == pytest.approx(3.0)
+    if report.culprit is None:  # while custom_grad's re-run drops keyword arguments (see the xfail below)
+        assert any(n.startswith("could not re-check 'custom_grad(scaled)'") and "'k'" in n for n in report.notes)
+        assert report.notes[-1] == "every op that could be re-checked agrees with finite differences; suspect the others"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="functional.py: custom_grad records only grad_fn and name as params, so its rerun/forward call "
+    "f(*xs) without the keyword arguments the op was called with; the culprit finder cannot re-check it",
+)
+def test_the_culprit_finder_reruns_a_custom_op_called_with_keywords() -> None:
+    op = mt.custom_grad(scaled)
+    report = mt.check_grads(lambda t: op(t, k=3.0).sum(), [mt.tensor([1.0])])
+    assert report.culprit is not None and report.culprit.op == "custom_grad(scaled)"
+
+
 # -- the report -----------------------------------------------------------------------------------
 
 
@@ -478,8 +517,11 @@ def test_checking_leaves_no_tensors_scopes_or_tapes_behind() -> None:
     gc.collect()
     x = mt.tensor([0.5, 1.5])
     before = mt.memory().num_tensors
-    mt.check_grads(lambda t: (mt.exp(t) * t).sum(), [x], order=2)
-    mt.check_grads(mt.custom_grad(wrong_scale), [x], mode="fast")
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        mt.check_grads(lambda t: (mt.exp(t) * t).sum(), [x], order=2)
+        mt.check_grads(mt.custom_grad(wrong_scale), [x], mode="fast")
+    assert tape.operations == []  # the checker records nothing on the caller's tape
     assert mt.memory().num_tensors - before == 0
     st = _runtime.STATE.get()
     assert st.tapes == () and st.scopes == () and st.observers == ()

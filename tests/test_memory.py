@@ -552,6 +552,17 @@ def test_profile_without_tidy_shows_the_leak_and_restores_state_on_error() -> No
         mt.profile(3)  # type: ignore[arg-type]  # deliberately wrong
 
 
+def test_profile_of_a_gradient_shows_the_backward_kernels() -> None:
+    x = mt.tensor([1.0, 2.0, 3.0])
+    start = mt.memory().num_bytes
+    info = mt.profile(lambda: mt.grad(lambda t: (t * t).sum())(x))
+    assert (info.new_tensors, info.new_bytes) == (1, 24)  # grad disposed everything but the gradient
+    assert info.kernel_names[:2] == ["mul", "sum"]  # the forward pass ...
+    assert len(info.kernel_names) > 2 and "mul" in info.kernel_names[2:]  # ... then the VJPs' ops
+    assert info.peak_bytes == max(k.total_bytes for k in info.kernels) > start + 24
+    assert isinstance(info.result, mt.Tensor) and info.result.data_sync() == [2.0, 4.0, 6.0]
+
+
 # -- leak_check ---------------------------------------------------------------------------
 
 
@@ -626,6 +637,49 @@ def test_leak_check_is_quiet_when_nothing_leaks(capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().out == ""
     assert w.data_sync() == [3.0]
     kept.dispose()
+
+
+def test_leak_check_reports_what_a_forgotten_persistent_tape_holds() -> None:
+    x = mt.tensor([1.0, 2.0])
+    with mt.leak_check(on_leak="ignore") as report:
+        with mt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            line = here() + 1
+            y = mt.tidy(lambda: mt.exp(x).sum())  # tidy disposes exp(x), the tape still holds it
+        _ = tape.gradient(y, x)
+        mt.dispose([y, _])
+    # exp(x) disposed by tidy, y disposed by us: the tape still holds both
+    assert sorted((g.op, g.where, g.count, g.num_bytes, g.held) for g in report.groups) == [
+        ("exp", f"{__file__}:{line}", 1, 16, True),
+        ("sum", f"{__file__}:{line}", 1, 8, True),
+    ]
+    text = str(report)
+    assert "(disposed, but a tape holds it)" in text and "tape.release()" in text
+    tape.release()
+    with mt.leak_check(on_leak="raise"):  # released inside the block: nothing is left
+        with mt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = mt.tidy(lambda: mt.exp(x).sum())
+        mt.dispose([tape.gradient(y, x), y])
+        tape.release()
+
+
+def test_keep_refuses_a_disposed_tensor_a_tape_still_holds_and_changes_nothing() -> None:
+    x = mt.scalar(2.0)
+    inner: list[mt.Tensor] = []
+    def f() -> mt.Tensor:
+        inner.append(x * x)
+        return inner[0] + 1.0
+
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.tidy(f)
+    fresh = mt.ones((1,))
+    with pytest.raises(mt.DisposedTensorError, match="Tensor is disposed"):
+        mt.keep([fresh, inner[0]])
+    assert not fresh._kept  # validated before anything was marked
+    g = tape.gradient(y, x)
+    assert g is not None and g.item() == 4.0
 
 
 def test_leak_check_rejects_unknown_modes() -> None:
