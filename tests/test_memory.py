@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
+import itertools
 import sys
 import threading
 import time
@@ -322,9 +323,14 @@ def test_tidy_refuses_generators_async_generators_and_awaitables() -> None:
 # -- a training loop: flat inside tidy, growing outside -----------------------------------
 
 
+_models = itertools.count()
+
+
 def _linear_model() -> tuple[mt.Variable, mt.Variable, mt.Tensor, mt.Tensor]:
-    w = mt.variable(mt.scalar(0.5), name=f"w_{id(object())}")
-    b = mt.variable(mt.scalar(0.0), name=f"b_{id(object())}")
+    """The Russian text's linear model: x=[1,2,3,4], y=[1,3,5,7], so w -> 2 and b -> -1."""
+    n = next(_models)
+    w = mt.variable(0.5, name=f"memory_test_w{n}")
+    b = mt.variable(0.0, name=f"memory_test_b{n}")
     return w, b, mt.tensor([1.0, 2.0, 3.0, 4.0]), mt.tensor([1.0, 3.0, 5.0, 7.0])
 
 
