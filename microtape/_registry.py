@@ -76,12 +76,13 @@ class Primitive(Generic[P]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         op = self.op
-        if kwargs or len(args) != op.n_inputs:
+        if len(args) != op.n_inputs:
             return self._call_slow(args, kwargs)
         for x in args:
             if type(x) is not Tensor or x._disposed is not None:
                 return self._call_slow(args, kwargs)
-        return _run(op, args, _NO_PARAMS)  # type: ignore[arg-type]  # every arg is a live Tensor here
+        # every arg is a live Tensor here; kwargs is a fresh dict, safe to record
+        return _run(op, args, kwargs or _NO_PARAMS)  # type: ignore[arg-type]
 
     def _call_slow(self, args: tuple[object, ...], kwargs: dict[str, object]) -> Tensor:
         """Bind numbers, lists and settings; if the op then fails, dispose the

@@ -24,7 +24,8 @@ import itertools
 import os
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import fields, is_dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Final, Protocol
 
@@ -230,29 +231,36 @@ def user_frame_line() -> str:
 def tensors_in(obj: object) -> list[Tensor]:
     """Every tensor reachable from ``obj`` through lists, tuples, sets, dicts,
     mappings and dataclasses (what ``tidy`` keeps of a result)."""
-    from collections.abc import Mapping
-    from dataclasses import fields, is_dataclass
-
     from .tensor import Tensor
 
+    if obj is None or type(obj) in _LEAVES:
+        return []
+    if isinstance(obj, Tensor):
+        return [obj]
     found: list[Tensor] = []
     seen: set[int] = set()
     stack: list[object] = [obj]
     while stack:
         item = stack.pop()
-        if id(item) in seen:
+        if item is None or type(item) in _LEAVES or id(item) in seen:
             continue
         seen.add(id(item))
         if isinstance(item, Tensor):
             found.append(item)
         elif isinstance(item, (list, tuple, set, frozenset)):
             stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
         elif isinstance(item, Mapping):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif is_dataclass(item) and not isinstance(item, type):
             stack.extend(getattr(item, f.name) for f in fields(item))
     return found
+
+
+_LEAVES: Final = frozenset({float, int, bool, str, bytes, complex})
 
 
 def run_in_scope(name: str, fn: Callable[[], object]) -> object:

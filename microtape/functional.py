@@ -439,7 +439,9 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
     return result
 
 
-def _custom_vjp(dout: Tensor, out: Tensor, *inputs: Tensor, grad_fn: GradFn, name: str = "custom_grad") -> Grads:
+def _custom_vjp(
+    dout: Tensor, out: Tensor, *inputs: Tensor, grad_fn: GradFn, name: str = "custom_grad", kwargs: object = None
+) -> Grads:
     raw = grad_fn(dout)
     items: list[object] = [raw] if isinstance(raw, Tensor) or raw is None else list(raw)
     if len(items) != len(inputs):
@@ -495,21 +497,19 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
     _check_callable(f, "custom_grad")
     name = f"custom_grad({getattr(f, '__name__', 'f')})"
 
-    def forward(*xs: Tensor, grad_fn: object = None, name: str = "") -> Tensor:
-        # Re-evaluates the value alone (the gradient checker's culprit finder calls it).
+    def rerun(*xs: Tensor, kwargs: object = None, **_: object) -> tuple[Tensor, dict[str, object]]:
+        # Runs f again at new inputs, with the keywords it was called with: the
+        # value and a fresh grad_fn (the gradient checker's culprit finder calls it).
+        keywords = kwargs if isinstance(kwargs, dict) else {}
         token = STATE.set(STATE.get().but(tapes=()))
         try:
-            return f(*xs)[0]  # type: ignore[arg-type, call-arg]  # f takes the recorded positional tensors
+            value, grad_fn = f(*xs, **keywords)  # type: ignore[arg-type]  # the recorded positional tensors
         finally:
             STATE.reset(token)
+        return value, {"grad_fn": grad_fn, "name": name, "kwargs": keywords}
 
-    def rerun(*xs: Tensor) -> tuple[Tensor, dict[str, object]]:
-        token = STATE.set(STATE.get().but(tapes=()))
-        try:
-            value, grad_fn = f(*xs)  # type: ignore[arg-type, call-arg]  # f takes the recorded positional tensors
-        finally:
-            STATE.reset(token)
-        return value, {"grad_fn": grad_fn, "name": name}
+    def forward(*xs: Tensor, **params: object) -> Tensor:
+        return rerun(*xs, **params)[0]
 
     op = Op(name, forward, _custom_vjp, True, 0, (), rerun)
 
@@ -539,7 +539,7 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
         if any(out is x for x in xs) or out._op == "variable":
             out = value.clone()
         out._op = name
-        params: dict[str, object] = {"grad_fn": grad_fn, "name": name}
+        params: dict[str, object] = {"grad_fn": grad_fn, "name": name, "kwargs": dict(kwargs)}
         for tape in st.tapes:
             tape._record(op, xs, params, out)
         for obs in st.observers:

@@ -23,7 +23,7 @@ from ._registry import Op
 from ._runtime import DISPATCH, STATE
 from ._shape import strides_of
 from ._types import Grads, Shape, is_int, is_number
-from .errors import GradientCheckError, InvalidArgumentError, explain
+from .errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
 from .tensor import Tensor, _new, format_number
 
@@ -349,11 +349,36 @@ def _unravel(j: int, shape: Shape) -> tuple[int, ...]:
     return tuple((j // s) % d for s, d in zip(strides_of(shape), shape)) if shape else ()
 
 
-def _shape_note(i: int, got: Shape, want: Shape) -> str:
+def _shape_note(i: int, err: ShapeError) -> str:
+    got, want = err.shapes
     return (
-        f"the analytic gradient for input {i} has shape {got}, but input {i} has shape {want}: "
-        "a VJP returned a gradient of the wrong shape (did it forget to sum over broadcast axes?)"
+        f"the analytic gradient of input {i} cannot be computed: the VJP of {err.op!r} returned a "
+        f"gradient of shape {got} for an input of shape {want} (did it forget to sum over broadcast axes?)"
     )
+
+
+def _gradient_row(tape: GradientTape, y: Tensor, copies: list[Tensor], k: int) -> list[list[float]]:
+    """∂y_k/∂x_i for every input i, flat, by one backward pass."""
+    onehot = [0.0] * y.size
+    onehot[k] = 1.0
+    gs = tape.gradient(y, copies, output_gradients=_new(onehot, y.shape, "one_hot"), unconnected_gradients="zero")
+    return [g.data_sync() if g is not None else [0.0] * c.size for g, c in zip(gs, copies)]
+
+
+def _one_input_rows(f: Fn, copies: list[Tensor], i: int, n_out: int, notes: list[str]) -> list[list[float]]:
+    """∂y_k/∂x_i for one input, with a tape that watches only it; NaN where a VJP fails."""
+    with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        tape.watch(copies[i])
+        y = _output(f(*copies))
+    try:
+        return [_gradient_row(tape, y, [copies[i]], k)[0] for k in range(n_out)]
+    except ShapeError as err:
+        if not hasattr(err, "op"):
+            raise
+        notes.append(_shape_note(i, err))
+        return [[math.nan] * copies[i].size for _ in range(n_out)]
+    finally:
+        tape.release()
 
 
 def _analytic_jacobian(
@@ -369,23 +394,18 @@ def _analytic_jacobian(
         try:
             y = _output(y)
             notes: list[str] = []
-            rows = []
-            for k in range(y.size):
-                onehot = [0.0] * y.size
-                onehot[k] = 1.0
-                gs = tape.gradient(y, copies, output_gradients=_new(onehot, y.shape, "one_hot"), unconnected_gradients="zero")
-                row = []
-                for i, (g, c) in enumerate(zip(gs, copies)):
-                    if g is None:
-                        row.append([0.0] * c.size)
-                    elif g.shape != c.shape:
-                        note = _shape_note(i, g.shape, c.shape)
-                        if note not in notes:
-                            notes.append(note)
-                        row.append([math.nan] * c.size)
-                    else:
-                        row.append(g.data_sync())
-                rows.append(row)
+            try:
+                rows = [_gradient_row(tape, y, copies, k) for k in range(y.size)]
+            except ShapeError as err:
+                if not hasattr(err, "op"):
+                    raise
+                # A VJP returned a wrong-shaped gradient: find which inputs it reaches,
+                # one input at a time, so the other inputs' entries are still compared.
+                rows = [[[] for _ in copies] for _ in range(y.size)]
+                for i in range(len(copies)):
+                    column = _one_input_rows(f, copies, i, y.size, notes)
+                    for k in range(y.size):
+                        rows[k][i] = column[k]
             return y.data_sync(), y.shape, rows, notes
         finally:
             tape.release()
@@ -454,9 +474,12 @@ def _fast(
         y = _output(y)
         base = y.data_sync()  # f at the point itself: the taped call doubles as the base value
         v = [rng.uniform(-1.0, 1.0) for _ in base]
-        gs = tape.gradient(y, copies, output_gradients=_new(list(v), y.shape, "tensor"), unconnected_gradients="zero")
-        if any(g is not None and g.shape != c.shape for g, c in zip(gs, copies)):
-            return math.nan, base, v  # a wrong-shaped gradient; the full check names it
+        try:
+            gs = tape.gradient(y, copies, output_gradients=_new(list(v), y.shape, "tensor"), unconnected_gradients="zero")
+        except ShapeError as err:
+            if not hasattr(err, "op"):
+                raise
+            return math.nan, base, v  # a VJP returned a wrong-shaped gradient; the full check names it
         analytic = math.fsum(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
         return analytic, base, v
 
@@ -512,7 +535,7 @@ def _forward_at(op: Op, xs: list[Tensor], params: dict[str, object], record: boo
     """Run ``op`` at ``xs``: its output and the params its VJP needs. With ``record``
     a primitive runs through its wrapper, so an open tape sees it."""
     if op.rerun is not None:
-        return op.rerun(*xs)  # a custom_grad op: a fresh grad_fn for these inputs
+        return op.rerun(*xs, **params)  # a custom_grad op: a fresh grad_fn for these inputs
     if record:
         prim = DISPATCH[op.name]
         return (prim(list(xs), **params) if op.n_inputs < 0 else prim(*xs, **params)), params

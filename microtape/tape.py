@@ -30,7 +30,9 @@ from .variable import Variable
 
 __all__ = ["GradientTape", "Operation"]
 
-Record: TypeAlias = "tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor]"
+Record: TypeAlias = "tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor, tuple[bool, ...]]"
+"""(op, inputs, params, out, needs): ``needs[i]`` says whether input i was tracked
+when the op ran, so whether the backward pass wants its gradient."""
 K = TypeVar("K")
 
 _USED_TWICE = (
@@ -136,18 +138,20 @@ class GradientTape:
         if self._used:
             return
         tracked = self._tracked
-        hit = False
+        needs = []
         for x in inputs:
             if x.id in tracked:
-                hit = True
+                needs.append(True)
             elif x._trainable and self._watch_vars:
                 tracked.add(x.id)
                 self._watched[x.id] = x
-                hit = True
-        if not hit:
+                needs.append(True)
+            else:
+                needs.append(False)
+        if True not in needs:
             return
         tracked.add(out.id)
-        self._records.append((op, inputs, params, out))
+        self._records.append((op, inputs, params, out, tuple(needs)))
         for x in inputs:
             x._holds += 1
         out._holds += 1
@@ -258,7 +262,7 @@ class GradientTape:
         """
         records, self._records = self._records, []
         release = _runtime.release
-        for _, inputs, _, out in records:
+        for _, inputs, _, out, _ in records:
             for x in inputs:
                 release(x)
             release(out)
@@ -415,7 +419,7 @@ class GradientTape:
     def _reaches(self, target: Tensor, sources: Sequence[Tensor]) -> list[bool]:
         """For each source, whether ``target`` depends on it through recorded ops."""
         needed = {target.id}
-        for _, inputs, _, out in reversed(self._records):
+        for _, inputs, _, out, _ in reversed(self._records):
             if out.id in needed:
                 needed.update(x.id for x in inputs)
         return [s.id in needed for s in sources]
@@ -424,6 +428,7 @@ class GradientTape:
         self, targets: list[Tensor], douts: list[Tensor | None], sources: list[Tensor], zero: bool
     ) -> list[Tensor | None]:
         """The backward pass: one reversed loop over the records, in its own scope."""
+        first_id = _runtime.next_id()  # ids only grow: a result older than this is not fresh
         st = STATE.get()
         scope = Scope("gradient()")
         others = tuple(t for t in st.tapes if t is not self)
@@ -446,7 +451,9 @@ class GradientTape:
         _runtime.close_scope(scope, survivors, st.scopes)
         for g in survivors:
             _runtime.adopt(g)
-        return result
+        # A gradient that passed straight through (say, the caller's dy through an
+        # add) is the caller's tensor: hand back a copy, so gradients are always fresh.
+        return [g.clone() if g is not None and g.id < first_id else g for g in result]
 
     def _walk(
         self,
@@ -462,10 +469,9 @@ class GradientTape:
             prev = grads.get(t.id)
             grads[t.id] = d if prev is None else prev + d
         keep = {s.id for s in sources}
-        tracked = self._tracked
         norms = self._grad_norms
         norms.clear()
-        for op, inputs, params, out in reversed(self._records):
+        for op, inputs, params, out, needs in reversed(self._records):
             dout = grads.get(out.id)
             if dout is None:
                 continue
@@ -476,7 +482,6 @@ class GradientTape:
             vjp = op.vjp
             assert vjp is not None  # only differentiable ops are recorded
             if op.wants_needs:
-                needs = tuple([x.id in tracked for x in inputs])
                 dxs = vjp(dout, out, *inputs, needs=needs, **params)
             else:
                 dxs = vjp(dout, out, *inputs, **params) if params else vjp(dout, out, *inputs)
@@ -484,9 +489,11 @@ class GradientTape:
                 from .debug import _check_backward
 
                 _check_backward(op, inputs, out, dxs)
-            for x, dx in zip(inputs, dxs):
-                if dx is None or x.id not in tracked:
+            for i, (x, dx, wanted) in enumerate(zip(inputs, dxs, needs)):
+                if dx is None or not wanted:
                     continue
+                if dx.shape != x.shape:
+                    raise _wrong_gradient_shape(op.name, i, dx.shape, x.shape)
                 prev = grads.get(x.id)
                 grads[x.id] = dx if prev is None else prev + dx
         result: list[Tensor | None] = [grads.get(s.id) for s in sources]
@@ -511,7 +518,7 @@ class GradientTape:
         """
         return [
             Operation(i, op.name, tuple(x.shape for x in inputs), out.shape, tuple(x.id for x in inputs), out.id)
-            for i, (op, inputs, _, out) in enumerate(self._records)
+            for i, (op, inputs, _, out, _) in enumerate(self._records)
         ]
 
     def summary(self) -> str:
@@ -533,7 +540,7 @@ class GradientTape:
             1   sum   ()             [5.0, 5.0]    1.0
         """
         rows = [("#", "op", "output shape", "value range", "|grad out|")]
-        for i, (op, _, _, out) in enumerate(self._records):
+        for i, (op, _, _, out, _) in enumerate(self._records):
             data = out._data
             if data is None:
                 vrange = "<freed>"
@@ -591,7 +598,7 @@ class GradientTape:
                 lines.append(f'  {name} [shape=box, label="{label}\\n{t.shape}"{style}];')
             return name
 
-        for i, (op, inputs, _, out) in enumerate(self._records):
+        for i, (op, inputs, _, out, _) in enumerate(self._records):
             node = f"op{i}"
             lines.append(f'  {node} [shape=ellipse, label="{op.name}"];')
             for x in inputs:
@@ -605,6 +612,19 @@ class GradientTape:
     def __repr__(self) -> str:
         state = "used" if self._used else f"{len(self._records)} ops recorded"
         return f"GradientTape(persistent={self._persistent}, {state}, watching {len(self._watched)} tensors)"
+
+
+def _wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> ShapeError:
+    return ShapeError(
+        explain(
+            f"the VJP of {op!r} returned a gradient of shape {got} for input {index}, whose shape is {want}.",
+            "A gradient has the shape of its input; a broadcast input needs its gradient summed back.",
+            "sum over the broadcast axes (microtape.ops.unbroadcast) in that VJP; "
+            "mt.check_grads names the op whose VJP is wrong.",
+        ),
+        op=op,
+        shapes=(got, want),
+    )
 
 
 def _dot_id(text: str) -> str:
