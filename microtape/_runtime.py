@@ -105,9 +105,10 @@ class State:
         self.anomaly = anomaly
         self.backward = backward
         self.light = light
-        """True inside a backward pass that nothing else watches (no other tape,
-        observer or anomaly mode): its temporaries skip the arena and are freed
-        by reference counting as soon as the pass is done with them."""
+        """True where temporaries skip the arena: a backward pass that nothing
+        else watches (no other tape, observer or anomaly mode), and the gradient
+        checker's evaluations. They are freed by reference counting as soon as
+        nothing uses them; what such a block returns is registered by its caller."""
 
     def but(
         self,
@@ -137,8 +138,10 @@ STATE: Final[contextvars.ContextVar[State]] = contextvars.ContextVar(
 
 def register(t: Tensor) -> None:
     """Put a new tensor in the arena and in the innermost tidy scope."""
-    LIVE[t.id] = t
     st = STATE.get()
+    if st.light:
+        return
+    LIVE[t.id] = t
     if st.scopes:
         st.scopes[-1].tensors.append(t)
     if st.observers:
@@ -263,11 +266,12 @@ def tensors_in(obj: object) -> list[Tensor]:
 _LEAVES: Final = frozenset({float, int, bool, str, bytes, complex})
 
 
-def run_in_scope(name: str, fn: Callable[[], object]) -> object:
+def run_in_scope(name: str, fn: Callable[[], object], returns_tensors: bool = True) -> object:
     """Run ``fn`` in a new tidy scope and dispose what it made but did not return.
 
     What it returns moves to the enclosing scope, so an outer ``tidy`` can
-    still dispose it. Kept tensors (``keep``) and variables stay. On an
+    still dispose it (``returns_tensors=False``: the result is plain Python
+    data, not searched). Kept tensors (``keep``) and variables stay. On an
     exception everything the scope made is disposed and the stack restored.
     """
     scope = Scope(name)
@@ -281,7 +285,7 @@ def run_in_scope(name: str, fn: Callable[[], object]) -> object:
         close_scope(scope, (), outer)
         raise
     _restore_scopes(outer)
-    close_scope(scope, tensors_in(result), outer)
+    close_scope(scope, tensors_in(result) if returns_tensors else (), outer)
     return result
 
 

@@ -36,10 +36,19 @@ Fn = Callable[..., Tensor]
 
 
 def _paused(fn: Callable[[], object]) -> object:
-    """Run ``fn`` with no tape recording, in a scope that frees its tensors."""
-    token = STATE.set(STATE.get().but(tapes=()))
+    """Run ``fn`` with no tape recording, leaving nothing in the arena.
+
+    Its tensors skip the arena (the light mode of an unobserved backward
+    pass) and go as soon as nothing references them. Under ``profile`` or
+    ``leak_check`` they are registered as usual, so those tools see every op
+    of the check; the scope disposes them.
+    """
+    st = STATE.get()
+    token = STATE.set(st.but(tapes=(), light=not st.observers))
     try:
-        return _runtime.run_in_scope("check_grads()", fn)
+        # A scope still: a nested backward pass that another tape watches (order 2)
+        # registers its tensors, and this scope disposes them.
+        return _runtime.run_in_scope("check_grads()", fn, returns_tensors=False)
     finally:
         STATE.reset(token)
 
@@ -59,14 +68,15 @@ def _output(y: object) -> Tensor:
 
 
 def _values(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> list[float]:
-    """Flat output values of ``f`` at inputs given as flat lists."""
+    """Flat output values of ``f`` at inputs given as flat lists.
 
-    def run() -> list[float]:
-        return _output(f(*[_new(list(d), s, "tensor") for d, s in zip(datas, shapes)])).data_sync()
-
-    result = _paused(run)
-    assert isinstance(result, list)
-    return result
+    Call it inside :func:`_paused` (once around a whole loop of calls: per
+    call, the set-up cost more than a small ``f``). The tensors wrap the
+    caller's working lists without a copy: they live only for this call, and
+    the output is copied out before the caller perturbs an entry again (a
+    copy per call made full mode O(n²)).
+    """
+    return _output(f(*[_new(d, s, "tensor") for d, s in zip(datas, shapes)])).data_sync()
 
 
 def _check_fn(f: object, api: str) -> None:
@@ -149,21 +159,30 @@ def numerical_grad(
     _check_eps(eps, method)
     datas = [list(x._values()) for x in xs]
     shapes = [x.shape for x in xs]
-    base = math.fsum(_values(f, datas, shapes)) if method == "forward" else 0.0
+
+    def differences() -> list[list[float]]:
+        base = math.fsum(_values(f, datas, shapes)) if method == "forward" else 0.0
+        grads = []
+        for data in datas:
+            grad = []
+            for j in range(len(data)):
+                keep = data[j]
+                data[j] = keep + eps
+                plus = math.fsum(_values(f, datas, shapes))
+                if method == "central":
+                    data[j] = keep - eps
+                    minus = math.fsum(_values(f, datas, shapes))
+                    grad.append((plus - minus) / (2 * eps))
+                else:
+                    grad.append((plus - base) / eps)
+                data[j] = keep
+            grads.append(grad)
+        return grads
+
+    computed = _paused(differences)
+    assert isinstance(computed, list)
     result = []
-    for i, data in enumerate(datas):
-        grad = []
-        for j in range(len(data)):
-            keep = data[j]
-            data[j] = keep + eps
-            plus = math.fsum(_values(f, datas, shapes))
-            if method == "central":
-                data[j] = keep - eps
-                minus = math.fsum(_values(f, datas, shapes))
-                grad.append((plus - minus) / (2 * eps))
-            else:
-                grad.append((plus - base) / eps)
-            data[j] = keep
+    for i, grad in enumerate(computed):
         result.append(_new(grad, shapes[i], "numerical_grad"))
     return result
 
@@ -424,6 +443,19 @@ def _full(
     rows: list[GradCheckRow] = []
     evaluations = 1
     small = eps / 10
+    loop = _paused(lambda: _differences(f, datas, shapes, values, out_shape, jac, eps, small, atol, rtol, order))
+    assert isinstance(loop, tuple)
+    more_rows, n = loop
+    return rows + more_rows, evaluations + n, notes
+
+
+def _differences(
+    f: Fn, datas: list[list[float]], shapes: list[Shape], values: list[float], out_shape: Shape,
+    jac: list[list[list[float]]], eps: float, small: float, atol: float, rtol: float, order: int,
+) -> tuple[list[GradCheckRow], int]:
+    """Central differences for every input entry, compared with the analytic Jacobian."""
+    rows: list[GradCheckRow] = []
+    evaluations = 0
     for i, data in enumerate(datas):
         for j in range(len(data)):
             keep = data[j]
@@ -453,7 +485,7 @@ def _full(
                     _row(i, _unravel(j, shapes[i]), _unravel(k, out_shape), jac[k][i][j], numeric,
                          lefts[k], rights[k], atol, rtol, order, kinks[k])
                 )
-    return rows, evaluations, notes
+    return rows, evaluations
 
 
 def _fast(
@@ -489,7 +521,9 @@ def _fast(
 
     def along(t: float) -> float:
         moved = [[a + t * b for a, b in zip(d, u)] for d, u in zip(datas, us)]
-        return math.fsum(a * b for a, b in zip(_values(f, moved, shapes), v))
+        values = _paused(lambda: _values(f, moved, shapes))
+        assert isinstance(values, list)
+        return math.fsum(a * b for a, b in zip(values, v))
 
     plus, minus = along(eps), along(-eps)
     at = math.fsum(a * b for a, b in zip(base, v))
@@ -674,7 +708,7 @@ def find_culprit(
 
     recorder = _OpRecorder()
     with _observing(recorder):
-        _values(f, [list(x._values()) for x in xs], [x.shape for x in xs])
+        _paused(lambda: _values(f, [list(x._values()) for x in xs], [x.shape for x in xs]))
     rng = random.Random(seed)
     check = _check_op2 if order == 2 else _check_op
     for op, inputs, params, where in recorder.calls:

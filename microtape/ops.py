@@ -697,7 +697,7 @@ def _logsumexp_vjp(dout: Tensor, out: Tensor, x: Tensor, axis: Axis = -1, keepdi
 
 
 def _as_2d(x: Tensor, left: bool) -> Shape:
-    if x.rank == 2:
+    if len(x.shape) == 2:
         return x.shape
     return (1, x.shape[0]) if left else (x.shape[0], 1)
 
@@ -714,7 +714,7 @@ def matmul(x: Tensor, y: Tensor) -> Tensor:
         Tensor([4.0, 6.0], shape=(2,))
     """
     for t, side in ((x, "left"), (y, "right")):
-        if t.rank not in (1, 2):
+        if len(t.shape) not in (1, 2):
             raise ShapeError(
                 explain(
                     f"matmul: the {side} operand has shape {t.shape} (rank {t.rank}).",
@@ -736,7 +736,7 @@ def matmul(x: Tensor, y: Tensor) -> Tensor:
             shapes=(x.shape, y.shape),
         )
     assert x._data is not None and y._data is not None  # the op wrapper checked them
-    shape = (n, m) if x.rank == 2 and y.rank == 2 else (m,) if x.rank == 1 and y.rank == 2 else (n,) if y.rank == 1 and x.rank == 2 else ()
+    shape = x.shape[:-1] + y.shape[1:]  # a 1-D operand's axis is contracted away, as in NumPy
     return _new(matmul_flat(x._data, y._data, n, k, m), shape, "matmul")
 
 
