@@ -302,6 +302,8 @@ def close_scope(scope: Scope, survivors: list[Tensor] | tuple[Tensor, ...], oute
         if t.id in keep:
             if parent is not None:
                 parent.append(t)
-        elif not t._kept:
-            dispose(t, by)
+        elif not t._kept and t._disposed is None:
+            t._disposed = by  # dispose(t, by), written out: scopes close thousands of tensors
+            if t._holds == 0:
+                free(t)
     scope.tensors.clear()

@@ -261,11 +261,12 @@ class GradientTape:
             []
         """
         records, self._records = self._records, []
-        release = _runtime.release
+        free = _runtime.free
         for _, inputs, _, out, _ in records:
-            for x in inputs:
-                release(x)
-            release(out)
+            for t in (*inputs, out):  # _runtime.release, written out: one pass per record
+                t._holds -= 1
+                if t._holds == 0 and t._disposed is not None:
+                    free(t)
 
     def __del__(self) -> None:
         try:
