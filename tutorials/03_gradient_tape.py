@@ -75,11 +75,11 @@ dot_text = tape.to_dot()
 print("\n".join(dot_text.splitlines()[:8]))
 
 # %%
-# Graphviz's ``dot`` program draws it. The graph is a long chain, so we turn
-# ``rankdir`` from left-to-right to top-to-bottom to fit the page, and show the
+# Graphviz's ``dot`` program draws it. The graph is a long chain, so we ask for
+# ``rankdir="TB"`` (top to bottom) to fit the page, and show the
 # picture with matplotlib. If ``dot`` is not installed, the text is printed
 # instead.
-vertical = dot_text.replace("rankdir=LR", "rankdir=TB")
+vertical = tape.to_dot(rankdir="TB")
 if shutil.which("dot"):
     command = ["dot", "-Tpng", "-Gdpi=100", "-Efontname=Helvetica"]
     png = subprocess.run(command, input=vertical.encode(), capture_output=True, check=True)
