@@ -35,6 +35,9 @@ Record: TypeAlias = "tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor, tu
 when the op ran, so whether the backward pass wants its gradient."""
 K = TypeVar("K")
 
+_NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
+"""One shared tuple per pattern of needs flags (a million records share a handful)."""
+
 _USED_TWICE = (
     "A non-persistent GradientTape can only be used to compute one set of gradients "
     "(or jacobians)."
@@ -151,7 +154,8 @@ class GradientTape:
         if True not in needs:
             return
         tracked.add(out.id)
-        self._records.append((op, inputs, params, out, tuple(needs)))
+        flags = tuple(needs)
+        self._records.append((op, inputs, params, out, _NEEDS.setdefault(flags, flags)))
         for x in inputs:
             x._holds += 1
         out._holds += 1
