@@ -38,6 +38,8 @@ from ._types import HasVariables, Shape
 from .errors import InvalidArgumentError, ShapeError, explain
 from .functional import GradMap, VariableGrads, variable_grads
 from .memory import dispose as dispose_all
+from .ops import _safe_div as _div
+from .ops import _safe_sqrt as _sqrt
 from .tensor import Tensor, _nest, scalar
 from .variable import Variable, variable
 
@@ -82,18 +84,7 @@ _NAN: Final = math.nan
 
 
 # ── IEEE-754 scalar helpers: Python raises where a tensor framework gives inf/nan ──
-
-
-def _div(a: float, b: float) -> float:
-    if b != 0.0:
-        return a / b
-    if a == 0.0 or a != a:
-        return _NAN
-    return math.copysign(_INF, a) * math.copysign(1.0, b)
-
-
-def _sqrt(v: float) -> float:
-    return math.sqrt(v) if v >= 0.0 or v != v else _NAN
+# _div and _sqrt are the ops' own safe scalar functions (microtape.ops).
 
 
 def _maximum(a: float, b: float) -> float:
