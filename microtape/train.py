@@ -79,7 +79,6 @@ Weights: TypeAlias = "Sequence[tuple[str, Tensor]] | Mapping[str, Tensor]"
 _Entry: TypeAlias = "tuple[str, Shape, list[float]]"
 """One saved slot, without tensors: its TF.js name, shape and flat values."""
 
-_INF: Final = math.inf
 _NAN: Final = math.nan
 
 
