@@ -115,8 +115,3 @@ def matmul_flat(a: list[float], b: list[float], n: int, k: int, m: int) -> list[
     mul = operator.mul
     return [sum(map(mul, row, col)) for row in rows for col in cols]
 
-
-def transpose_list(data: list[float], index: list[int]) -> list[float]:
-    """Gather ``data`` in the order of ``index``."""
-    return [data[i] for i in index]
-

@@ -176,18 +176,6 @@ def free(t: Tensor) -> None:
             obs.on_free(t)
 
 
-def hold(t: Tensor) -> None:
-    """A tape now needs ``t`` for its backward pass."""
-    t._holds += 1
-
-
-def release(t: Tensor) -> None:
-    """A tape no longer needs ``t``; free it if it was disposed meanwhile."""
-    t._holds -= 1
-    if t._holds == 0 and t._disposed is not None:
-        free(t)
-
-
 def check_usable(t: Tensor) -> None:
     """Raise ``DisposedTensorError`` unless ``t`` may still be read.
 

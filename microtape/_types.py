@@ -21,12 +21,6 @@ TensorLike: TypeAlias = Union["Tensor", float, int, bool, Sequence["Nested"]]
 Axis: TypeAlias = Union[int, Sequence[int], None]
 
 
-class HasToList(Protocol):
-    """Anything with a NumPy-like ``tolist()``; ``mt.tensor`` accepts it."""
-
-    def tolist(self) -> object: ...
-
-
 class HasVariables(Protocol):
     """Anything an optimizer can train: a model, a layer, a list holder."""
 

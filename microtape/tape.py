@@ -267,7 +267,7 @@ class GradientTape:
         records, self._records = self._records, []
         free = _runtime.free
         for _, inputs, _, out, _ in records:
-            for t in (*inputs, out):  # _runtime.release, written out: one pass per record
+            for t in (*inputs, out):  # one pass per record: this tape no longer needs t
                 t._holds -= 1
                 if t._holds == 0 and t._disposed is not None:
                     free(t)
