@@ -41,8 +41,9 @@ def _cells(source: str) -> tuple[str, list[tuple[str, str, int]]]:
     def flush() -> None:
         while code and not code[-1].strip():
             code.pop()
-        if prose or code:
-            cells.append(("\n".join(prose).strip(), "\n".join(code), code_line))
+        text = "\n".join(prose).strip()
+        if text or code:
+            cells.append((text, "\n".join(code), code_line))
 
     for number, line in enumerate(lines[start:], start=start + 1):
         if line.startswith("# %%"):
@@ -121,8 +122,17 @@ def show(path: Path, out: TextIO) -> None:
         print(file=out)
 
 
-def run(chapter: int | None, out: TextIO, fallback: Callable[[TextIO], None]) -> int:
-    """Show every chapter (or chapter N); return the exit code."""
+def run(
+    chapter: int | None,
+    out: TextIO,
+    fallback: Callable[[TextIO], None],
+    pause: Callable[[str], str] | None = None,
+) -> int:
+    """Show every chapter (or chapter N); return the exit code.
+
+    With ``pause`` (``input`` in an interactive terminal), wait for Enter
+    between chapters; "q" stops the tour.
+    """
     found = chapters()
     if not found:
         fallback(out)
@@ -134,6 +144,10 @@ def run(chapter: int | None, out: TextIO, fallback: Callable[[TextIO], None]) ->
             print(f"no chapter {chapter}; the chapters are {numbers}", file=out)
             return 2
         found = picked
-    for path in found:
+    for n, path in enumerate(found):
+        if pause is not None and n:
+            answer = pause(f"── Enter for chapter {int(path.name[:2])}, q to stop ── ")
+            if answer.strip().lower().startswith("q"):
+                break
         show(path, out)
     return 0

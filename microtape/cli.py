@@ -112,12 +112,24 @@ def _mini_tour(out: TextIO) -> None:
     print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)
 
 
-def tour(chapter: int | None = None, out: TextIO | None = None) -> int:
-    """Print the book's chapters in the terminal (all, or one with ``chapter``)."""
+def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False) -> int:
+    """Print the book's chapters in the terminal (all, or one with ``chapter``).
+
+    With ``pause``, wait for Enter between chapters.
+
+    Examples:
+        >>> import io
+        >>> from microtape.cli import tour
+        >>> buffer = io.StringIO()
+        >>> tour(chapter=0, out=buffer)
+        0
+        >>> "Gradient debugging (Отладка градиентов)" in buffer.getvalue()
+        True
+    """
     stream = out if out is not None else sys.stdout
     from . import _tour
 
-    return _tour.run(chapter, stream, fallback=_mini_tour)
+    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -126,12 +138,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
     t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
+    t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
     g = sub.add_parser("grade", help="check a classroom exercise, e.g. tutorials/exercises/ex04_softplus_vjp.py")
     g.add_argument("file", help="the exercise file to grade")
     args = parser.parse_args(argv)
     if args.command == "tour":
-        return tour(args.chapter)
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        return tour(args.chapter, pause=interactive and not args.no_pause)
     if args.command == "grade":
         from . import grader
 
