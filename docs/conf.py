@@ -30,6 +30,16 @@ release = microtape.__version__
 version = release
 language = os.environ.get("DOCS_LANG", "en")
 
+# -- Translations (the Russian edition: -D language=ru) ------------------------------
+
+# One catalog per page (docs/locale/ru/LC_MESSAGES/book/03_gradient_tape.po, ...),
+# and no source locations or uuids in them, so a catalog changes only when its
+# page's text does.
+locale_dirs = ["locale/"]
+gettext_compact = False
+gettext_location = False
+gettext_uuid = False
+
 # -- Extensions ----------------------------------------------------------------
 
 extensions = [
