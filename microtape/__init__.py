@@ -31,6 +31,7 @@ from .errors import CheckpointError as CheckpointError
 from .errors import DisposedTensorError as DisposedTensorError
 from .errors import GradientCheckError as GradientCheckError
 from .errors import GradientError as GradientError
+from .errors import GradientKeyError as GradientKeyError
 from .errors import InvalidArgumentError as InvalidArgumentError
 from .errors import LeakError as LeakError
 from .errors import MicrotapeError as MicrotapeError
@@ -38,9 +39,10 @@ from .errors import NumericsError as NumericsError
 from .errors import ShapeError as ShapeError
 from .errors import TapeError as TapeError
 from .errors import TidyError as TidyError
+from .errors import UnsupportedAttributeError as UnsupportedAttributeError
+from .errors import UnsupportedOperationError as UnsupportedOperationError
 from .errors import VariableError as VariableError
 from .frames import next_frame as next_frame
-from .functional import GradientKeyError as GradientKeyError
 from .functional import GradMap as GradMap
 from .functional import VariableGrads as VariableGrads
 from .functional import custom_grad as custom_grad
@@ -136,6 +138,8 @@ __all__ = [
     "TapeError",
     "Tensor",
     "TidyError",
+    "UnsupportedAttributeError",
+    "UnsupportedOperationError",
     "Variable",
     "VariableError",
     "VariableGrads",

@@ -3,8 +3,15 @@
 Read first. Each class is a :class:`MicrotapeError`, and also the builtin a
 Python programmer would try to catch (``ShapeError`` is a ``ValueError``), so
 ``except ValueError`` keeps working. Messages have three parts: what happened
-with the real values, the rule, and a hint with code to paste. Facts are kept
-as attributes (``err.op``, ``err.shapes``) so tests can check data, not prose.
+with the real values, the rule, and a hint. Facts are kept as attributes
+(``err.op``, ``err.shapes``) so tests can check data, not prose.
+
+A hint is either advice in words or a line of code, never code inside a
+sentence that would break when pasted. A hint that is code runs as it
+stands, given ``mt`` and the names the message itself uses (``t`` for the
+tensor in question, ``w`` for a variable, ``opt`` for an optimizer); the
+misuse table in ``tests/test_misuse.py`` executes such hints. A hint that
+does not fit the mistake is left out rather than guessed.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ __all__ = [
     "DisposedTensorError",
     "GradientCheckError",
     "GradientError",
+    "GradientKeyError",
     "InvalidArgumentError",
     "LeakError",
     "MicrotapeError",
@@ -24,6 +32,8 @@ __all__ = [
     "ShapeError",
     "TapeError",
     "TidyError",
+    "UnsupportedAttributeError",
+    "UnsupportedOperationError",
     "VariableError",
 ]
 
@@ -130,6 +140,29 @@ class GradientError(MicrotapeError, ValueError):
     """
 
 
+class GradientKeyError(MicrotapeError, KeyError):
+    """A gradient was looked up for a variable that has none.
+
+    It is a ``KeyError`` too, so ``grads.get(w)`` and ``w in grads`` behave
+    as for any mapping.
+
+    Examples:
+        >>> a = mt.variable(mt.scalar(1.0), name="a_key")
+        >>> unused = mt.variable(mt.scalar(1.0), name="unused_key")
+        >>> _, gs = mt.variable_grads(lambda: a * 2.0, [a])
+        >>> try:
+        ...     gs[unused]
+        ... except mt.GradientKeyError as err:
+        ...     print(str(err).splitlines()[0])
+        no gradient for Variable(1.0, shape=(), name='unused_key', trainable=True).
+    """
+
+    key: object
+
+    def __str__(self) -> str:
+        return self.message  # KeyError would show the repr of the message
+
+
 class VariableError(MicrotapeError, ValueError):
     """A variable misused: a duplicate name, a bad ``trainable`` flag.
 
@@ -177,6 +210,47 @@ class TidyError(MicrotapeError, TypeError):
         ...     print("refused")
         refused
     """
+
+
+class UnsupportedAttributeError(MicrotapeError, AttributeError):
+    """An attribute that PyTorch or NumPy tensors have and microtape's do not.
+
+    ``t.backward()``, ``t.grad``, ``t.numpy()``, ``t.assign(...)`` on a
+    tensor that is not a variable: the message says what microtape does
+    instead. It is an ``AttributeError`` too, so ``hasattr(t, "grad")`` is
+    False and ``getattr(t, "grad", None)`` is None, as before.
+
+    Examples:
+        >>> t = mt.tensor([1.0, 2.0])
+        >>> try:
+        ...     t.backward()
+        ... except mt.UnsupportedAttributeError as err:
+        ...     err.name
+        'backward'
+        >>> hasattr(t, "grad")
+        False
+    """
+
+    name: str
+
+
+class UnsupportedOperationError(MicrotapeError, TypeError):
+    """An operation a tensor does not support, where NumPy or PyTorch would.
+
+    ``len(t)``, ``t > 0``, ``t[0]``, ``for x in t``, or ``mt.Variable(...)``
+    called directly. It is a ``TypeError`` too, as Python's own error for
+    these would be.
+
+    Examples:
+        >>> t = mt.tensor([1.0, -2.0])
+        >>> try:
+        ...     t > 0
+        ... except mt.UnsupportedOperationError as err:
+        ...     print(str(err).splitlines()[-1])
+          hint: mt.greater(t, 0)
+    """
+
+    op: str
 
 
 class LeakError(MicrotapeError, RuntimeError):

@@ -15,11 +15,11 @@ from typing import NamedTuple, ParamSpec
 
 from . import _runtime
 from ._registry import Op
-from ._runtime import STATE, VARIABLES
+from ._runtime import STATE
 from ._types import Grads
-from .errors import GradientError, InvalidArgumentError, MicrotapeError, ShapeError, explain
+from .errors import GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor, as_tensor, conversion_hint
 from .variable import Variable
 
 __all__ = [
@@ -38,14 +38,41 @@ P = ParamSpec("P")
 GradFn = Callable[[Tensor], "Tensor | Sequence[Tensor | None] | None"]
 
 
-def _check_callable(f: object, api: str) -> None:
+# What each function does with f, and a call of it that runs as it stands
+# (given a variable ``w`` or an optimizer ``opt`` where the call needs one).
+_USES: dict[str, tuple[str, str]] = {
+    "grad": ("grad(f) turns f into a function that returns df/dx", "dx = mt.grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))"),
+    "value_and_grad": (
+        "value_and_grad(f) turns f into a function that returns f(x) and df/dx",
+        "y, dx = mt.value_and_grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))",
+    ),
+    "grads": (
+        "grads(f) turns f into a function that returns one gradient per input",
+        "da, db = mt.grads(lambda a, b: (a * b).sum())([mt.tensor([1.0]), mt.tensor([2.0])])",
+    ),
+    "value_and_grads": (
+        "value_and_grads(f) turns f into a function that returns f(*xs) and one gradient per input",
+        "y, (da, db) = mt.value_and_grads(lambda a, b: (a * b).sum())([mt.tensor([1.0]), mt.tensor([2.0])])",
+    ),
+    "variable_grads": (
+        "variable_grads(f) calls f, which takes no arguments and computes the loss from variables such as w",
+        "value, grads = mt.variable_grads(lambda: (w * w).sum())",
+    ),
+    "custom_grad": (
+        "custom_grad(f) wraps f, which returns (value, grad_fn)",
+        "square = mt.custom_grad(lambda x: (x * x, lambda dy: dy * 2.0 * x))",
+    ),
+}
+
+
+def _check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> None:
     if not callable(f):
+        rule, hint = use or _USES[api]
+        got = f"{type(f).__name__}: {f!r:.60}"
+        if isinstance(f, Tensor):
+            got += ", a value computed once, not the function that computes it"
         raise InvalidArgumentError(
-            explain(
-                f"{api}(f) needs a function, got {type(f).__name__}: {f!r}.",
-                f"{api} transforms a function into one that returns gradients.",
-                f"pass the function itself: mt.{api}(lambda x: x * x).",
-            ),
+            explain(f"{api}(f) needs a function, got {got}.", rule + "; pass the function itself.", hint),
             value=f,
         )
 
@@ -55,9 +82,9 @@ def _check_input(x: object, api: str, index: int | None = None) -> Tensor:
     if not isinstance(x, Tensor):
         raise InvalidArgumentError(
             explain(
-                f"{api}: {what} must be a Tensor, got {type(x).__name__}: {x!r}.",
+                f"{api}: {what} must be a Tensor, got {type(x).__name__}: {x!r:.60}.",
                 "Gradients are taken with respect to tensors.",
-                f"wrap it: mt.tensor({x!r}).",
+                conversion_hint(x),
             ),
             value=x,
         )
@@ -243,27 +270,6 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, lis
     return g
 
 
-class GradientKeyError(MicrotapeError, KeyError):
-    """A gradient was looked up for a variable that has none.
-
-    It is a ``KeyError`` too, so ``grads.get(w)`` and ``w in grads`` behave
-    as for any mapping.
-
-    Examples:
-        >>> a = mt.variable(mt.scalar(1.0), name="a_key")
-        >>> unused = mt.variable(mt.scalar(1.0), name="unused_key")
-        >>> _, gs = mt.variable_grads(lambda: a * 2.0, [a])
-        >>> try:
-        ...     gs[unused]
-        ... except mt.GradientKeyError as err:
-        ...     print(str(err).splitlines()[0])
-        no gradient for Variable(1.0, shape=(), name='unused_key', trainable=True).
-    """
-
-    def __str__(self) -> str:
-        return self.message
-
-
 class GradMap(Mapping[str, Tensor]):
     """Gradients keyed by variable name, that also accept the variable itself.
 
@@ -353,13 +359,33 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
         >>> value, grads[w], grads["b_vg"]
         (Tensor(49.0, shape=()), Tensor(28.0, shape=()), Tensor(14.0, shape=()))
     """
-    _check_callable(f, "variable_grads")
+    return variable_grads_as("variable_grads", f, var_list)
+
+
+def variable_grads_as(
+    api: str, f: Callable[[], Tensor], var_list: Sequence[Variable] | None, use: tuple[str, str] | None = None
+) -> VariableGrads:
+    """:func:`variable_grads`, with errors that name ``api``, the function the user called.
+
+    ``use`` is what ``api`` does with ``f`` and a call of it that runs (given
+    a variable ``w``); it makes the hints. Optimizers' ``minimize`` and
+    ``compute_gradients`` run through here.
+
+    Examples:
+        >>> try:
+        ...     variable_grads_as("minimize", mt.ones((2,)), None, ("minimize(f) calls f", "opt.minimize(lambda: (w * w).sum())"))
+        ... except mt.InvalidArgumentError as err:
+        ...     print(str(err).splitlines()[-1])
+          hint: opt.minimize(lambda: (w * w).sum())
+    """
+    rule, example = use or _USES[api]
+    _check_callable(f, api, (rule, example))
     chosen: list[Variable] | None = None
     if var_list is not None:
         if isinstance(var_list, Tensor) or not isinstance(var_list, (list, tuple)):
             raise InvalidArgumentError(
                 explain(
-                    f"variable_grads: var_list must be a list of variables, got {type(var_list).__name__}.",
+                    f"{api}: var_list must be a list of variables, got {type(var_list).__name__}.",
                     "var_list restricts which variables get gradients.",
                     "pass var_list=[w, b].",
                 ),
@@ -369,7 +395,7 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
             if not isinstance(v, Variable):
                 raise InvalidArgumentError(
                     explain(
-                        f"variable_grads: var_list holds a {type(v).__name__}, not a Variable: {v!r}.",
+                        f"{api}: var_list holds a {type(v).__name__}, not a Variable: {v!r:.60}.",
                         "Only variables can be listed; plain tensors are constants.",
                         "make it a variable with mt.variable(t), or use mt.grads for tensors.",
                     ),
@@ -379,10 +405,10 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
         if not chosen:
             raise GradientError(
                 explain(
-                    "variable_grads() expects at least one of the input variables to be trainable, "
+                    f"{api}() expects at least one of the input variables to be trainable, "
                     f"but none of the {len(var_list)} variables is trainable.",
-                    "Gradients are computed only for trainable variables.",
-                    "create them with mt.variable(value, trainable=True).",
+                    "Gradients are computed only for trainable variables; w.trainable says which.",
+                    "w.trainable = True",
                 ),
                 count=len(var_list),
             )
@@ -399,11 +425,11 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
             if chosen is not None:
                 tape.watch(chosen)
             y = f()
-        value = _check_output(y, "variable_grads")
+        value = _check_output(y, api)
         if value.rank != 0:
             raise GradientError(
                 explain(
-                    f"The f passed in variable_grads(f) must return a scalar, but it returned shape {value.shape}.",
+                    f"The f passed in {api}(f) must return a scalar, but it returned shape {value.shape}.",
                     "A loss is one number; gradients of a vector need a dy (see mt.grads).",
                     "reduce it: return loss.mean() or loss.sum().",
                 ),
@@ -412,21 +438,23 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
         vs = chosen if chosen is not None else [v for v in tape.watched_variables() if v.trainable]
         reached = tape._reaches(value, vs)
         connected = [v for v, ok in zip(vs, reached) if ok]
-        if not connected:
-            if not vs and not any(v.trainable for v in list(VARIABLES.values())):
-                raise GradientError(
-                    explain(
-                        "variable_grads() found no trainable variable: f read none, and none exist.",
-                        "variable_grads differentiates with respect to variables.",
-                        "make parameters with mt.variable(...) and use them inside f.",
-                    )
+        if not vs:
+            raise GradientError(
+                explain(
+                    "Cannot find a connection between any variable and the result of the loss "
+                    "function y=f(x): f read no trainable variable.",
+                    f"{api} differentiates with respect to the trainable variables that f reads; "
+                    "plain tensors are constants.",
+                    "w = mt.variable(mt.tensor([1.0, 2.0])); " + example,
                 )
+            )
+        if not connected:
             raise GradientError(
                 explain(
                     "Cannot find a connection between any variable and the result of the loss "
                     "function y=f(x).",
                     "Please make sure the operations that use variables are inside the function f "
-                    "passed to variable_grads() or minimize().",
+                    f"passed to {api}().",
                     "compute the loss from the variables inside f; a loss computed outside "
                     "(or from x.data_sync()) is a constant.",
                 )
@@ -434,7 +462,7 @@ def variable_grads(f: Callable[[], Tensor], var_list: Sequence[Variable] | None 
         gs = tape.gradient(value, connected)
         return VariableGrads(value, GradMap([(v, g) for v, g in zip(connected, gs) if g is not None]))
 
-    result = _runtime.run_in_scope("variable_grads()", run)
+    result = _runtime.run_in_scope(f"{api}()", run)
     assert isinstance(result, VariableGrads)
     return result
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 import random as _random
 from collections.abc import Callable, Sequence
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, NoReturn, cast
 
-from . import _runtime
+from . import _habits, _runtime
 from ._runtime import DISPATCH
 from ._shape import size_of, validate_shape
 from ._types import Axis, Nested, Shape, TensorLike, is_number
@@ -439,6 +439,56 @@ class Tensor:
             self, clip_value_min=clip_value_min, clip_value_max=clip_value_max
         )
 
+    # -- habits from PyTorch and NumPy ------------------------------------
+    # What a reader used to another library tries first gets a message that
+    # says what to write here (_habits.py writes them). Only Python sees this
+    # block: hidden from type checkers, ``t.backward()``, ``len(t)`` and
+    # ``t > 0`` stay type errors in checked code, as a typo such as
+    # ``t.bakward()`` does. The attributes are properties rather than a
+    # ``__getattr__``, which would slow down every attribute read. ``==``
+    # and ``hash`` stay identity: tensors remain usable as dict keys.
+
+    if not TYPE_CHECKING:
+        backward = _habits.missing("backward")
+        grad = _habits.missing("grad")
+        zero_grad = _habits.missing("zero_grad")
+        requires_grad = _habits.missing("requires_grad")
+        requires_grad_ = _habits.missing("requires_grad_")
+        detach = _habits.missing("detach")
+        numpy = _habits.missing("numpy")
+        cpu = _habits.missing("cpu")
+        cuda = _habits.missing("cuda")
+        to = _habits.missing("to")
+        astype = _habits.missing("astype")
+        ndim = _habits.missing("ndim")
+        flatten = _habits.missing("flatten")
+        view = _habits.missing("view")
+        copy = _habits.missing("copy")
+        assign = _habits.missing("assign")  # Variable's real methods override these three
+        assign_add = _habits.missing("assign_add")
+        assign_sub = _habits.missing("assign_sub")
+
+        def __lt__(self, other: object) -> NoReturn:
+            raise _habits.comparison_error("<", other, self.shape)
+
+        def __le__(self, other: object) -> NoReturn:
+            raise _habits.comparison_error("<=", other, self.shape)
+
+        def __gt__(self, other: object) -> NoReturn:
+            raise _habits.comparison_error(">", other, self.shape)
+
+        def __ge__(self, other: object) -> NoReturn:
+            raise _habits.comparison_error(">=", other, self.shape)
+
+        def __len__(self) -> NoReturn:
+            raise _habits.len_error(self.shape)
+
+        def __getitem__(self, key: object) -> NoReturn:
+            raise _habits.index_error(key, self.shape)
+
+        def __iter__(self) -> NoReturn:
+            raise _habits.iter_error(self.shape)
+
 
 # -- construction -----------------------------------------------------------
 
@@ -508,20 +558,51 @@ def _nest(data: list[float], shape: Shape) -> Nested:
 
 
 def _bad_value(value: object, where: str) -> MicrotapeError:
-    hint = (
-        "to join tensors use mt.stack([a, b]) or mt.concat([a, b])"
-        if isinstance(value, Tensor)
-        else "convert text first, for example float('1.5'), and replace None with a number "
-        "(or float('nan') for a missing value)"
-    )
     return InvalidArgumentError(
         explain(
             f"tensor(): cannot make a number from {_short(value)} ({type(value).__name__}){where}.",
             "Tensors hold numbers: int, float or bool, nested in lists or tuples.",
-            hint + ".",
+            _fix_for(value),
         ),
         value=value,
     )
+
+
+def _fix_for(value: object) -> str:
+    """A hint for a value tensor() cannot read, or "" when none fits."""
+    if isinstance(value, Tensor):
+        return "to join tensors use mt.stack([a, b]) or mt.concat([a, b])."
+    if isinstance(value, str):
+        return "convert text to numbers first, for example float('1.5')."
+    if value is None:
+        return "replace None with a number, or with float('nan') for a missing value."
+    if isinstance(value, complex):
+        return "tensors hold real numbers: keep z.real, or abs(z) for the magnitude."
+    if isinstance(value, range):
+        return f"mt.tensor(list({value!r}))"
+    if isinstance(value, (dict, set, frozenset)):
+        return "pass an ordered list of numbers, for example list(d.values()) or sorted(s)."
+    if hasattr(type(value), "__iter__"):
+        return "make a list first: mt.tensor(list(values))."
+    return ""
+
+
+def conversion_hint(value: object) -> str:
+    """``mt.tensor(value)`` when that call works and is short, else ""; for hints.
+
+    Examples:
+        >>> from microtape.tensor import conversion_hint
+        >>> conversion_hint([1.0, 2.0]), conversion_hint("oops")
+        ('mt.tensor([1.0, 2.0])', '')
+    """
+    text = repr(value)
+    if len(text) > 40 or isinstance(value, str):
+        return ""
+    try:
+        _flatten(value, None)
+    except MicrotapeError:
+        return ""
+    return f"mt.tensor({text})"
 
 
 def _flatten(values: object, shape: Sequence[int] | None) -> tuple[list[float], Shape]:

@@ -36,7 +36,7 @@ from typing import ClassVar, Final, Literal, TypeAlias, overload
 from ._runtime import VARIABLES
 from ._types import HasVariables, Shape
 from .errors import InvalidArgumentError, ShapeError, explain
-from .functional import GradMap, VariableGrads, variable_grads
+from .functional import GradMap, VariableGrads, variable_grads_as
 from .memory import dispose as dispose_all
 from .ops import _safe_div as _div
 from .ops import _safe_sqrt as _sqrt
@@ -321,7 +321,11 @@ class Optimizer(ABC):
             >>> value.item(), grads[w].item()
             (9.0, 6.0)
         """
-        return variable_grads(f, self._var_list(var_list))
+        use = (
+            "compute_gradients(f) calls f, which takes no arguments and computes the loss from variables such as w",
+            "value, grads = opt.compute_gradients(lambda: (w * w).sum())",
+        )
+        return variable_grads_as(f"{self._api}.compute_gradients", f, self._var_list(var_list), use)
 
     @overload
     def minimize(
@@ -388,7 +392,12 @@ class Optimizer(ABC):
             >>> loss.dispose()
         """
         wanted = _flag(f"{self._api}.minimize", "return_cost", return_cost)
-        value, grads = variable_grads(f, self._var_list(var_list))
+        use = (
+            "minimize(f) calls f, which takes no arguments and computes the loss from variables such as w, "
+            "inside a tape that records how the loss depends on them",
+            "opt.minimize(lambda: (w * w).sum())",
+        )
+        value, grads = variable_grads_as(f"{self._api}.minimize", f, self._var_list(var_list), use)
         try:
             self.apply_gradients(grads)
         except BaseException:

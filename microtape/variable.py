@@ -13,7 +13,7 @@ import gc
 import itertools
 from . import _runtime
 from ._runtime import VARIABLES
-from .errors import InvalidArgumentError, ShapeError, VariableError, explain
+from .errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
 from .tensor import Tensor, _flatten, _new_object, as_tensor
 
 __all__ = ["Variable", "variable"]
@@ -41,7 +41,7 @@ class Variable(Tensor):
     name: str
 
     def __init__(self, initial: object, trainable: bool = True, name: str | None = None) -> None:
-        raise TypeError("create variables with mt.variable(initial, trainable, name)")
+        raise _constructor_error(initial, trainable, name)
 
     @property
     def trainable(self) -> bool:
@@ -129,6 +129,26 @@ class Variable(Tensor):
         if VARIABLES.get(self.name) is self:
             del VARIABLES[self.name]
         _runtime.dispose(self, "dispose()")
+
+
+def _constructor_error(initial: object, trainable: object, name: object) -> UnsupportedOperationError:
+    """``Variable(...)`` called directly: the hint repeats the call as ``mt.variable``."""
+    simple = isinstance(initial, (int, float, list, tuple)) and len(repr(initial)) <= 40
+    args = ["t" if isinstance(initial, Tensor) else repr(initial) if simple else "mt.tensor([1.0, 2.0])"]
+    shown = args[0] if simple or isinstance(initial, Tensor) else "..."
+    if trainable is not True:
+        args.append(f"trainable={trainable!r}")
+    if name is not None:
+        args.append(f"name={name!r}")
+    return UnsupportedOperationError(
+        explain(
+            f"Variable({', '.join([shown, *args[1:]])}) was called directly.",
+            "Variables are made by mt.variable, which copies the values and checks and registers the name "
+            "(tf.variable in TF.js; tf.Variable is TensorFlow for Python).",
+            f"w = mt.variable({', '.join(args)})",
+        ),
+        op="Variable",
+    )
 
 
 def _still_taken(name: str) -> bool:

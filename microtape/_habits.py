@@ -1,0 +1,150 @@
+"""What to write instead: messages for habits brought from PyTorch and NumPy.
+
+Read after ``errors.py``. ``Tensor`` sends the attributes it does not have
+(``t.backward()``, ``t.grad``, ``t.numpy()``: one property each, made by
+:func:`missing`) and the operations it does not support (``len(t)``,
+``t > 0``, ``t[0]``, ``for x in t``) here, and raises what these functions
+return. Each message names the habit, says what microtape does instead and
+ends with a hint. In hints, ``t`` is the tensor in question, as in the
+message.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NoReturn
+
+from .errors import UnsupportedAttributeError, UnsupportedOperationError, explain
+
+# The rule shared by every gradient habit, and a hint that runs as it stands.
+_GRADIENTS: Final = (
+    "microtape stores no gradient on a tensor: mt.grad(f), mt.variable_grads(f), opt.minimize(f) "
+    "and tape.gradient() return fresh gradients, and nothing accumulates between calls."
+)
+_GRAD_OF_F: Final = "dx = mt.grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))"
+_NO_DEVICE: Final = "microtape computes with Python floats on the CPU: there are no devices to move to."
+_ONE_DTYPE: Final = "Every tensor is float64 already (Python floats); there is no other dtype."
+_IMMUTABLE: Final = "Tensors are immutable; only a variable (mt.variable) can be assigned to."
+
+# name -> (what microtape does instead, hint). A hint is a line of code that
+# runs given ``t``, or advice in words.
+HABITS: Final[dict[str, tuple[str, str]]] = {
+    "backward": (_GRADIENTS, _GRAD_OF_F),
+    "grad": (_GRADIENTS, "dt = mt.grad(lambda x: (x * x).sum())(t)"),
+    "zero_grad": (_GRADIENTS, "delete the call: there is nothing to reset."),
+    "requires_grad": (
+        "A tape records every op run inside it; a parameter is a variable, which tapes watch by themselves.",
+        "w = mt.variable(t)",
+    ),
+    "requires_grad_": (
+        "A tape records every op run inside it; a parameter is a variable, which tapes watch by themselves.",
+        "w = mt.variable(t)",
+    ),
+    "detach": ("A tensor holds no graph, tapes do; a copy made with mt.tensor(t) is a constant to every tape.", "u = mt.tensor(t)"),
+    "numpy": ("microtape is plain Python: values come out as lists.", "t.tolist()"),
+    "cpu": (_NO_DEVICE, "delete the call."),
+    "cuda": (_NO_DEVICE, "delete the call."),
+    "to": (_NO_DEVICE + " " + _ONE_DTYPE, "delete the call."),
+    "astype": (_ONE_DTYPE, "delete the call."),
+    "ndim": ("The number of dimensions is called rank, as in TensorFlow.", "t.rank"),
+    "flatten": ("Reshape with -1 for the dimension to infer.", "t.reshape((-1,))"),
+    "view": ("Shapes change with reshape, which takes the new shape as a tuple.", "t.reshape((-1,))"),
+    "copy": ("A copy that the tape records is a clone.", "t.clone()"),
+    "assign": (_IMMUTABLE, "w = mt.variable(t); w.assign(t * 2.0)"),
+    "assign_add": (_IMMUTABLE, "w = mt.variable(t); w.assign_add(t)"),
+    "assign_sub": (_IMMUTABLE, "w = mt.variable(t); w.assign_sub(t)"),
+}
+
+_METHODS: Final = frozenset(HABITS) - {"grad", "requires_grad", "ndim"}  # the rest are called
+_COMPARISONS: Final = {">": "greater", ">=": "greater_equal", "<": "less", "<=": "less_equal"}
+
+
+def attribute_error(obj: object, name: str, shape: tuple[int, ...]) -> UnsupportedAttributeError:
+    """The error for ``obj.name``, a habit in :data:`HABITS`."""
+    kind = type(obj).__name__
+    rule, hint = HABITS[name]
+    used = f"t.{name}" if name not in _METHODS else f"t.{name}(...)" if name.startswith("assign") else f"t.{name}()"
+    if name == "grad" and kind == "Variable":
+        hint = "value, grads = mt.variable_grads(lambda: (t * t).sum()); dt = grads[t]"
+    return UnsupportedAttributeError(
+        explain(f"{used}: a microtape {kind} (shape {shape}) has no {name!r}.", rule, hint),
+        name=name,
+        shape=shape,
+    )
+
+
+def missing(name: str) -> property:
+    """A property that raises :func:`attribute_error` when read.
+
+    A property, not ``__getattr__``: a class with ``__getattr__`` makes
+    every attribute read slower (CPython no longer specialises the lookup),
+    and tensors' attributes are read in every op.
+    """
+
+    def read(self: object) -> NoReturn:
+        raise attribute_error(self, name, getattr(self, "shape", ()))
+
+    return property(read, doc=f"Not in microtape: reading it raises an error that says what to use instead ({HABITS[name][1]}).")
+
+
+def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> UnsupportedOperationError:
+    """The error for ``t > other`` and the other ordering operators."""
+    fn = _COMPARISONS[op]
+    number = isinstance(other, (int, float)) and not isinstance(other, bool)
+    right = repr(other) if number else "u"
+    shown = "" if number else f", u is a {type(other).__name__}"
+    return UnsupportedOperationError(
+        explain(
+            f"t {op} {right}: the ordering operators do not compare tensors (t has shape {shape}{shown}).",
+            "A Tensor keeps Python's identity == and hash, so tensors work as dict keys and with `in`; "
+            f"the ordering operators raise instead of making a mask. mt.{fn} gives 1.0 where it holds, 0.0 elsewhere.",
+            f"mt.{fn}(t, {right})",
+        ),
+        op=op,
+        shape=shape,
+    )
+
+
+def len_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
+    """The error for ``len(t)``."""
+    return UnsupportedOperationError(
+        explain(
+            f"len(t): a tensor of shape {shape} has no len().",
+            "The length of the first axis is t.shape[0]; the number of entries is t.size.",
+            "t.shape[0]" if shape else "t.size",
+        ),
+        op="len",
+        shape=shape,
+    )
+
+
+def index_error(key: object, shape: tuple[int, ...]) -> UnsupportedOperationError:
+    """The error for ``t[key]``."""
+    if isinstance(key, int) and not isinstance(key, bool) and shape and 0 <= key < shape[0]:
+        rest = len(shape) - 1
+        hint = f"mt.slice(t, {(key,) + (0,) * rest}, {(1,) + (-1,) * rest})"
+    else:
+        hint = "cut a block with mt.slice(t, begin, size), or read the values with t.tolist()."
+    return UnsupportedOperationError(
+        explain(
+            f"t[{key!r}]: a tensor (shape {shape}) cannot be indexed with [].",
+            "mt.slice(t, begin, size) cuts out a block that gradients flow through; "
+            "t.tolist() and t.data_sync() read the values as Python lists.",
+            hint,
+        ),
+        op="getitem",
+        shape=shape,
+    )
+
+
+def iter_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
+    """The error for ``for x in t`` (and ``list(t)``, ``x in t``)."""
+    return UnsupportedOperationError(
+        explain(
+            f"for x in t: a tensor (shape {shape}) is not iterable.",
+            "Loops over entries belong to ops such as t.sum() or mt.exp(t); "
+            "to look at the values, loop over t.tolist().",
+            "rows = t.tolist()",
+        ),
+        op="iter",
+        shape=shape,
+    )
