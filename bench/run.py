@@ -1,4 +1,4 @@
-"""Run microtape's benchmarks (issue 7) and print the results table.
+"""Run microtape's benchmarks and print the results table.
 
 Every ratio is microtape's time (or memory) over a plain-Python baseline
 measured in the same process run, alternating the two; times are medians of
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg = Config(quick=args.quick, repeat=args.repeat, min_time=0.0 if args.quick else 0.2)
     names = args.only or [n for n in WORKLOADS if not (cfg.quick and n in SLOW)]
 
-    print("microtape benchmarks (issue 7): microtape vs plain Python in the same run")
+    print("microtape benchmarks: microtape vs plain Python in the same run")
     for line in machine():
         print(line)
     print(f"code: {_revision()}")

@@ -10,6 +10,7 @@ between calls: every call returns fresh tensors.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple, ParamSpec
 
@@ -93,13 +94,34 @@ def _check_input(x: object, api: str, index: int | None = None) -> Tensor:
     return x
 
 
+def _check_arity(f: Callable[..., object], n: int, api: str, use: tuple[str, str] | None = None) -> None:
+    """After f(*xs) raised a TypeError: if f cannot take ``n`` arguments at all, say so."""
+    try:
+        signature = inspect.signature(f)
+        signature.bind(*range(n))
+    except ValueError:  # no signature to read (some builtins): keep Python's error
+        return
+    except TypeError:
+        rule, hint = use or _USES[api]
+        raise InvalidArgumentError(
+            explain(
+                f"{api}: f{signature} cannot be called with {n} argument(s), as {api} calls it.",
+                rule + ".",
+                hint,
+            ),
+            value=f,
+        ) from None
+
+
 def _check_output(y: object, api: str) -> Tensor:
     if not isinstance(y, Tensor):
         raise GradientError(
             explain(
                 f"{api}: the result y returned by f() must be a tensor, got {type(y).__name__}: {y!r}.",
                 "Only tensors computed with microtape ops carry gradients.",
-                "compute y with microtape ops (x * x, mt.exp(x), ...), not Python floats.",
+                "f returned None: end it with return, as in return (x * x).sum()."
+                if y is None
+                else "compute y with microtape ops (x * x, mt.exp(x), ...), not Python floats.",
             ),
             value=y,
         )
@@ -144,8 +166,10 @@ def _forward(f: Callable[..., object], xs: list[Tensor], api: str) -> tuple[Grad
         tape.watch(xs)
         try:
             y = f(*xs)
-        except BaseException:
+        except BaseException as err:
             tape.release()
+            if isinstance(err, TypeError):
+                _check_arity(f, len(xs), api)
             raise
     try:
         return tape, _check_output(y, api)
@@ -424,7 +448,11 @@ def variable_grads_as(
         with tape:
             if chosen is not None:
                 tape.watch(chosen)
-            y = f()
+            try:
+                y = f()
+            except TypeError:
+                _check_arity(f, 0, api, (rule, example))
+                raise
         value = _check_output(y, api)
         if value.rank != 0:
             raise GradientError(
@@ -444,7 +472,7 @@ def variable_grads_as(
                     "Cannot find a connection between any variable and the result of the loss "
                     "function y=f(x): f read no trainable variable.",
                     f"{api} differentiates with respect to the trainable variables that f reads; "
-                    "plain tensors are constants.",
+                    "plain tensors, and numbers read with .item() or .data_sync(), are constants.",
                     "w = mt.variable(mt.tensor([1.0, 2.0])); " + example,
                 )
             )

@@ -391,6 +391,17 @@ class Optimizer(ABC):
             True
             >>> loss.dispose()
         """
+        given: object = return_cost  # annotated bool; TF.js habits pass the variables here
+        if isinstance(given, (list, tuple)) or callable(getattr(given, "variables", None)):
+            raise InvalidArgumentError(
+                explain(
+                    f"{self._api}.minimize: the second argument is return_cost, and it got the "
+                    f"{type(given).__name__} {given!r:.60}.",
+                    "The order is minimize(f, return_cost=False, var_list=None), so pass the variables by keyword.",
+                    "opt.minimize(lambda: (w * w).sum(), var_list=[w])",
+                ),
+                value=given,
+            )
         wanted = _flag(f"{self._api}.minimize", "return_cost", return_cost)
         use = (
             "minimize(f) calls f, which takes no arguments and computes the loss from variables such as w, "

@@ -1,6 +1,6 @@
 """The benchmark suite still runs: ``bench/run.py --quick`` as a smoke test.
 
-Benchmarks are run by hand (issue 7); this only checks that the scripts work
+Benchmarks are run by hand; this only checks that the scripts work
 against the current engine (tiny sizes, one repetition). It asserts nothing
 about time: a shared CI machine is far too noisy for that.
 """

@@ -1,4 +1,4 @@
-"""The debugging toolkit of issue 4: print, check_numerics, detect_anomaly,
+"""The debugging toolkit: print, check_numerics, detect_anomaly,
 gradient statistics, the gradient monitor, clipping and text plots."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The gradient checker of issue 4: finite differences, full and fast mode,
+"""The gradient checker: finite differences, full and fast mode,
 second order, kinks, the culprit finder and the report."""
 
 from __future__ import annotations

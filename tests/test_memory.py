@@ -1,4 +1,4 @@
-"""The tidy arena: exact tensor and byte counts for every rule of issue 3.
+"""The tidy arena: exact tensor and byte counts for every rule of tidy, keep and dispose.
 
 Every count here is a difference of ``mt.memory()`` before and after, in
 tensors *and* bytes (8 per entry), so a leak of a single scalar fails a test.

@@ -1,6 +1,10 @@
 """The misuse table: every wrong call raises the right MicrotapeError, names the
 values involved, hints at the fix, and leaves the arena, the variables and the
-tape/scope stacks exactly as they were (issue 8)."""
+tape/scope stacks exactly as they were.
+
+A hint that is a line of code must run. Rows marked ``code=True`` execute it,
+with ``mt`` and the user's objects of the case under the names the message
+uses (``t``, ``w``, ``opt``, ...), which ``named`` set-ups provide."""
 
 from __future__ import annotations
 
@@ -28,6 +32,9 @@ class Misuse:
     fragments: tuple[str, ...] = ()
     hint: bool = True
     extra: dict[str, object] = field(default_factory=dict)
+    also: type[BaseException] = Exception  # the builtin the error also is, for `except TypeError`
+    code: bool = False  # the hint is code: it must run, given mt and NAMES
+    absent: tuple[str, ...] = ()  # text that must not appear (a hint that does not fit)
 
 
 def simple(action: Action) -> Callable[[Path], Action]:
@@ -80,6 +87,45 @@ def _var(name: str, value: object = (1.0, 2.0), trainable: bool = True) -> mt.Va
 
 
 KEEP: list[object] = []  # variables made in set-ups stay alive until the test ends
+NAMES: dict[str, object] = {}  # the user's objects of a named case, by the names its hint uses
+
+
+def named(action: Callable[..., object], make: Callable[[], dict[str, object]]) -> Callable[[Path], Action]:
+    """Make the user's objects first, keep them under their names, then fail on them."""
+
+    def setup(_tmp: Path) -> Action:
+        NAMES.clear()
+        NAMES.update(make())
+        KEEP.append(dict(NAMES))
+        return lambda: action(**NAMES)
+
+    return setup
+
+
+def _t(*_: object) -> dict[str, object]:
+    return {"t": mt.tensor([1.0, 2.0])}
+
+
+def _w_opt(name: str) -> Callable[[], dict[str, object]]:
+    def make() -> dict[str, object]:
+        w = _var(name)
+        return {"w": w, "opt": mt.train.sgd(0.1), "loss": (w * w).sum(), "t": mt.tensor([1.0, 2.0])}
+
+    return make
+
+
+def _unused_key(_tmp: Path) -> Action:
+    used, unused = _var("mis_h_used"), _var("mis_h_unused")
+    _, gs = mt.variable_grads(lambda: (used * 2.0).sum(), [used])
+    KEEP.extend([used, unused, gs])
+    return lambda: gs[unused]
+
+
+def _no_return(w: mt.Variable) -> Callable[[], None]:
+    def loss() -> None:
+        (w * w).sum()  # the forgotten return
+
+    return loss
 
 
 def _with_var(make: Callable[[mt.Variable], Action], name: str, value: object = (1.0, 2.0), trainable: bool = True) -> Callable[[Path], Action]:
@@ -245,6 +291,42 @@ CASES: list[Misuse] = [
     Misuse("checkpoint shape", _ckpt_wrong_shape, mt.CheckpointError, ("mis_ck_shape", "(3,)", "(2,)")),
     Misuse("checkpoint nan", _ckpt_nan, mt.CheckpointError, ("NaN",)),
     Misuse("checkpoint missing", _ckpt_missing, mt.CheckpointError, ("nowhere.json",)),
+    # habits from PyTorch and NumPy, and the API named in the error
+    Misuse("minimize a tensor", named(lambda opt, loss, **_: opt.minimize(loss), _w_opt("mis_h_min")), mt.InvalidArgumentError, ("minimize(f)", "Tensor(5.0, shape=())", "not the function"), also=ValueError, code=True, absent=("variable_grads",)),
+    Misuse("minimize no variables", named(lambda opt, t, **_: opt.minimize(lambda: (t * t).sum()), _w_opt("mis_h_none")), mt.GradientError, ("minimize", "no trainable variable"), also=ValueError, code=True, absent=("variable_grads",)),
+    Misuse("variable_grads a tensor", named(lambda loss, **_: mt.variable_grads(loss), _w_opt("mis_h_vg")), mt.InvalidArgumentError, ("variable_grads(f)", "Tensor"), also=ValueError, code=True, absent=("lambda x",)),
+    Misuse("backward", named(lambda t: t.backward(), _t), mt.UnsupportedAttributeError, ("t.backward()", "(2,)", "mt.grad"), also=AttributeError, code=True),
+    Misuse("grad attribute", named(lambda t: t.grad, _t), mt.UnsupportedAttributeError, ("t.grad", "(2,)", "nothing accumulates"), also=AttributeError, code=True),
+    Misuse("grad of a variable", named(lambda t: t.grad, lambda: {"t": _var("mis_h_vgrad")}), mt.UnsupportedAttributeError, ("Variable", "variable_grads"), also=AttributeError, code=True),
+    Misuse("assign a tensor", named(lambda t: t.assign([3.0, 4.0]), _t), mt.UnsupportedAttributeError, ("t.assign(...)", "immutable", "mt.variable"), also=AttributeError, code=True),
+    Misuse("assign_sub a tensor", named(lambda t: t.assign_sub([1.0, 1.0]), _t), mt.UnsupportedAttributeError, ("assign_sub",), also=AttributeError, code=True),
+    Misuse("numpy", named(lambda t: t.numpy(), _t), mt.UnsupportedAttributeError, ("t.numpy()", "lists"), also=AttributeError, code=True),
+    Misuse("detach", named(lambda t: t.detach(), _t), mt.UnsupportedAttributeError, ("t.detach()", "constant"), also=AttributeError, code=True),
+    Misuse("len", named(lambda t: len(t), lambda: {"t": mt.ones((3, 2))}), mt.UnsupportedOperationError, ("len(t)", "(3, 2)"), also=TypeError, code=True),
+    Misuse("len of a scalar", named(lambda t: len(t), lambda: {"t": mt.scalar(1.0)}), mt.UnsupportedOperationError, ("len(t)", "()"), also=TypeError, code=True),
+    Misuse("greater operator", named(lambda t: t > 0, _t), mt.UnsupportedOperationError, ("t > 0", "(2,)", "mt.greater"), also=TypeError, code=True),
+    Misuse("reflected less", named(lambda t: 0.5 < t, _t), mt.UnsupportedOperationError, ("t > 0.5",), also=TypeError, code=True),
+    Misuse("less_equal tensors", named(lambda t, u: t <= u, lambda: {"t": mt.tensor([1.0, 2.0]), "u": mt.ones((2,))}), mt.UnsupportedOperationError, ("t <= u", "mt.less_equal"), also=TypeError, code=True),
+    Misuse("index", named(lambda t: t[1], lambda: {"t": mt.ones((2, 3))}), mt.UnsupportedOperationError, ("t[1]", "(2, 3)", "mt.slice"), also=TypeError, code=True),
+    Misuse("iterate", named(lambda t: [x for x in t], _t), mt.UnsupportedOperationError, ("not iterable", "t.tolist()"), also=TypeError, code=True),
+    Misuse("grad of a string", simple(lambda: mt.grad("oops")), mt.InvalidArgumentError, ("grad(f)", "'oops'"), also=ValueError, code=True, absent=("mt.tensor('oops')",)),  # type: ignore[arg-type]
+    Misuse("grad at a string", on(lambda: mt.grad(lambda x: x * x)("oops")), mt.InvalidArgumentError, ("'oops'", "str"), hint=False, also=ValueError, absent=("mt.tensor(",)),
+    Misuse("tensor of a range", simple(lambda: mt.tensor(range(3))), mt.InvalidArgumentError, ("range(0, 3)",), also=ValueError, code=True, absent=("text",)),
+    Misuse("Variable constructor", simple(lambda: mt.Variable([1.0, 2.0])), mt.UnsupportedOperationError, ("Variable([1.0, 2.0])", "mt.variable"), also=TypeError, code=True),
+    Misuse("gradient of an unused variable", _unused_key, mt.GradientKeyError, ("no gradient", "mis_h_unused", "mis_h_used"), also=KeyError),
+    # the next mistakes students make
+    Misuse("grad of a result", named(lambda loss, **_: mt.grad(loss), _w_opt("mis_h_res")), mt.InvalidArgumentError, ("grad(f)", "not the function"), also=ValueError, code=True),
+    Misuse("variable_grads f with argument", named(lambda **_: mt.variable_grads(lambda x: (x * x).sum()), _w_opt("mis_h_arity")), mt.InvalidArgumentError, ("f(x)", "0 argument"), also=ValueError, code=True),  # type: ignore[arg-type, misc]  # f takes an argument: the mistake under test
+    Misuse("grad f without argument", named(lambda w, t, **_: mt.grad(lambda: (w * w).sum())(t), _w_opt("mis_h_arity0")), mt.InvalidArgumentError, ("f()", "1 argument"), also=ValueError, code=True),  # type: ignore[arg-type, misc]  # f takes none: the mistake under test
+    Misuse("loss without return", named(lambda opt, w, **_: opt.minimize(_no_return(w)), _w_opt("mis_h_ret")), mt.GradientError, ("NoneType", "return"), also=ValueError),
+    Misuse("minimize var_list positional", named(lambda opt, w, **_: opt.minimize(lambda: (w * w).sum(), [w]), _w_opt("mis_h_pos")), mt.InvalidArgumentError, ("return_cost", "list", "mis_h_pos"), also=ValueError, code=True),
+    Misuse("loss read with data_sync", named(lambda opt, w, **_: opt.minimize(lambda: mt.scalar(w.data_sync()[0]) ** 2), _w_opt("mis_h_sync")), mt.GradientError, ("Cannot find a connection", "data_sync"), also=ValueError, code=True),
+    Misuse("grads of one tensor", named(lambda t: mt.grads(lambda a: (a * a).sum())(t), _t), mt.InvalidArgumentError, ("xs must be a list", "Tensor"), also=ValueError),
+    Misuse("var_list one variable", named(lambda w, **_: mt.variable_grads(lambda: (w * w).sum(), w), _w_opt("mis_h_one")), mt.InvalidArgumentError, ("var_list must be a list", "Variable"), also=ValueError),
+    Misuse("apply_gradients keyed by tensors", named(lambda opt, t, w, **_: opt.apply_gradients({t: w}), _w_opt("mis_h_keys")), mt.InvalidArgumentError, ("neither a Variable nor a variable name",), also=ValueError),
+    Misuse("learning rate as text", simple(lambda: mt.train.sgd("0.01")), mt.InvalidArgumentError, ("learning_rate", "'0.01'"), also=ValueError),  # type: ignore[arg-type]
+    Misuse("astype float16", named(lambda t: t.astype("float16"), _t), mt.UnsupportedAttributeError, ("t.astype()", "float64"), also=AttributeError),
+    Misuse("tidy of a result", named(lambda loss, **_: mt.tidy(loss), _w_opt("mis_h_tidy")), mt.InvalidArgumentError, ("tidy() needs a function", "Tensor"), also=ValueError),
 ]
 
 
@@ -285,11 +367,26 @@ def test_misuse(case: Misuse, tmp_path: Path) -> None:
     text = str(err)
     for fragment in case.fragments:
         assert fragment in text, f"{fragment!r} missing from:\n{text}"
+    assert isinstance(err, case.also), f"{type(err).__name__} is not a {case.also.__name__}"
+    for fragment in case.absent:
+        assert fragment not in text, f"{fragment!r} does not fit:\n{text}"
     if case.hint:
         assert "hint:" in text, f"no hint in:\n{text}"
+    else:
+        assert "hint:" not in text, f"a hint that does not fit:\n{text}"
     after = snapshot()
     assert after == before, "a failed call changed the arena, the variables or the open tapes/scopes"
+    if case.code:
+        exec(hint_of(text), {"mt": mt, **NAMES})  # the hint is code: it runs as it stands
     KEEP.clear()
+    NAMES.clear()
+
+
+def hint_of(message: str) -> str:
+    """The text after ``hint: `` (one line, as ``explain`` writes it)."""
+    lines = [line for line in message.splitlines() if line.startswith("  hint: ")]
+    assert len(lines) == 1, message
+    return lines[0].removeprefix("  hint: ")
 
 
 def test_cli_misuse() -> None:
@@ -302,3 +399,80 @@ def test_cli_misuse() -> None:
     assert result.returncode == 2 and "no chapter 99" in result.stdout
     result = subprocess.run([sys.executable, "-m", "microtape", "frobnicate"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+# ── habits from PyTorch and NumPy: still AttributeError/TypeError, still type errors ──
+
+
+def test_habits_keep_hasattr_and_getattr_working() -> None:
+    from microtape._habits import HABITS
+
+    t = mt.tensor([1.0, 2.0])
+    w = _var("mis_h_hasattr")
+    for name in HABITS:
+        assert not hasattr(t, name), name
+        assert getattr(t, name, None) is None, name
+    for name in ("assign", "assign_add", "assign_sub"):
+        assert callable(getattr(w, name))  # a variable's real methods win
+    assert not hasattr(w, "grad")
+
+
+def test_tensors_keep_identity_equality_and_hash() -> None:
+    a, b = mt.tensor([1.0]), mt.tensor([1.0])
+    assert a == a and a != b  # identity, not values: == makes no mask
+    assert {a: "a", b: "b"}[b] == "b"
+    assert a in [a] and b not in [a]
+    assert mt.greater(a, 0).data_sync() == [1.0]  # the mask the ordering operators point to
+
+
+def test_missing_attributes_do_not_go_through_getattr() -> None:
+    # A class with __getattr__ makes CPython read every attribute the slow way
+    # (no specialisation), and ops read tensors' attributes all the time.
+    assert "__getattr__" not in vars(mt.Tensor)
+    assert "__getattribute__" not in vars(mt.Tensor)
+
+
+def test_habits_and_typos_stay_type_errors(tmp_path: Path) -> None:
+    """The habit block is hidden from type checkers: checked code gets an error for a habit and for a typo."""
+    user = tmp_path / "user_code.py"
+    lines = [
+        "import microtape as mt",
+        "t = mt.tensor([1.0, 2.0])",
+        "t.bakward()",
+        "t.backward()",
+        "g = t.grad",
+        "n = len(t)",
+        "m = t > 0",
+        "t.assign([1.0, 2.0])",
+        "mt.variable(t).assign([1.0, 2.0])",
+    ]
+    user.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
+         "--config-file", "/dev/null", str(user)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    flagged = {int(line.split(":")[1]) for line in result.stdout.splitlines() if ": error:" in line}
+    assert flagged == {3, 4, 5, 6, 7, 8}, result.stdout
+
+
+# ── docstrings and comments say what code does, not which issue asked for it ──
+
+
+def test_no_issue_numbers_in_the_code() -> None:
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    pattern = re.compile(r"\bissues? *#?\d", re.IGNORECASE)
+    found = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for folder in ("microtape", "tests", "tutorials", "bench")
+        for path in sorted((root / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, "say what the code does instead:\n" + "\n".join(found)

@@ -1,5 +1,5 @@
 """Property-based tests (hypothesis): random expression graphs, algebraic laws of
-gradients, and random tidy/keep/dispose sequences (issue 8)."""
+gradients, and random tidy/keep/dispose sequences."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Numbers at the edges, empty tensors, threads, asyncio and long runs (issue 8)."""
+"""Numbers at the edges, empty tensors, threads, asyncio and long runs."""
 
 from __future__ import annotations
 
