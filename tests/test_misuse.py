@@ -422,7 +422,7 @@ def test_tensors_keep_identity_equality_and_hash() -> None:
     assert a == a and a != b  # identity, not values: == makes no mask
     assert {a: "a", b: "b"}[b] == "b"
     assert a in [a] and b not in [a]
-    assert mt.greater(a, 0).data_sync() == [1.0]  # the mask the ordering operators point to
+    assert a.greater(0).data_sync() == [1.0]  # the mask the ordering operators point to
 
 
 def test_missing_attributes_do_not_go_through_getattr() -> None:
