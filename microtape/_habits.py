@@ -96,8 +96,9 @@ def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> Unsuppor
         explain(
             f"t {op} {right}: the ordering operators do not compare tensors (t has shape {shape}{shown}).",
             "A Tensor keeps Python's identity == and hash, so tensors work as dict keys and with `in`; "
-            f"the ordering operators raise instead of making a mask. mt.{fn} gives 1.0 where it holds, 0.0 elsewhere.",
-            f"mt.{fn}(t, {right})",
+            f"the ordering operators raise instead of making a mask. mt.{fn}(t, {right}) gives 1.0 where it holds, "
+            "0.0 elsewhere.",
+            f"t.{fn}({right})",
         ),
         op=op,
         shape=shape,

@@ -247,7 +247,7 @@ class UnsupportedOperationError(MicrotapeError, TypeError):
         ...     t > 0
         ... except mt.UnsupportedOperationError as err:
         ...     print(str(err).splitlines()[-1])
-          hint: mt.greater(t, 0)
+          hint: t.greater(0)
     """
 
     op: str

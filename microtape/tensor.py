@@ -50,6 +50,15 @@ class Tensor:
     too. Ops are both functions (``mt.exp(x)``) and methods (``x.exp()``),
     and Python's operators broadcast like NumPy.
 
+    Comparisons are ops too: ``mt.greater(t, 0)`` (or ``t.greater(0)``) is
+    the 0/1 mask NumPy writes ``t > 0``. ``==`` and ``hash`` keep Python's
+    identity meaning, so tensors work as dict keys and with ``in``; that is
+    why ``<``, ``<=``, ``>`` and ``>=`` raise
+    :class:`~microtape.UnsupportedOperationError` instead of making a mask
+    that ``==`` could not match. Habits from PyTorch and NumPy (``t.backward()``,
+    ``t.grad``, ``len(t)``, ``t[0]``, ``for x in t``) raise errors that say
+    what to write here; they are still ``AttributeError`` and ``TypeError``.
+
     Examples:
         >>> x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> x
@@ -58,6 +67,8 @@ class Tensor:
         ((2, 2), 4, 2, 'float64')
         >>> (2.0 * x - 1).sum()
         Tensor(16.0, shape=())
+        >>> x.greater(2.0)
+        Tensor([[0.0, 0.0], [1.0, 1.0]], shape=(2, 2))
     """
 
     __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept", "_trainable", "_origin")
