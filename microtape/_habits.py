@@ -83,7 +83,8 @@ def missing(name: str) -> property:
     def read(self: object) -> NoReturn:
         raise attribute_error(self, name, getattr(self, "shape", ()))
 
-    return property(read, doc=f"Not in microtape: reading it raises an error that says what to use instead ({HABITS[name][1]}).")
+    # ":meta private:" keeps it out of the API reference, which lists what exists.
+    return property(read, doc="Not part of microtape; reading it raises an error that says what to write instead.\n\n:meta private:")
 
 
 def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> UnsupportedOperationError:
