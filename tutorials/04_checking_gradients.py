@@ -363,6 +363,60 @@ print(safe_grad, all(math.isfinite(v) for v in safe_grad.data_sync()))
 #    kernel's output (forward only) and slows everything down. In microtape,
 #    anomaly mode checks both passes and costs nothing when it is off.
 #
+
+# %%
+# Common mistakes
+# ---------------
+#
+# Some bugs are not wrong gradients but wrong calls, often habits from
+# PyTorch or NumPy. microtape answers each with a message in three parts,
+# as every error in this book has: what happened, the rule, and a hint
+# (where the hint is code, it runs as written). The errors are still the
+# builtin kinds, so ``except AttributeError`` catches the first one. The
+# ``# type: ignore`` comments are there because mypy rejects these lines
+# too, before anything runs.
+try:
+    loss().backward()  # type: ignore[attr-defined]  # PyTorch's way
+except AttributeError as err:
+    print(err)
+
+# %%
+# ``mt.grad`` and ``variable_grads`` take the *function* that computes the
+# loss, because they run it inside a tape. Passing the loss already computed,
+# or a function that forgets its ``return``, is caught before any work:
+try:
+    mt.grad(loss())  # type: ignore[arg-type]  # a tensor, not a function
+except mt.InvalidArgumentError as err:
+    print(err)
+
+
+def forgot_return() -> None:
+    ((x * w + b - y) ** 2).mean()
+
+
+try:
+    mt.variable_grads(forgot_return)  # type: ignore[arg-type]  # returns None
+except mt.GradientError as err:
+    print(err)
+
+# %%
+# Two NumPy habits last. ``x > 0`` is not a mask here: tensors keep Python's
+# ``==`` by identity, so they can be dict keys, and the ordering operators
+# point to the comparison ops instead. And a step written as ``w - lr * dw``
+# makes a new, plain tensor, which cannot be assigned to; only the variable
+# can.
+try:
+    x > 0  # type: ignore[operator]  # a comparison op makes the mask
+except TypeError as err:
+    print(err)
+print(x.greater(2.0))
+stepped = w - lr * grads[w]
+try:
+    stepped.assign(0.0)  # type: ignore[attr-defined]  # stepped is a plain tensor
+except AttributeError as err:
+    print(err)
+
+# %%
 # What we built
 # -------------
 #
