@@ -16,10 +16,7 @@ from typing import Final, NoReturn
 from .errors import UnsupportedAttributeError, UnsupportedOperationError, explain
 
 # The rule shared by every gradient habit, and a hint that runs as it stands.
-_GRADIENTS: Final = (
-    "microtape stores no gradient on a tensor: mt.grad(f), mt.variable_grads(f), opt.minimize(f) "
-    "and tape.gradient() return fresh gradients, and nothing accumulates between calls."
-)
+_GRADIENTS: Final = "Tensors hold no gradients: mt.grad(f) and tape.gradient() return fresh ones."
 _GRAD_OF_F: Final = "dx = mt.grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))"
 _NO_DEVICE: Final = "microtape computes with Python floats on the CPU: there are no devices to move to."
 _ONE_DTYPE: Final = "Every tensor is float64 already (Python floats); there is no other dtype."
@@ -96,9 +93,7 @@ def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> Unsuppor
     return UnsupportedOperationError(
         explain(
             f"t {op} {right}: the ordering operators do not compare tensors (t has shape {shape}{shown}).",
-            "A Tensor keeps Python's identity == and hash, so tensors work as dict keys and with `in`; "
-            f"the ordering operators raise instead of making a mask. mt.{fn}(t, {right}) gives 1.0 where it holds, "
-            "0.0 elsewhere.",
+            f"== is identity here (tensors are dict keys), so no operator makes masks: mt.{fn} does.",
             f"t.{fn}({right})",
         ),
         op=op,
@@ -129,8 +124,7 @@ def index_error(key: object, shape: tuple[int, ...]) -> UnsupportedOperationErro
     return UnsupportedOperationError(
         explain(
             f"t[{key!r}]: a tensor (shape {shape}) cannot be indexed with [].",
-            "mt.slice(t, begin, size) cuts out a block that gradients flow through; "
-            "t.tolist() and t.data_sync() read the values as Python lists.",
+            "mt.slice(t, begin, size) cuts out a block, gradients flow through; t.tolist() reads values.",
             hint,
         ),
         op="getitem",
@@ -143,8 +137,7 @@ def iter_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         explain(
             f"for x in t: a tensor (shape {shape}) is not iterable.",
-            "Loops over entries belong to ops such as t.sum() or mt.exp(t); "
-            "to look at the values, loop over t.tolist().",
+            "Ops such as t.sum() or mt.exp(t) loop over the entries; t.tolist() gives the values.",
             "rows = t.tolist()",
         ),
         op="iter",

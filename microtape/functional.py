@@ -52,11 +52,11 @@ _USES: dict[str, tuple[str, str]] = {
         "da, db = mt.grads(lambda a, b: (a * b).sum())([mt.tensor([1.0]), mt.tensor([2.0])])",
     ),
     "value_and_grads": (
-        "value_and_grads(f) turns f into a function that returns f(*xs) and one gradient per input",
+        "value_and_grads(f) turns f into a function that returns f(*xs) and the gradients",
         "y, (da, db) = mt.value_and_grads(lambda a, b: (a * b).sum())([mt.tensor([1.0]), mt.tensor([2.0])])",
     ),
     "variable_grads": (
-        "variable_grads(f) calls f, which takes no arguments and computes the loss from variables such as w",
+        "variable_grads(f) calls f(), which computes the loss from variables (w here)",
         "value, grads = mt.variable_grads(lambda: (w * w).sum())",
     ),
     "custom_grad": (
@@ -69,11 +69,9 @@ _USES: dict[str, tuple[str, str]] = {
 def _check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> None:
     if not callable(f):
         rule, hint = use or _USES[api]
-        got = f"{type(f).__name__}: {f!r:.60}"
-        if isinstance(f, Tensor):
-            got += ", a value computed once, not the function that computes it"
+        rule = f"A tensor is a value computed once; {rule}." if isinstance(f, Tensor) else rule + "."
         raise InvalidArgumentError(
-            explain(f"{api}(f) needs a function, got {got}.", rule + "; pass the function itself.", hint),
+            explain(f"{api}(f) needs a function, got {type(f).__name__}: {f!r:.60}.", rule, hint),
             value=f,
         )
 
@@ -471,8 +469,7 @@ def variable_grads_as(
                 explain(
                     "Cannot find a connection between any variable and the result of the loss "
                     "function y=f(x): f read no trainable variable.",
-                    f"{api} differentiates with respect to the trainable variables that f reads; "
-                    "plain tensors, and numbers read with .item() or .data_sync(), are constants.",
+                    f"{api} needs the trainable variables that f reads; tensors and .data_sync() values are constants.",
                     "w = mt.variable(mt.tensor([1.0, 2.0])); " + example,
                 )
             )

@@ -25,7 +25,7 @@ from ._shape import strides_of
 from ._types import Grads, Shape, is_int, is_number
 from .errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
-from .tensor import Tensor, _new, format_number
+from .tensor import Tensor, _new, conversion_hint, format_number
 
 __all__ = ["Culprit", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
 
@@ -109,7 +109,7 @@ def _check_inputs(inputs: object, api: str) -> list[Tensor]:
                 explain(
                     f"{api}: inputs[{i}] is a {type(x).__name__}, not a tensor: {x!r:.60}.",
                     "Every input must be a tensor.",
-                    f"wrap it: mt.tensor({x!r:.30}).",
+                    conversion_hint(x),
                 ),
                 value=x,
             )

@@ -753,7 +753,9 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
 
     Raises:
         ShapeError: ragged nested lists, or a shape that does not fit the values.
-        InvalidArgumentError: something that is not a number (a string, None).
+        InvalidArgumentError: something that is not a number (a string,
+            None). A ``range`` or a generator is not read either: pass
+            ``list(range(3))``, so the values are plain to see.
 
     Examples:
         >>> mt.tensor([[1, 2, 3], [4, 5, 6]])

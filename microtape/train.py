@@ -322,7 +322,7 @@ class Optimizer(ABC):
             (9.0, 6.0)
         """
         use = (
-            "compute_gradients(f) calls f, which takes no arguments and computes the loss from variables such as w",
+            "compute_gradients(f) calls f(), which computes the loss from variables (w here)",
             "value, grads = opt.compute_gradients(lambda: (w * w).sum())",
         )
         return variable_grads_as(f"{self._api}.compute_gradients", f, self._var_list(var_list), use)
@@ -404,8 +404,7 @@ class Optimizer(ABC):
             )
         wanted = _flag(f"{self._api}.minimize", "return_cost", return_cost)
         use = (
-            "minimize(f) calls f, which takes no arguments and computes the loss from variables such as w, "
-            "inside a tape that records how the loss depends on them",
+            "minimize(f) records f() on a tape; f computes the loss from variables (w here)",
             "opt.minimize(lambda: (w * w).sum())",
         )
         value, grads = variable_grads_as(f"{self._api}.minimize", f, self._var_list(var_list), use)

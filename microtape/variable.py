@@ -143,8 +143,7 @@ def _constructor_error(initial: object, trainable: object, name: object) -> Unsu
     return UnsupportedOperationError(
         explain(
             f"Variable({', '.join([shown, *args[1:]])}) was called directly.",
-            "Variables are made by mt.variable, which copies the values and checks and registers the name "
-            "(tf.variable in TF.js; tf.Variable is TensorFlow for Python).",
+            "mt.variable (tf.variable in TF.js) makes variables: it copies the values, registers the name.",
             f"w = mt.variable({', '.join(args)})",
         ),
         op="Variable",

@@ -292,11 +292,11 @@ CASES: list[Misuse] = [
     Misuse("checkpoint nan", _ckpt_nan, mt.CheckpointError, ("NaN",)),
     Misuse("checkpoint missing", _ckpt_missing, mt.CheckpointError, ("nowhere.json",)),
     # habits from PyTorch and NumPy, and the API named in the error
-    Misuse("minimize a tensor", named(lambda opt, loss, **_: opt.minimize(loss), _w_opt("mis_h_min")), mt.InvalidArgumentError, ("minimize(f)", "Tensor(5.0, shape=())", "not the function"), also=ValueError, code=True, absent=("variable_grads",)),
+    Misuse("minimize a tensor", named(lambda opt, loss, **_: opt.minimize(loss), _w_opt("mis_h_min")), mt.InvalidArgumentError, ("minimize(f)", "Tensor(5.0, shape=())", "value computed once"), also=ValueError, code=True, absent=("variable_grads",)),
     Misuse("minimize no variables", named(lambda opt, t, **_: opt.minimize(lambda: (t * t).sum()), _w_opt("mis_h_none")), mt.GradientError, ("minimize", "no trainable variable"), also=ValueError, code=True, absent=("variable_grads",)),
     Misuse("variable_grads a tensor", named(lambda loss, **_: mt.variable_grads(loss), _w_opt("mis_h_vg")), mt.InvalidArgumentError, ("variable_grads(f)", "Tensor"), also=ValueError, code=True, absent=("lambda x",)),
     Misuse("backward", named(lambda t: t.backward(), _t), mt.UnsupportedAttributeError, ("t.backward()", "(2,)", "mt.grad"), also=AttributeError, code=True),
-    Misuse("grad attribute", named(lambda t: t.grad, _t), mt.UnsupportedAttributeError, ("t.grad", "(2,)", "nothing accumulates"), also=AttributeError, code=True),
+    Misuse("grad attribute", named(lambda t: t.grad, _t), mt.UnsupportedAttributeError, ("t.grad", "(2,)", "hold no gradients"), also=AttributeError, code=True),
     Misuse("grad of a variable", named(lambda t: t.grad, lambda: {"t": _var("mis_h_vgrad")}), mt.UnsupportedAttributeError, ("Variable", "variable_grads"), also=AttributeError, code=True),
     Misuse("assign a tensor", named(lambda t: t.assign([3.0, 4.0]), _t), mt.UnsupportedAttributeError, ("t.assign(...)", "immutable", "mt.variable"), also=AttributeError, code=True),
     Misuse("assign_sub a tensor", named(lambda t: t.assign_sub([1.0, 1.0]), _t), mt.UnsupportedAttributeError, ("assign_sub",), also=AttributeError, code=True),
@@ -315,7 +315,7 @@ CASES: list[Misuse] = [
     Misuse("Variable constructor", simple(lambda: mt.Variable([1.0, 2.0])), mt.UnsupportedOperationError, ("Variable([1.0, 2.0])", "mt.variable"), also=TypeError, code=True),
     Misuse("gradient of an unused variable", _unused_key, mt.GradientKeyError, ("no gradient", "mis_h_unused", "mis_h_used"), also=KeyError),
     # the next mistakes students make
-    Misuse("grad of a result", named(lambda loss, **_: mt.grad(loss), _w_opt("mis_h_res")), mt.InvalidArgumentError, ("grad(f)", "not the function"), also=ValueError, code=True),
+    Misuse("grad of a result", named(lambda loss, **_: mt.grad(loss), _w_opt("mis_h_res")), mt.InvalidArgumentError, ("grad(f)", "value computed once"), also=ValueError, code=True),
     Misuse("variable_grads f with argument", named(lambda **_: mt.variable_grads(lambda x: (x * x).sum()), _w_opt("mis_h_arity")), mt.InvalidArgumentError, ("f(x)", "0 argument"), also=ValueError, code=True),  # type: ignore[arg-type, misc]  # f takes an argument: the mistake under test
     Misuse("grad f without argument", named(lambda w, t, **_: mt.grad(lambda: (w * w).sum())(t), _w_opt("mis_h_arity0")), mt.InvalidArgumentError, ("f()", "1 argument"), also=ValueError, code=True),  # type: ignore[arg-type, misc]  # f takes none: the mistake under test
     Misuse("loss without return", named(lambda opt, w, **_: opt.minimize(_no_return(w)), _w_opt("mis_h_ret")), mt.GradientError, ("NoneType", "return"), also=ValueError),
