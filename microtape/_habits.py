@@ -6,7 +6,7 @@ Read after ``errors.py``. ``Tensor`` sends the attributes it does not have
 ``t > 0``, ``t[0]``, ``for x in t``) here, and raises what these functions
 return. Each message names the habit, says what microtape does instead and
 ends with a hint. In hints, ``t`` is the tensor in question, as in the
-message.
+message. ``value_hint`` does the same for values ``tensor()`` cannot read.
 """
 
 from __future__ import annotations
@@ -143,3 +143,20 @@ def iter_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
         op="iter",
         shape=shape,
     )
+
+
+def value_hint(value: object) -> str:
+    """A hint for a value ``tensor()`` cannot read (not a tensor), or "" when none fits."""
+    if isinstance(value, str):
+        return "convert text to numbers first, for example float('1.5')."
+    if value is None:
+        return "replace None with a number, or with float('nan') for a missing value."
+    if isinstance(value, complex):
+        return "tensors hold real numbers: keep z.real, or abs(z) for the magnitude."
+    if isinstance(value, range):
+        return f"mt.tensor(list({value!r}))"
+    if isinstance(value, (dict, set, frozenset)):
+        return "pass an ordered list of numbers, for example list(d.values()) or sorted(s)."
+    if hasattr(type(value), "__iter__"):
+        return "make a list first: mt.tensor(list(values))."
+    return ""

@@ -573,29 +573,12 @@ def _bad_value(value: object, where: str) -> MicrotapeError:
         explain(
             f"tensor(): cannot make a number from {_short(value)} ({type(value).__name__}){where}.",
             "Tensors hold numbers: int, float or bool, nested in lists or tuples.",
-            _fix_for(value),
+            "to join tensors use mt.stack([a, b]) or mt.concat([a, b])."
+            if isinstance(value, Tensor)
+            else _habits.value_hint(value),
         ),
         value=value,
     )
-
-
-def _fix_for(value: object) -> str:
-    """A hint for a value tensor() cannot read, or "" when none fits."""
-    if isinstance(value, Tensor):
-        return "to join tensors use mt.stack([a, b]) or mt.concat([a, b])."
-    if isinstance(value, str):
-        return "convert text to numbers first, for example float('1.5')."
-    if value is None:
-        return "replace None with a number, or with float('nan') for a missing value."
-    if isinstance(value, complex):
-        return "tensors hold real numbers: keep z.real, or abs(z) for the magnitude."
-    if isinstance(value, range):
-        return f"mt.tensor(list({value!r}))"
-    if isinstance(value, (dict, set, frozenset)):
-        return "pass an ordered list of numbers, for example list(d.values()) or sorted(s)."
-    if hasattr(type(value), "__iter__"):
-        return "make a list first: mt.tensor(list(values))."
-    return ""
 
 
 def conversion_hint(value: object) -> str:
