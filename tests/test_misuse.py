@@ -476,3 +476,10 @@ def test_no_issue_numbers_in_the_code() -> None:
         if pattern.search(line)
     ]
     assert not found, "say what the code does instead:\n" + "\n".join(found)
+
+
+def test_gradient_key_error_lives_with_the_other_errors() -> None:
+    from microtape import errors, functional
+
+    assert mt.GradientKeyError is errors.GradientKeyError is functional.GradientKeyError
+    assert issubclass(mt.GradientKeyError, KeyError) and issubclass(mt.GradientKeyError, mt.MicrotapeError)
