@@ -2,7 +2,7 @@
 
 Read last. ``tour`` prints the book's chapters in the terminal,
 ``selfcheck`` gradient-checks every primitive in the op table, and
-``grade FILE`` checks a classroom exercise (see :mod:`microtape.grader`).
+``grade PATH...`` checks classroom exercises (see :mod:`microtape.grader`).
 """
 
 from __future__ import annotations
@@ -140,8 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
     t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
-    g = sub.add_parser("grade", help="check a classroom exercise, e.g. tutorials/exercises/ex04_softplus_vjp.py")
-    g.add_argument("file", help="the exercise file to grade")
+    g = sub.add_parser("grade", help="check exercise files or folders of them, each in its own process with a time limit")
+    g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files, or folders searched for *.py")
+    g.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds each file may take (default 10)")
+    g.add_argument("--json", action="store_true", help="print one JSON document, an entry per file (for autograders)")
+    g.add_argument("--hint", type=int, default=1, choices=(1, 2, 3), help="hint level after a failed check (default 1)")
+    g.add_argument("--jobs", type=int, default=None, metavar="N", help="files graded at the same time (default: CPUs)")
+    g.add_argument("--memory", type=int, default=1024, metavar="MB", help="memory limit per file where the OS allows (default 1024, 0: none)")
     args = parser.parse_args(argv)
     if args.command == "tour":
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -149,5 +154,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "grade":
         from . import grader
 
-        return grader.grade(args.file)
+        return grader.grade(args.paths, timeout=args.timeout, as_json=args.json, hint=args.hint, jobs=args.jobs, memory_mb=args.memory)
     return selfcheck()

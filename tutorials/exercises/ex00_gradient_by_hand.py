@@ -13,9 +13,9 @@ against microtape's autodiff, then use it to walk downhill.
 3. ``gradient_descent(x0, lr, steps)``: start at ``x0`` and repeat
    ``x = x - lr * f'(x)`` exactly ``steps`` times; return the final x.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex00_gradient_by_hand.py
+    python -m microtape grade ex00_gradient_by_hand.py
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ def df_by_hand(x: float) -> float:
 
 def df_with_mt(x: mt.Tensor) -> mt.Tensor:
     """Return f'(x) for every entry of x, computed by microtape."""
-    raise NotImplementedError("TODO 2: return mt.grad(f)(x)")
+    raise NotImplementedError("TODO 2: return f'(x) for every entry of x, computed by microtape from the module's f")
 
 
 def gradient_descent(x0: float, lr: float, steps: int) -> float:
     """Take ``steps`` steps x ← x - lr·f'(x) from ``x0``; return the final x."""
-    raise NotImplementedError("TODO 3: loop `steps` times: x = x - lr * df_by_hand(x)")
+    raise NotImplementedError("TODO 3: start at x0, take `steps` gradient-descent steps, return the final x")

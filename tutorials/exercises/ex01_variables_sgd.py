@@ -17,9 +17,9 @@ An update must change the variable itself (``assign``), not make a new one.
    variable.
 4. ``count_step(counter)``: add 1 to the counter, in place.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex01_variables_sgd.py
+    python -m microtape grade ex01_variables_sgd.py
 """
 
 from __future__ import annotations
@@ -31,19 +31,19 @@ EXERCISE = "ex01_variables_sgd"  # the grader reads this: do not change it
 
 def make_weights(values: list[float]) -> mt.Variable:
     """Return a trainable variable holding ``values``."""
-    raise NotImplementedError("TODO 1: return mt.variable(...) made from values")
+    raise NotImplementedError("TODO 1: return a new trainable variable holding values")
 
 
 def make_step_counter() -> mt.Variable:
     """Return a scalar variable at 0 that no optimizer may train."""
-    raise NotImplementedError("TODO 2: return a scalar variable at 0.0 with trainable=False")
+    raise NotImplementedError("TODO 2: return a scalar variable that starts at 0 and that no optimizer may train")
 
 
 def sgd_step(w: mt.Variable, grad: mt.Tensor, lr: float) -> None:
     """Set w to w - lr·grad, changing the variable itself."""
-    raise NotImplementedError("TODO 3: update w in place with w.assign(...) or w.assign_sub(...)")
+    raise NotImplementedError("TODO 3: change w itself to w - lr * grad (the caller's variable must change)")
 
 
 def count_step(counter: mt.Variable) -> None:
     """Add 1 to the counter, in place."""
-    raise NotImplementedError("TODO 4: add 1.0 to counter in place (assign_add)")
+    raise NotImplementedError("TODO 4: add 1 to the counter, changing the variable itself")

@@ -14,9 +14,9 @@ tensors; ``tidy`` disposes the ones you do not return, so memory stays flat.
    with ``gradients``, and return the final (w, b) as floats. Training must
    leave no tensor behind: put each step inside ``mt.tidy``.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex02_linear_model.py
+    python -m microtape grade ex02_linear_model.py
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ Y = mt.tensor([1.0, 3.0, 5.0, 7.0])
 
 def loss_fn(w: mt.Tensor, b: mt.Tensor) -> mt.Tensor:
     """Mean squared error of the prediction ``w*X + b`` against ``Y``."""
-    raise NotImplementedError("TODO 1: return the mean of (X * w + b - Y) ** 2")
+    raise NotImplementedError("TODO 1: return the mean squared error of the prediction w*X + b against Y")
 
 
 def gradients(w: mt.Variable, b: mt.Variable) -> tuple[mt.Tensor, mt.Tensor]:
     """Return (dL/dw, dL/db); nothing else made here may stay alive."""
-    raise NotImplementedError("TODO 2: mt.tidy around mt.variable_grads(lambda: loss_fn(w, b)); return (grads[w], grads[b])")
+    raise NotImplementedError("TODO 2: return (dL/dw, dL/db) from mt.variable_grads, leaving only those two tensors alive")
 
 
 def train(steps: int, lr: float) -> tuple[float, float]:
     """Fit w and b from 0 with ``steps`` SGD steps; return the final (w, b)."""
-    raise NotImplementedError("TODO 3: w, b = mt.variable(0.0), mt.variable(0.0); each step in mt.tidy: w.assign_sub(dw * lr), ...")
+    raise NotImplementedError("TODO 3: fit w and b from 0 with `steps` SGD steps, leaving no tensor behind; return (w, b) as floats")

@@ -17,9 +17,9 @@ differentiated again by the outer tape.
    ``tape.gradient(f, [x, y])`` and update both in place. Return the final
    (x, y) as floats.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex03_second_derivative.py
+    python -m microtape grade ex03_second_derivative.py
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ EXERCISE = "ex03_second_derivative"  # the grader reads this: do not change it
 
 def second_derivative(f: Callable[[mt.Tensor], mt.Tensor], x: mt.Tensor) -> mt.Tensor:
     """Return f''(x), entry by entry, with two nested GradientTapes."""
-    raise NotImplementedError("TODO 1: nested tapes: inner.gradient(f(x), x) inside the outer with-block, then outer.gradient(...)")
+    raise NotImplementedError("TODO 1: return f''(x) computed with two nested GradientTapes")
 
 
 def minimize_paraboloid(x0: float, y0: float, lr: float, steps: int) -> tuple[float, float]:
     """SGD on x² + y² from (x0, y0); return the final (x, y)."""
-    raise NotImplementedError("TODO 2: variables x, y; each step: tape, f = x*x + y*y, tape.gradient(f, [x, y]), assign_sub")
+    raise NotImplementedError("TODO 2: minimise x² + y² from (x0, y0) with two variables and a GradientTape; return (x, y) as floats")

@@ -14,9 +14,9 @@ kind of code that is silently wrong, so prove it against finite differences.
    tensor x of a few points (at least 3); ``order=2`` checks the gradient
    of your gradient too. Print the report to see the table.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex04_softplus_vjp.py
+    python -m microtape grade ex04_softplus_vjp.py
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ def softplus(x: mt.Tensor) -> tuple[mt.Tensor, Callable[[mt.Tensor], list[mt.Ten
     value = mt.log(1.0 + mt.exp(x))
 
     def grad_fn(dy: mt.Tensor) -> list[mt.Tensor]:
-        raise NotImplementedError("TODO 1: return [dy * (the derivative of log(1 + e^x))], written with microtape ops")
+        raise NotImplementedError("TODO 1: return [dy times the derivative of softplus at x], written with microtape ops")
 
     return value, grad_fn
 
 
 def prove() -> mt.GradCheckReport:
     """Check softplus's first and second derivatives against finite differences."""
-    raise NotImplementedError("TODO 2: return mt.check_grads(softplus, [mt.tensor([...])], order=2)")
+    raise NotImplementedError("TODO 2: return the gradient checker's report on softplus, first and second derivatives, at 3 or more points")

@@ -18,9 +18,9 @@ differences: ``report.culprit``.
 2. Fix that op's VJP. Change only its gradient, not its forward value.
    Afterwards ``mt.check_grads(model, [W, X]).ok`` is True.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex04b_find_the_bug.py
+    python -m microtape grade ex04b_find_the_bug.py
 """
 
 from __future__ import annotations

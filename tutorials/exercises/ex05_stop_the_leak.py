@@ -20,9 +20,9 @@ and ``with mt.leak_check(): train_step(w, 0.1)`` names the ops and lines.
 
 Keep the maths as it is: the grader checks the loss and the update too.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex05_stop_the_leak.py
+    python -m microtape grade ex05_stop_the_leak.py
 """
 
 from __future__ import annotations

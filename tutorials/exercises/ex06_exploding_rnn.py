@@ -19,9 +19,9 @@ Clipping rescales the gradients so their joint (global) norm is at most
    explosion that the clipping hides: ``monitor.record({"w": ..., "u": ...})``.
    Afterwards ``print(monitor.report())`` draws the norms as sparklines.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex06_exploding_rnn.py
+    python -m microtape grade ex06_exploding_rnn.py
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def loss_fn(w: mt.Tensor, u: mt.Tensor) -> mt.Tensor:
 
 def clipped_grads(grads: list[mt.Tensor], max_norm: float) -> list[mt.Tensor]:
     """Rescale the gradients together so their global L2 norm is at most ``max_norm``."""
-    raise NotImplementedError("TODO 1: clipped, global_norm = mt.clip_by_global_norm(grads, max_norm); return the clipped tensors")
+    raise NotImplementedError("TODO 1: return the gradients rescaled together so their global norm is at most max_norm")
 
 
 def train_rnn(steps: int, lr: float, max_norm: float) -> tuple[list[float], mt.GradientMonitor]:

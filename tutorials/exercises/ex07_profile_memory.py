@@ -15,9 +15,9 @@ ran (``peak_bytes``, a total over *every* live tensor, not only fn's).
 3. ``extra_peak_bytes(fn)``: the most memory ``fn`` used at once, *beyond*
    what was already alive before it ran.
 
-Check your work (from the repository root)::
+Check your work (in the folder that holds this file)::
 
-    python -m microtape grade tutorials/exercises/ex07_profile_memory.py
+    python -m microtape grade ex07_profile_memory.py
 """
 
 from __future__ import annotations
@@ -36,14 +36,14 @@ def layer(x: mt.Tensor, w: mt.Tensor) -> mt.Tensor:
 
 def leftover_tensors(fn: Callable[[], object]) -> int:
     """How many more tensors are alive after one call of ``fn`` than before."""
-    raise NotImplementedError("TODO 1: count mt.memory().num_tensors before and after calling fn()")
+    raise NotImplementedError("TODO 1: return how many more tensors are alive after one call of fn than before it")
 
 
 def profile_layer(x: mt.Tensor, w: mt.Tensor) -> mt.ProfileInfo:
     """Profile one call of ``layer`` inside ``tidy``."""
-    raise NotImplementedError("TODO 2: return mt.profile(lambda: mt.tidy(lambda: layer(x, w)))")
+    raise NotImplementedError("TODO 2: return the profile of one call of layer(x, w) run inside tidy")
 
 
 def extra_peak_bytes(fn: Callable[[], object]) -> int:
     """The most memory ``fn`` used at once, beyond what was alive before it ran."""
-    raise NotImplementedError("TODO 3: mt.profile(fn).peak_bytes minus mt.memory().num_bytes measured before")
+    raise NotImplementedError("TODO 3: return fn's peak memory in bytes beyond what was alive before it ran")

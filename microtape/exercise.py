@@ -1,0 +1,342 @@
+"""What an exercise's checks are written with: ``Exercise``, ``Fail`` and helpers.
+
+Read with ``grader.py``. Each classroom exercise is three files with the
+same name: the starter ``tutorials/exercises/exNN_name.py`` (the task, in its
+docstring), its checks ``tutorials/exercises/checks/exNN_name.py`` (shipped
+with the package, so grading works after ``pip install``) and a worked
+solution in ``tutorials/exercises/solutions/`` (kept in the repository only).
+A checks file makes one :class:`Exercise` called ``EXERCISE`` and adds checks
+to it with :meth:`Exercise.check`::
+
+    EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="...")
+
+    @EXERCISE.check("df_by_hand matches finite differences", hints=(
+        "the idea (level 1)", "more specific (level 2)", "most specific (level 3)"))
+    def by_hand(m: types.ModuleType) -> None:
+        df = fn(m, "df_by_hand")
+        ...
+        raise Fail("df_by_hand(2.0) = 9.0, but finite differences give 10.0.")
+
+A check receives the student's module, calls its functions and compares
+what comes back with an independent answer (finite differences, exact
+tensor counts measured at check time, values worked out in plain Python).
+It raises :class:`Fail` with the real values when the answer is wrong; a
+``NotImplementedError`` from the student's code means "not done yet".
+Hints are shown only after a check fails, one level at a time
+(``grade --hint N``): level 1 names the idea and the chapter, levels 2 and 3
+are more specific, and none of them is a line of the solution.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .gradcheck import GradCheckReport
+from .memory import leak_check
+from .tensor import Tensor, format_number
+
+__all__ = [
+    "Check",
+    "Exercise",
+    "Fail",
+    "close",
+    "expect_values",
+    "fmt",
+    "fn",
+    "gradcheck_failure",
+    "leaks",
+    "number",
+    "replaced",
+    "short_where",
+    "tensor_fn",
+    "tensor_of",
+]
+
+CheckFn = Callable[[types.ModuleType], None]
+
+
+class Fail(Exception):
+    """A check saw a wrong result; the message says what, with the real values.
+
+    Examples:
+        >>> from microtape.exercise import Fail
+        >>> str(Fail("f(2.0) = 9.0, expected 10.0."))
+        'f(2.0) = 9.0, expected 10.0.'
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check of an exercise: a short name, hints by level, the test itself.
+
+    Examples:
+        >>> from microtape.exercise import Check
+        >>> c = Check("it works", ("the idea", "closer", "closest"), lambda m: None)
+        >>> c.hint(1), c.hint(9)
+        (['the idea'], ['the idea', 'closer', 'closest'])
+    """
+
+    name: str
+    hints: tuple[str, ...]
+    run: CheckFn
+
+    def hint(self, level: int) -> list[str]:
+        """The hints up to ``level`` (1 = the idea; higher levels add detail)."""
+        return list(self.hints[: max(0, level)])
+
+
+@dataclass(slots=True)
+class Exercise:
+    """An exercise: its name (the starter's ``EXERCISE``), the chapter it practises, a title, its checks.
+
+    Examples:
+        >>> from microtape.exercise import Exercise
+        >>> ex = Exercise("ex99_demo", chapter=4, title="A demo")
+        >>> @ex.check("always passes", hints=("nothing to do",))
+        ... def _(m):
+        ...     pass
+        >>> ex.file, [c.name for c in ex.checks]
+        ('ex99_demo.py', ['always passes'])
+    """
+
+    name: str
+    chapter: int
+    title: str
+    kind: str = "build"
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def file(self) -> str:
+        """The file name shared by the starter, its checks and its solution."""
+        return f"{self.name}.py"
+
+    def check(self, name: str, hints: Sequence[str]) -> Callable[[CheckFn], CheckFn]:
+        """Decorator: add a check, in the order the checks are written."""
+        if not hints:
+            raise ValueError(f"check {name!r} of {self.name} needs at least one hint (level 1: the idea)")
+
+        def register(run: CheckFn) -> CheckFn:
+            self.checks.append(Check(name, tuple(hints), run))
+            return run
+
+        return register
+
+
+# -- helpers the checks share ------------------------------------------------------
+
+
+def fn(module: types.ModuleType, name: str) -> Callable[..., object]:
+    """The student's function ``name``, or :class:`Fail` when it is missing.
+
+    Examples:
+        >>> import types
+        >>> from microtape.exercise import Fail, fn
+        >>> m = types.ModuleType("student")
+        >>> try:
+        ...     fn(m, "train")
+        ... except Fail as fail:
+        ...     print(fail)
+        the file defines no train(); the grader calls it by that name.
+    """
+    value = getattr(module, name, None)
+    if value is None:
+        raise Fail(f"the file defines no {name}(); the grader calls it by that name.")
+    if not callable(value):
+        raise Fail(f"{name} is a {type(value).__name__}, but the grader calls it as a function.")
+    found: Callable[..., object] = value  # a student's callable: the checks validate what it returns
+    return found
+
+
+def tensor_fn(module: types.ModuleType, name: str) -> Callable[..., Tensor]:
+    """The student's ``name``, wrapped so that a result that is not a tensor fails the check.
+
+    Examples:
+        >>> import types, microtape as mt
+        >>> from microtape.exercise import tensor_fn
+        >>> m = types.ModuleType("student")
+        >>> m.double = lambda x: x * 2.0
+        >>> tensor_fn(m, "double")(mt.tensor([1.0]))
+        Tensor([2.0], shape=(1,))
+    """
+    found = fn(module, name)
+
+    def call(*args: Tensor) -> Tensor:
+        return tensor_of(found(*args), f"{name}(...)")
+
+    call.__name__ = name
+    return call
+
+
+def fmt(values: float | Sequence[float]) -> str:
+    """Format a number or a list of numbers as the book prints them.
+
+    Examples:
+        >>> from microtape.exercise import fmt
+        >>> fmt(0.5), fmt([1, 2.5])
+        ('0.5', '[1.0, 2.5]')
+    """
+    if isinstance(values, (int, float)):
+        return format_number(float(values))
+    return "[" + ", ".join(format_number(float(v)) for v in values) + "]"
+
+
+def close(a: float, b: float, tol: float = 1e-6) -> bool:
+    """Whether ``a`` is within ``tol`` of ``b`` (relative to 1 + |b|); infinities must match.
+
+    Examples:
+        >>> from microtape.exercise import close
+        >>> close(1.0 + 1e-9, 1.0), close(1.1, 1.0), close(float("nan"), 1.0)
+        (True, False, False)
+    """
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a == b
+    return abs(a - b) <= tol * (1.0 + abs(b))
+
+
+def tensor_of(value: object, what: str, shape: tuple[int, ...] | None = None) -> Tensor:
+    """``value`` if it is a live tensor (of ``shape``, if given); otherwise :class:`Fail`.
+
+    Examples:
+        >>> from microtape.exercise import Fail, tensor_of
+        >>> try:
+        ...     tensor_of(3.0, "f(x)")
+        ... except Fail as fail:
+        ...     print(fail)
+        f(x) returned float 3.0, not a Tensor.
+    """
+    if not isinstance(value, Tensor):
+        raise Fail(f"{what} returned {type(value).__name__} {value!r:.60}, not a Tensor.")
+    if value.is_disposed:
+        raise Fail(f"{what} returned a disposed tensor (made by {value.op!r}): its values are gone.")
+    if shape is not None and value.shape != shape:
+        raise Fail(f"{what} returned a tensor of shape {value.shape}, expected shape {shape}.")
+    return value
+
+
+def number(value: object, what: str) -> float:
+    """``value`` as a float if it is a Python number; a tensor or anything else fails.
+
+    Examples:
+        >>> from microtape.exercise import number
+        >>> number(3, "n")
+        3.0
+    """
+    if isinstance(value, Tensor):
+        raise Fail(f"{what} returned a Tensor ({value!r:.60}), not a Python float; read it with .item().")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Fail(f"{what} returned {type(value).__name__} {value!r:.60}, not a number.")
+    return float(value)
+
+
+def expect_values(got: Sequence[float], want: Sequence[float], what: str, tol: float = 1e-6) -> None:
+    """:class:`Fail` naming the first entry of ``got`` that is not close to ``want``.
+
+    Examples:
+        >>> from microtape.exercise import Fail, expect_values
+        >>> expect_values([1.0, 2.0], [1.0, 2.0], "w")
+        >>> try:
+        ...     expect_values([1.0, 2.5], [1.0, 2.0], "w")
+        ... except Fail as fail:
+        ...     print(fail)
+        w = [1.0, 2.5], expected [1.0, 2.0] (entry 1: 2.5 instead of 2.0).
+    """
+    if len(got) != len(want):
+        raise Fail(f"{what} has {len(got)} entries, expected {len(want)}.")
+    for i, (g, w) in enumerate(zip(got, want)):
+        if not close(g, w, tol):
+            where = f" (entry {i}: {format_number(g)} instead of {format_number(w)})" if len(want) > 1 else ""
+            raise Fail(f"{what} = {fmt(got)}, expected {fmt(want)}{where}.")
+
+
+def short_where(where: str) -> str:
+    """'ex05.py:12' for '/long/path/ex05.py:12'.
+
+    Examples:
+        >>> from microtape.exercise import short_where
+        >>> short_where("/home/me/ex05.py:12")
+        'ex05.py:12'
+    """
+    file, _, line = where.rpartition(":")
+    return f"{Path(file).name}:{line}" if file else where
+
+
+def leaks(call: Callable[[], object]) -> str:
+    """Run ``call`` once and describe what it leaves alive: '2 x mul (ex.py:12), ...'.
+
+    Examples:
+        >>> import microtape as mt
+        >>> from microtape.exercise import leaks
+        >>> leaks(lambda: None)
+        'nothing'
+    """
+    with leak_check(on_leak="ignore") as report:
+        call()
+    groups = [f"{g.count} x {g.op} ({short_where(g.where)})" for g in report.groups]
+    if len(groups) > 8:
+        groups = groups[:8] + [f"... {len(groups) - 8} more"]
+    return ", ".join(groups) or "nothing"
+
+
+@contextmanager
+def replaced(module: types.ModuleType, name: str, value: object) -> Iterator[None]:
+    """Temporarily set ``module.name`` to ``value`` (to see what a student's function depends on).
+
+    Examples:
+        >>> import types
+        >>> from microtape.exercise import replaced
+        >>> m = types.ModuleType("student")
+        >>> m.k = 1
+        >>> with replaced(m, "k", 2):
+        ...     print(m.k)
+        2
+        >>> m.k
+        1
+    """
+    old = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, old)
+
+
+def gradcheck_failure(
+    report: GradCheckReport, what: str, labels: Sequence[str], module: types.ModuleType, culprit: bool = True
+) -> str:
+    """Describe a failed :func:`~microtape.check_grads` report in a few lines (worst entries, culprit).
+
+    Examples:
+        >>> import types, microtape as mt
+        >>> from microtape.exercise import gradcheck_failure
+        >>> @mt.custom_grad
+        ... def twice(x):
+        ...     return 2.0 * x, lambda dy: [dy]
+        >>> report = mt.check_grads(twice, [mt.tensor([1.0])])
+        >>> print(gradcheck_failure(report, "twice", ["x"], types.ModuleType("m"), culprit=False))
+        twice: check_grads failed (1 of 1 entries disagree).
+          at x[0]: the analytic gradient is 1.0, finite differences give 2.0
+    """
+    lines = [f"{what}: check_grads failed ({len(report.failures)} of {len(report.rows)} entries disagree)."]
+    failures = [r for r in report.failures if r.order == report.order] or report.failures
+    for r in failures[:3]:
+        at = labels[r.input] if r.input < len(labels) else f"input {r.input}"
+        index = ",".join(map(str, r.index))
+        order = "" if r.order == 1 else " (second derivative)"
+        lines.append(
+            f"  at {at}[{index}]{order}: the analytic gradient is {format_number(r.analytic)}, "
+            f"finite differences give {format_number(r.numeric)}"
+        )
+    c = report.culprit
+    if c is not None and culprit:
+        mine = c.where.rpartition(":")[0] == getattr(module, "__file__", None)
+        called = f" called at {short_where(c.where)}" if mine else ""
+        lines.append(
+            f"  culprit: the VJP of {c.op!r}{called}: along a random direction it gives "
+            f"{format_number(c.analytic)}, finite differences give {format_number(c.numeric)}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""Checks of ex00_gradient_by_hand: a derivative by hand, with ``mt.grad``, and gradient descent."""
+
+from __future__ import annotations
+
+import math
+import types
+
+from microtape import numerical_grad, scalar, sin, tensor
+from microtape.exercise import Exercise, Fail, close, expect_values, fmt, fn, number, replaced, tensor_fn, tensor_of
+from microtape.tensor import format_number
+
+EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="Gradient debugging: a derivative by hand and with mt.grad")
+
+
+@EXERCISE.check(
+    "df_by_hand matches finite differences",
+    hints=(
+        "differentiate f(x) = x³ - 2x on paper, term by term",
+        "the power rule: the derivative of xⁿ is n·xⁿ⁻¹, and of a·x it is a",
+        "the result is a polynomial of degree 2 in x; check it at x = 1, where finite differences give 1.0",
+    ),
+)
+def by_hand(m: types.ModuleType) -> None:
+    f, df = tensor_fn(m, "f"), fn(m, "df_by_hand")
+    for x in (-2.0, -0.5, 0.0, 1.0, 3.0):
+        [numeric] = numerical_grad(f, [scalar(x)])
+        got = number(df(x), f"df_by_hand({x})")
+        if not close(got, numeric.item(), 1e-5):
+            raise Fail(f"df_by_hand({x}) = {format_number(got)}, but finite differences of f give {format_number(numeric.item())}.")
+
+
+@EXERCISE.check(
+    "df_with_mt returns f'(x) as a tensor",
+    hints=(
+        "let microtape differentiate: chapter 0 turns a function into its gradient function",
+        "mt.grad takes a function and returns a new function; call that new function on x",
+        "the function to differentiate is the module's f itself, passed without calling it",
+    ),
+)
+def with_mt(m: types.ModuleType) -> None:
+    f, df = tensor_fn(m, "f"), fn(m, "df_with_mt")
+    x = tensor([-2.0, 0.0, 1.5])
+    got = tensor_of(df(x), "df_with_mt(x)", x.shape)
+    [numeric] = numerical_grad(f, [x])
+    expect_values(got.data_sync(), numeric.data_sync(), f"df_with_mt({fmt(x.data_sync())})", 1e-5)
+
+
+@EXERCISE.check(
+    "df_with_mt differentiates f itself",
+    hints=(
+        "the point is autodiff: do not type the derivative formula again",
+        "the grader swaps f for sin and expects cos back; a retyped formula cannot follow",
+        "build the gradient function from f at every call, so it sees whatever f currently is",
+    ),
+)
+def uses_autodiff(m: types.ModuleType) -> None:
+    fn(m, "f")
+    df = fn(m, "df_with_mt")
+    x = tensor([0.0, 1.0, 2.0])
+    with replaced(m, "f", sin):
+        got = tensor_of(df(x), "df_with_mt(x)", x.shape).data_sync()
+    want = [math.cos(v) for v in x.data_sync()]
+    if not all(close(g, w, 1e-6) for g, w in zip(got, want)):
+        raise Fail(
+            f"with f replaced by sin, df_with_mt(x) gave {fmt(got)} instead of cos(x) = {fmt(want)}: "
+            "it does not differentiate f."
+        )
+
+
+@EXERCISE.check(
+    "gradient_descent steps downhill",
+    hints=(
+        "gradient descent moves against the gradient, a small step at a time",
+        "each step subtracts the learning rate times the derivative at the current x; take exactly `steps` of them",
+        "with steps = 0 the answer is x0 itself; reuse your df_by_hand for the derivative",
+    ),
+)
+def descent(m: types.ModuleType) -> None:
+    gd = fn(m, "gradient_descent")
+
+    def reference(x: float, lr: float, steps: int) -> float:
+        for _ in range(steps):
+            x -= lr * (3.0 * x * x - 2.0)
+        return x
+
+    for x0, lr, steps in ((2.0, 0.05, 0), (2.0, 0.05, 1), (2.0, 0.05, 3), (-0.3, 0.1, 200)):
+        got = number(gd(x0, lr, steps), f"gradient_descent({x0}, {lr}, {steps})")
+        want = reference(x0, lr, steps)
+        if not close(got, want, 1e-6):
+            raise Fail(f"gradient_descent({x0}, {lr}, {steps}) = {format_number(got)}, expected {format_number(want)}.")

@@ -1,0 +1,109 @@
+"""Checks of ex01_variables_sgd: make variables, update them in place."""
+
+from __future__ import annotations
+
+import types
+
+from microtape import Variable, memory, scalar, tensor, variable
+from microtape.exercise import Exercise, Fail, expect_values, fn
+from microtape.tensor import format_number
+
+EXERCISE = Exercise("ex01_variables_sgd", chapter=1, title="Variables: make them, assign an SGD step in place")
+
+
+@EXERCISE.check(
+    "make_weights makes a trainable variable",
+    hints=(
+        "a model's weights are variables, made from the values you are given",
+        "mt.variable accepts a tensor or a list of numbers; variables are trainable by default",
+        "return the new variable itself; the grader reads its shape, values and trainable flag",
+    ),
+)
+def weights(m: types.ModuleType) -> None:
+    w = fn(m, "make_weights")([1.0, -2.0, 0.5])
+    if not isinstance(w, Variable):
+        raise Fail(f"make_weights([1.0, -2.0, 0.5]) returned {type(w).__name__} {w!r:.60}, not a Variable.")
+    if w.shape != (3,):
+        raise Fail(f"make_weights([1.0, -2.0, 0.5]) has shape {w.shape}, expected (3,).")
+    expect_values(w.data_sync(), [1.0, -2.0, 0.5], "make_weights([1.0, -2.0, 0.5])")
+    if not w.trainable:
+        raise Fail("make_weights(...) returned a variable with trainable=False; weights must be trainable.")
+
+
+@EXERCISE.check(
+    "make_weights can be called twice",
+    hints=(
+        "two variables alive at the same time cannot share a name",
+        "leave out name=...: microtape then picks a fresh name for each variable",
+        "a fixed name works once and fails the second time with VariableError",
+    ),
+)
+def twice(m: types.ModuleType) -> None:
+    make = fn(m, "make_weights")
+    a, b = make([1.0]), make([2.0])
+    if not (isinstance(a, Variable) and isinstance(b, Variable)):
+        raise Fail(f"make_weights returned {type(a).__name__} and {type(b).__name__}, not variables.")
+    if a is b:
+        raise Fail("two calls of make_weights returned the same variable object; each call should make a new one.")
+
+
+@EXERCISE.check(
+    "make_step_counter is a frozen scalar at 0",
+    hints=(
+        "a step counter is state, not a parameter: optimizers must not train it",
+        "mt.variable has a keyword that marks a variable as not trainable",
+        "the counter is a scalar (shape ()), made from the number 0.0",
+    ),
+)
+def counter(m: types.ModuleType) -> None:
+    c = fn(m, "make_step_counter")()
+    if not isinstance(c, Variable):
+        raise Fail(f"make_step_counter() returned {type(c).__name__} {c!r:.60}, not a Variable.")
+    if c.shape != ():
+        raise Fail(f"make_step_counter() has shape {c.shape}, expected a scalar, shape ().")
+    if c.item() != 0.0:
+        raise Fail(f"make_step_counter() starts at {format_number(c.item())}, expected 0.0.")
+    if c.trainable:
+        raise Fail("make_step_counter() is trainable, so variable_grads and optimizers would change it.")
+
+
+@EXERCISE.check(
+    "sgd_step updates the variable in place",
+    hints=(
+        "an update must change the variable itself; rebinding a local name changes nothing outside",
+        "variables have methods that write new values into them: assign, assign_sub, assign_add",
+        "the new value is the old one minus the learning rate times the gradient; the gradient is not changed",
+    ),
+)
+def sgd(m: types.ModuleType) -> None:
+    w = variable(tensor([1.0, 2.0, 3.0]))
+    g = tensor([0.5, -1.0, 2.0])
+    variables_before = memory().num_variables
+    fn(m, "sgd_step")(w, g, 0.1)
+    got = w.data_sync()
+    if got == [1.0, 2.0, 3.0]:
+        raise Fail("after sgd_step(w, grad, 0.1), w still holds [1.0, 2.0, 3.0]: the variable was not updated.")
+    expect_values(got, [0.95, 2.1, 2.8], "w after sgd_step(w=[1, 2, 3], grad=[0.5, -1, 2], lr=0.1)")
+    expect_values(g.data_sync(), [0.5, -1.0, 2.0], "grad after sgd_step")
+    made = memory().num_variables - variables_before
+    if made > 0:
+        raise Fail(f"sgd_step made {made} new variable(s); an SGD step assigns to the existing one.")
+    if not w.trainable:
+        raise Fail("sgd_step left w with trainable=False.")
+
+
+@EXERCISE.check(
+    "count_step adds 1 in place",
+    hints=(
+        "like the SGD step, the counter changes in place",
+        "one of the assign methods adds to the current value",
+        "add the number 1.0; the counter must stay a non-trainable scalar",
+    ),
+)
+def count(m: types.ModuleType) -> None:
+    c = variable(scalar(0.0), trainable=False)
+    step = fn(m, "count_step")
+    for _ in range(3):
+        step(c)
+    if c.item() != 3.0:
+        raise Fail(f"after 3 calls of count_step(counter) the counter is {format_number(c.item())}, expected 3.0.")

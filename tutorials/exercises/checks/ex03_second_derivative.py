@@ -1,0 +1,52 @@
+"""Checks of ex03_second_derivative: nested tapes, and SGD with a tape."""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable
+
+from microtape import Tensor, exp, sin, tensor
+from microtape.exercise import Exercise, Fail, expect_values, fmt, fn, number, tensor_of
+
+EXERCISE = Exercise("ex03_second_derivative", chapter=3, title="GradientTape: a second derivative with nested tapes, SGD on x² + y²")
+
+
+@EXERCISE.check(
+    "second_derivative matches f''",
+    hints=(
+        "chapter 3: a tape also records another tape's backward pass",
+        "open an outer tape and an inner one, both watching x; compute f(x) inside the inner one",
+        "ask the inner tape for dy/dx while the outer tape is still recording, then ask the outer tape for the gradient of that",
+    ),
+)
+def second(m: types.ModuleType) -> None:
+    second_derivative = fn(m, "second_derivative")
+    x = tensor([-1.5, 0.5, 2.0])
+    cases: list[tuple[str, Callable[[Tensor], Tensor], Callable[[float], float]]] = [
+        ("x**3", lambda t: t**3, lambda v: 6.0 * v),
+        ("sin", sin, lambda v: -math.sin(v)),
+        ("exp", exp, math.exp),
+    ]
+    for label, f, f2 in cases:
+        got = tensor_of(second_derivative(f, x), f"second_derivative({label}, x)", x.shape)
+        expect_values(got.data_sync(), [f2(v) for v in x.data_sync()], f"second_derivative({label}) at x = {fmt(x.data_sync())}", 1e-6)
+
+
+@EXERCISE.check(
+    "minimize_paraboloid does SGD on x² + y²",
+    hints=(
+        "chapter 3's example: x² + y² minimised with variables and a tape",
+        "variables are watched by a tape automatically; record f on a tape each step and ask it for both gradients",
+        "update x and y in place, lr times their gradients; return the final values as floats",
+    ),
+)
+def paraboloid(m: types.ModuleType) -> None:
+    minimize = fn(m, "minimize_paraboloid")
+    for x0, y0, lr, steps in ((2.0, 3.0, 0.1, 0), (2.0, 3.0, 0.1, 1), (2.0, 3.0, 0.1, 2), (-1.0, 4.0, 0.25, 50)):
+        result = minimize(x0, y0, lr, steps)
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise Fail(f"minimize_paraboloid returned {type(result).__name__} {result!r:.60}, expected a pair of floats (x, y).")
+        got = [number(result[0], "minimize_paraboloid(...)[0]"), number(result[1], "minimize_paraboloid(...)[1]")]
+        factor = (1.0 - 2.0 * lr) ** steps  # each step multiplies x and y by 1 - 2·lr
+        expect_values(got, [x0 * factor, y0 * factor], f"minimize_paraboloid({x0}, {y0}, lr={lr}, steps={steps})", 1e-9)

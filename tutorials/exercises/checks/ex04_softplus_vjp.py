@@ -1,0 +1,96 @@
+"""Checks of ex04_softplus_vjp: a hand-written VJP, proven against finite differences."""
+
+from __future__ import annotations
+
+import math
+import types
+
+from microtape import GradCheckReport, GradientTape, check_grads, tensor
+from microtape.exercise import Exercise, Fail, expect_values, fn, gradcheck_failure, tensor_fn, tensor_of
+
+EXERCISE = Exercise("ex04_softplus_vjp", chapter=4, title="Checking gradients: write the VJP of softplus, prove it with check_grads")
+AT = [-3.0, -1.0, 0.0, 0.7, 2.5]
+
+
+@EXERCISE.check(
+    "softplus computes log(1 + e^x)",
+    hints=(
+        "only the gradient is yours to write; the forward value stays as given",
+        "softplus(x) must still be log(1 + eˣ) entry by entry",
+        "undo changes to the line that computes value",
+    ),
+)
+def forward(m: types.ModuleType) -> None:
+    x = tensor(AT)
+    got = tensor_of(fn(m, "softplus")(x), "softplus(x)", x.shape)
+    expect_values(got.data_sync(), [math.log1p(math.exp(v)) for v in AT], "softplus(x)")
+
+
+@EXERCISE.check(
+    "softplus is one custom_grad op",
+    hints=(
+        "a custom gradient only counts if the function is a custom_grad op",
+        "keep the @mt.custom_grad decorator above softplus",
+        "a tape should record exactly one op named custom_grad(softplus)",
+    ),
+)
+def is_custom(m: types.ModuleType) -> None:
+    x = tensor(AT)
+    with GradientTape() as tape:
+        tape.watch(x)
+        fn(m, "softplus")(x)
+    names = [op.name for op in tape.operations]
+    if len(names) != 1 or not names[0].startswith("custom_grad("):
+        raise Fail(f"the tape recorded {names}, expected one op named 'custom_grad(...)'.")
+
+
+@EXERCISE.check(
+    "the VJP agrees with finite differences",
+    hints=(
+        "chapter 4: a VJP returns dy times the derivative of the forward value",
+        "differentiate log(1 + eˣ) with the chain rule: the outer log gives 1/(1 + eˣ), the inner part gives eˣ",
+        "eˣ / (1 + eˣ) is a function chapter 4 uses a lot, and microtape has it as an op",
+    ),
+)
+def first(m: types.ModuleType) -> None:
+    report = check_grads(tensor_fn(m, "softplus"), [tensor(AT)])
+    if not report.ok:
+        raise Fail(gradcheck_failure(report, "softplus", ["x"], m))
+
+
+@EXERCISE.check(
+    "the VJP can be differentiated again",
+    hints=(
+        "a second derivative differentiates the VJP itself, so the VJP must be made of recorded ops",
+        "Python floats (math.exp, .item(), data_sync) are invisible to a tape; use microtape ops on tensors",
+        "check your VJP with order=2, as chapter 4 does",
+    ),
+)
+def second(m: types.ModuleType) -> None:
+    report = check_grads(tensor_fn(m, "softplus"), [tensor(AT)], order=2)
+    if report.ok:
+        return
+    if not any(r.order == 2 for r in report.failures):
+        raise Fail("the first derivative is already wrong (see the check above): fix that first.")
+    raise Fail(gradcheck_failure(report, "softplus, order=2", ["x"], m))
+
+
+@EXERCISE.check(
+    "prove() returns a passing order-2 check",
+    hints=(
+        "prove() returns the report of chapter 4's gradient checker",
+        "check softplus at a tensor of at least 3 points, in full mode",
+        "ask the checker for order 2 so the second derivative is checked too",
+    ),
+)
+def prove(m: types.ModuleType) -> None:
+    report = fn(m, "prove")()
+    if not isinstance(report, GradCheckReport):
+        raise Fail(f"prove() returned {type(report).__name__} {report!r:.60}, not the report of mt.check_grads.")
+    if report.order != 2:
+        raise Fail(f"prove() checked order={report.order}; the second derivative must be checked too.")
+    first_order = [r for r in report.rows if r.order == 1]
+    if report.mode != "full" or len(first_order) < 3:
+        raise Fail(f"prove() compared {len(first_order)} entries in mode={report.mode!r}; check at least 3 points in full mode.")
+    if not report.ok:
+        raise Fail(f"prove() returned a failing report: {str(report).splitlines()[0]}")

@@ -1,0 +1,108 @@
+"""Checks of ex04b_find_the_bug: name the op with the wrong VJP, then fix it."""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable
+
+from microtape import check_grads, tensor
+from microtape.exercise import Exercise, Fail, expect_values, fmt, fn, gradcheck_failure, tensor_fn, tensor_of
+
+EXERCISE = Exercise("ex04b_find_the_bug", chapter=4, title="Checking gradients: find the wrong VJP with the culprit finder", kind="debug")
+AT = [-1.5, -0.2, 0.0, 0.7, 2.0]
+OPS = ("swish", "scaled_tanh", "smooth_abs")
+
+
+def swish(v: float) -> float:
+    return v / (1.0 + math.exp(-v))
+
+
+def model_reference(w: list[list[float]], x: list[list[float]]) -> float:
+    outs = []
+    for row in x:
+        for j in range(len(w[0])):
+            h = 2.0 * math.tanh(swish(math.fsum(row[k] * w[k][j] for k in range(len(row)))))
+            outs.append(math.sqrt(h * h + 1.0) - 1.0)
+    return math.fsum(outs) / len(outs)
+
+
+def culprit_found(m: types.ModuleType) -> bool:
+    """Whether the file's CULPRIT is right; until it is, the checks below do not name the op."""
+    answer = getattr(m, "CULPRIT", None)
+    return isinstance(answer, str) and answer.strip() in ("custom_grad(scaled_tanh)", "scaled_tanh")
+
+
+@EXERCISE.check(
+    "CULPRIT names the op with the wrong VJP",
+    hints=(
+        "chapter 4: when check_grads fails it re-checks every op the model ran and names the first wrong one",
+        "run the checker on model with W and X, and print the report: its last line names the culprit",
+        "copy the op name between the quotes of the culprit line",
+    ),
+)
+def culprit(m: types.ModuleType) -> None:
+    answer = getattr(m, "CULPRIT", None)
+    if not isinstance(answer, str):
+        raise Fail(f"CULPRIT is {answer!r}, expected a str such as 'custom_grad(some_op)'.")
+    if answer.strip().upper().startswith("TODO"):
+        raise NotImplementedError(answer)
+    if not culprit_found(m):
+        raise Fail(f"CULPRIT = {answer!r}, but that op's VJP agrees with finite differences; the culprit is another op.")
+
+
+@EXERCISE.check(
+    "the model's gradient agrees with finite differences",
+    hints=(
+        "find the op whose VJP disagrees, then fix that VJP (chapter 4)",
+        "differentiate the culprit's forward value again, factor by factor, and compare with its VJP",
+        "a constant factor in the forward value appears in the derivative too",
+    ),
+)
+def model(m: types.ModuleType) -> None:
+    w = tensor([[0.7, -0.4], [0.1, 0.9]])
+    x = tensor([[0.5, -1.5], [1.2, 0.4], [-0.3, 0.8]])
+    report = check_grads(tensor_fn(m, "model"), [w, x])
+    if not report.ok:
+        raise Fail(gradcheck_failure(report, "model(w, x)", ["w", "x"], m, culprit=culprit_found(m)))
+
+
+@EXERCISE.check(
+    "every custom op passes check_grads alone",
+    hints=(
+        "each VJP must be the derivative of its own forward value",
+        "check the ops one at a time with the gradient checker, each on a small tensor",
+        "the culprit finder names the one to look at first",
+    ),
+)
+def each(m: types.ModuleType) -> None:
+    wrong = [name for name in OPS if not check_grads(tensor_fn(m, name), [tensor(AT)]).ok]
+    if wrong and not culprit_found(m):
+        verb = "disagrees" if len(wrong) == 1 else "disagree"
+        raise Fail(f"{len(wrong)} of the 3 custom ops {verb} with finite differences when checked alone; the culprit finder tells you which.")
+    for name in wrong:
+        report = check_grads(tensor_fn(m, name), [tensor(AT)])
+        raise Fail(gradcheck_failure(report, name, ["x"], m))
+
+
+@EXERCISE.check(
+    "the forward values are unchanged",
+    hints=(
+        "fix the gradient, not the value",
+        "the model must still compute mean(smooth_abs(2·tanh(swish(x @ w))))",
+        "undo changes to the forward value of each custom op",
+    ),
+)
+def forward(m: types.ModuleType) -> None:
+    x = tensor(AT)
+    refs: dict[str, Callable[[float], float]] = {
+        "swish": swish,
+        "scaled_tanh": lambda v: 2.0 * math.tanh(v),
+        "smooth_abs": lambda v: math.sqrt(v * v + 1.0) - 1.0,
+    }
+    for name, ref in refs.items():
+        got = tensor_of(fn(m, name)(x), f"{name}(x)", x.shape)
+        expect_values(got.data_sync(), [ref(v) for v in AT], f"{name}({fmt(AT)})")
+    w_rows, x_rows = [[0.7, -0.4], [0.1, 0.9]], [[0.5, -1.5], [1.2, 0.4], [-0.3, 0.8]]
+    got_model = tensor_of(fn(m, "model")(tensor(w_rows), tensor(x_rows)), "model(w, x)", ())
+    expect_values(got_model.data_sync(), [model_reference(w_rows, x_rows)], "model(w, x)")

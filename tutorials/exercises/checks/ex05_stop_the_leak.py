@@ -1,0 +1,95 @@
+"""Checks of ex05_stop_the_leak: a correct training step that leaks, repaired with ``tidy``."""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable
+
+from microtape import memory, tensor, variable
+from microtape.exercise import Exercise, Fail, expect_values, fn, leaks, number, tensor_of
+
+EXERCISE = Exercise("ex05_stop_the_leak", chapter=5, title="The computation graph: stop a leak with tidy", kind="debug")
+
+
+def reference(m: types.ModuleType, w: list[float]) -> tuple[float, list[float]]:
+    """Loss and gradient of mean((X @ w - Y)²) by hand, from the file's X and Y."""
+    x, y = tensor_of(getattr(m, "X", None), "X"), tensor_of(getattr(m, "Y", None), "Y")
+    rows, cols = x.shape
+    xd, yd = x.data_sync(), y.data_sync()
+    errors = [math.fsum(xd[i * cols + k] * w[k] for k in range(cols)) - yd[i] for i in range(rows)]
+    loss = math.fsum(e * e for e in errors) / rows
+    grad = [math.fsum(2.0 * errors[i] * xd[i * cols + k] for i in range(rows)) / rows for k in range(cols)]
+    return loss, grad
+
+
+def flat(name: str, call: Callable[[], object]) -> None:
+    """Fail with the leaking ops and lines unless 5 calls leave the tensor count where it was."""
+    counts = []
+    before = memory().num_tensors
+    for _ in range(5):
+        call()
+        counts.append(memory().num_tensors)
+    if any(c != before for c in counts):
+        per_step = (counts[-1] - before) / len(counts)
+        raise Fail(
+            f"memory().num_tensors was {before} before and {counts} after each of 5 calls of {name}: "
+            f"{per_step:.3g} tensor(s) leak per call.\n  one more call leaves {leaks(call)}"
+        )
+
+
+@EXERCISE.check(
+    "train_step makes a correct SGD step",
+    hints=(
+        "keep the maths of the step as it was: only memory is wrong",
+        "the step returns the loss before the update, as a float, and moves w against its gradient",
+        "compare with the starter: the loss, the gradient and the update must be the same",
+    ),
+)
+def step(m: types.ModuleType) -> None:
+    w = variable(tensor([[0.5], [-0.25]]))
+    loss = number(fn(m, "train_step")(w, 0.1), "train_step(w, 0.1)")
+    want_loss, grad = reference(m, [0.5, -0.25])
+    expect_values([loss], [want_loss], "the loss train_step returned")
+    expect_values(w.data_sync(), [0.5 - 0.1 * grad[0], -0.25 - 0.1 * grad[1]], "w after one train_step(w, lr=0.1)")
+
+
+@EXERCISE.check(
+    "evaluate returns the loss",
+    hints=(
+        "evaluate gives the loss at w as a Python float",
+        "keep calling predict and mse as the starter does",
+        "read the value out of the scalar tensor as a float",
+    ),
+)
+def evaluate(m: types.ModuleType) -> None:
+    got = number(fn(m, "evaluate")(tensor([[1.0], [0.5]])), "evaluate(w)")
+    expect_values([got], [reference(m, [1.0, 0.5])[0]], "evaluate(w=[[1], [0.5]])")
+
+
+@EXERCISE.check(
+    "train_step leaves no tensors behind",
+    hints=(
+        "chapter 5: tidy disposes everything a function made except what it returns",
+        "run the whole body of the step inside tidy, and let it return a Python float, not a tensor",
+        "mt.leak_check names the ops and lines that leak; every one of them must be inside the tidy",
+    ),
+)
+def step_flat(m: types.ModuleType) -> None:
+    w = variable(tensor([[0.5], [-0.25]]))
+    train_step = fn(m, "train_step")
+    flat("train_step", lambda: train_step(w, 0.01))
+
+
+@EXERCISE.check(
+    "evaluate leaves no tensors behind",
+    hints=(
+        "the helpers predict and mse make tensors too, and nobody disposes them",
+        "tidy also cleans up what the functions it calls make",
+        "the float you return is not a tensor, so nothing needs to survive the tidy",
+    ),
+)
+def evaluate_flat(m: types.ModuleType) -> None:
+    w = tensor([[1.0], [0.5]])
+    evaluate_fn = fn(m, "evaluate")
+    flat("evaluate", lambda: evaluate_fn(w))

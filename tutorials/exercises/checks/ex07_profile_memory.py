@@ -1,0 +1,94 @@
+"""Checks of ex07_profile_memory: measure memory, profile a function."""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable
+
+from microtape import ProfileInfo, fill, memory, ones, profile, tensor, tidy, zeros
+from microtape.exercise import Exercise, Fail, expect_values, fn, tensor_of
+
+EXERCISE = Exercise("ex07_profile_memory", chapter=7, title="Analysis tools: measure memory and profile a function")
+
+
+def measure(call: Callable[[], object]) -> int:
+    before = memory().num_tensors
+    call()
+    return memory().num_tensors - before
+
+
+@EXERCISE.check(
+    "leftover_tensors counts what a call leaves alive",
+    hints=(
+        "chapter 7: mt.memory() counts what is alive right now",
+        "read the tensor count before the call and after it",
+        "return the difference as an int; fn is called exactly once",
+    ),
+)
+def leftover(m: types.ModuleType) -> None:
+    leftover_tensors = fn(m, "leftover_tensors")
+    calls: list[tuple[str, Callable[[], object]]] = [
+        ("a function making 3 tensors", lambda: [ones((2,)), zeros((3,)), fill((1,), 2.0)]),
+        ("a tidy returning one sum", lambda: tidy(lambda: (ones((3,)) * 2.0).sum())),
+        ("a function doing nothing", lambda: None),
+    ]
+    for label, call in calls:
+        want = measure(call)
+        got = leftover_tensors(call)
+        if isinstance(got, bool) or not isinstance(got, int):
+            raise Fail(f"leftover_tensors(fn) returned {type(got).__name__} {got!r:.60}, expected an int.")
+        if got != want:
+            raise Fail(f"leftover_tensors({label}) = {got}, but one call leaves {want} tensor(s) alive.")
+
+
+@EXERCISE.check(
+    "profile_layer profiles layer inside tidy",
+    hints=(
+        "chapter 7: mt.profile runs a function and reports its kernels and memory",
+        "profile a function of no arguments that calls layer(x, w) once",
+        "inside that function, wrap the call in tidy, so only the result survives",
+    ),
+)
+def profile_layer(m: types.ModuleType) -> None:
+    x_rows = [[1.0, -2.0], [0.5, 3.0], [-1.0, 1.0]]
+    w_rows = [[0.5, -1.0, 2.0, 0.0], [1.0, 0.25, -0.5, 1.5]]
+    info = fn(m, "profile_layer")(tensor(x_rows), tensor(w_rows))
+    if not isinstance(info, ProfileInfo):
+        raise Fail(f"profile_layer(x, w) returned {type(info).__name__} {info!r:.60}, not what mt.profile returns.")
+    if info.kernel_names != ["matmul", "relu", "sum"]:
+        raise Fail(f"the profile saw the kernels {info.kernel_names}, expected ['matmul', 'relu', 'sum'] (one call of layer).")
+    if info.new_tensors != 1:
+        raise Fail(f"the profile reports new_tensors={info.new_tensors}, expected 1: only layer's result should survive.")
+    value = tensor_of(info.result, "the profiled function", ())
+    want = math.fsum(max(0.0, a * w_rows[0][j] + b * w_rows[1][j]) for a, b in x_rows for j in range(4))
+    expect_values(value.data_sync(), [want], "info.result")
+
+
+@EXERCISE.check(
+    "extra_peak_bytes measures the peak above what was alive",
+    hints=(
+        "peak_bytes counts every live tensor, not only fn's",
+        "measure what is alive just before profiling, in bytes",
+        "return the profile's peak minus that baseline, as an int",
+    ),
+)
+def peak(m: types.ModuleType) -> None:
+    extra_peak_bytes = fn(m, "extra_peak_bytes")
+    calls: list[tuple[str, Callable[[], object]]] = [
+        ("a tidy with two 1000-entry temporaries", lambda: tidy(lambda: (ones((1000,)) * 2.0).sum())),
+        ("a function leaking one 100-entry tensor", lambda: zeros((100,))),
+        ("a function doing nothing", lambda: None),
+    ]
+    for label, call in calls:
+        before = memory().num_bytes
+        peak_total = profile(call).peak_bytes
+        want = peak_total - before
+        got = extra_peak_bytes(call)
+        if isinstance(got, bool) or not isinstance(got, int):
+            raise Fail(f"extra_peak_bytes(fn) returned {type(got).__name__} {got!r:.60}, expected an int.")
+        if got != want:
+            raise Fail(
+                f"extra_peak_bytes({label}) = {got}, expected {want}: while fn ran, memory peaked at "
+                f"{peak_total} bytes, and {before} of them were alive before it started."
+            )
