@@ -1,0 +1,86 @@
+"""Checks of ex02b_item_cuts_the_graph: a Python float in the middle of a model cuts the gradient."""
+
+from __future__ import annotations
+
+import math
+import types
+
+from microtape import GradientTape, check_grads, scalar
+from microtape.exercise import Exercise, Fail, close, expect_values, fn, gradcheck_failure, number, tensor_fn, tensor_of
+from microtape.tensor import format_number
+
+EXERCISE = Exercise("ex02b_item_cuts_the_graph", chapter=2, title="Automatic gradients: find the gradient that never reaches w", kind="debug")
+A = 2.0
+XS = [-1.0, 0.0, 1.0, 2.0, 3.0]
+YS = [A * math.tanh(0.6) * x + 0.5 for x in XS]
+
+
+def reference(w: float, b: float) -> tuple[float, float, float]:
+    """Loss, dL/dw and dL/db of the model A·tanh(w)·x + b, by hand."""
+    slope = A * math.tanh(w)
+    errors = [slope * x + b - y for x, y in zip(XS, YS)]
+    n = len(errors)
+    loss = math.fsum(e * e for e in errors) / n
+    dslope = math.fsum(2.0 * e * x for e, x in zip(errors, XS)) / n
+    db = math.fsum(2.0 * e for e in errors) / n
+    return loss, dslope * A * (1.0 - math.tanh(w) ** 2), db
+
+
+@EXERCISE.check(
+    "the loss has the same values",
+    hints=(
+        "repair the gradient without changing the model: same loss at every w and b",
+        "the model is A·tanh(w)·x + b and the loss the mean squared error on X, Y",
+        "compare loss_fn(w, b) before and after your change at a few points",
+    ),
+)
+def values(m: types.ModuleType) -> None:
+    loss_fn = fn(m, "loss_fn")
+    for w, b in ((0.0, 0.0), (0.3, -0.2), (-1.0, 1.5)):
+        got = tensor_of(loss_fn(scalar(w), scalar(b)), f"loss_fn({w}, {b})", ())
+        expect_values(got.data_sync(), [reference(w, b)[0]], f"loss_fn(w={w}, b={b})")
+
+
+@EXERCISE.check(
+    "the gradient reaches w",
+    hints=(
+        "chapter 2: autodiff sees microtape ops only; a Python number on the way is a constant to it",
+        "look for the place where w is read out as a float (.item(), float(), data_sync) and fed to math",
+        "every function of w on the way to the loss must be a microtape op on the tensor w",
+    ),
+)
+def reaches_w(m: types.ModuleType) -> None:
+    loss_fn = tensor_fn(m, "loss_fn")
+    w, b = scalar(0.3), scalar(-0.2)
+    with GradientTape() as tape:
+        tape.watch(w)
+        loss = loss_fn(w, b)
+    if tape.gradient(loss, w) is None:
+        raise Fail("tape.gradient(loss_fn(w, b), w) is None: no recorded op connects w to the loss.")
+    report = check_grads(loss_fn, [w, b])
+    if not report.ok:
+        raise Fail(gradcheck_failure(report, "loss_fn(w, b)", ["w", "b"], m))
+
+
+@EXERCISE.check(
+    "train fits w and b",
+    hints=(
+        "once the gradient reaches w, the given training loop fits both variables",
+        "keep train as it is: plain SGD from w = b = 0",
+        "train(200, 0.1) should end near w = 0.6, b = 0.5, where the data came from",
+    ),
+)
+def train(m: types.ModuleType) -> None:
+    result = fn(m, "train")(200, 0.1)
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise Fail(f"train(200, 0.1) returned {type(result).__name__} {result!r:.60}, expected a pair of floats (w, b).")
+    w, b = number(result[0], "train(...)[0]"), number(result[1], "train(...)[1]")
+    want_w = want_b = 0.0
+    for _ in range(200):
+        _, dw, db = reference(want_w, want_b)
+        want_w, want_b = want_w - 0.1 * dw, want_b - 0.1 * db
+    if not (close(w, want_w, 1e-5) and close(b, want_b, 1e-5)):
+        raise Fail(
+            f"train(200, 0.1) = (w={format_number(w)}, b={format_number(b)}); 200 SGD steps from 0 give "
+            f"(w={format_number(want_w)}, b={format_number(want_b)})."
+        )

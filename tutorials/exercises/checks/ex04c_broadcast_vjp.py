@@ -1,0 +1,77 @@
+"""Checks of ex04c_broadcast_vjp: a VJP must have its input's shape (sum over broadcast axes) and the right sign."""
+
+from __future__ import annotations
+
+import types
+
+from microtape import GradientTape, MicrotapeError, check_grads, grads, tensor
+from microtape.exercise import Exercise, Fail, expect_values, fn, gradcheck_failure, tensor_fn, tensor_of
+
+EXERCISE = Exercise("ex04c_broadcast_vjp", chapter=4, title="Checking gradients: a VJP with the wrong shape, then the wrong sign", kind="debug")
+XS = [[0.3, -1.2, 2.0], [1.1, 0.4, -0.7], [-0.5, 0.9, 1.3], [0.8, -0.1, 0.6]]
+BS = [0.2, -0.6, 1.5]
+
+
+@EXERCISE.check(
+    "center still computes x - b",
+    hints=(
+        "fix the gradient, not the value",
+        "center(x, b) must return x - b with b broadcast over the rows",
+        "undo changes to the forward value",
+    ),
+)
+def forward(m: types.ModuleType) -> None:
+    got = tensor_of(fn(m, "center")(tensor(XS), tensor(BS)), "center(x, b)", (4, 3))
+    expect_values(got.data_sync(), [v - b for row in XS for v, b in zip(row, BS)], "center(x, b)")
+
+
+@EXERCISE.check(
+    "center is one custom_grad op",
+    hints=(
+        "the exercise is the hand-written VJP: keep @mt.custom_grad",
+        "a tape should record a single op named custom_grad(center)",
+        "keep center's signature: it takes x and b and returns (value, grad_fn)",
+    ),
+)
+def is_custom(m: types.ModuleType) -> None:
+    x, b = tensor(XS), tensor(BS)
+    with GradientTape() as tape:
+        tape.watch([x, b])
+        fn(m, "center")(x, b)
+    names = [op.name for op in tape.operations]
+    if len(names) != 1 or not names[0].startswith("custom_grad("):
+        raise Fail(f"the tape recorded {names}, expected one op named 'custom_grad(...)'.")
+
+
+@EXERCISE.check(
+    "the VJP agrees with finite differences",
+    hints=(
+        "chapter 4: a VJP returns one gradient per input, each with the shape of its input",
+        "b was broadcast over the rows, so its gradient adds up the rows of its contribution; then compare the sign with d(x - b)/db",
+        "reduce over axis 0 for b; the derivative of x - b with respect to b is -1",
+    ),
+)
+def vjp(m: types.ModuleType) -> None:
+    center = tensor_fn(m, "center")
+    try:
+        grads(lambda x, b: center(x, b).sum())([tensor(XS), tensor(BS)])
+    except MicrotapeError as err:
+        raise Fail(f"the gradient of center(x, b) cannot be computed: {type(err).__name__}: {err}") from None
+    report = check_grads(center, [tensor(XS), tensor(BS)])
+    if not report.ok:
+        raise Fail(gradcheck_failure(report, "center(x, b)", ["x", "b"], m))
+
+
+@EXERCISE.check(
+    "the model's gradient agrees with finite differences",
+    hints=(
+        "once center's VJP is right, the model that uses it is right too",
+        "check model(X, B) with the gradient checker after fixing center",
+        "the gradient for b is zero when b is the column means of x",
+    ),
+)
+def model(m: types.ModuleType) -> None:
+    vjp(m)
+    report = check_grads(tensor_fn(m, "model"), [tensor(XS), tensor(BS)])
+    if not report.ok:
+        raise Fail(gradcheck_failure(report, "model(x, b)", ["x", "b"], m))
