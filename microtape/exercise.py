@@ -130,7 +130,7 @@ class Exercise:
 # -- helpers the checks share ------------------------------------------------------
 
 
-def fn(module: types.ModuleType, name: str) -> Callable[..., object]:
+def fn(module: object, name: str) -> Callable[..., object]:
     """The student's function ``name``, or :class:`Fail` when it is missing.
 
     Examples:
@@ -152,7 +152,7 @@ def fn(module: types.ModuleType, name: str) -> Callable[..., object]:
     return found
 
 
-def tensor_fn(module: types.ModuleType, name: str) -> Callable[..., Tensor]:
+def tensor_fn(module: object, name: str) -> Callable[..., Tensor]:
     """The student's ``name``, wrapped so that a result that is not a tensor fails the check.
 
     Examples:
