@@ -1,395 +1,434 @@
 """The classroom exercises and their grader.
 
-Every solution passes, every untouched starter fails with a message that
-says what to do, typical wrong answers fail with the real values, and a
-student's crash never escapes as a traceback. Most runs are in-process
-(``grade(path, out=...)``); one goes through ``python -m microtape grade``.
+Every solution passes, every untouched starter fails without printing a
+line of its solution (at any hint level), typical wrong answers fail and
+other correct repairs pass (one table), and a student's file that loops,
+crashes, exits or allocates too much is reported while grading goes on.
+Grading runs child processes, so the table is graded in one ``--json`` run
+of the real command line (a module fixture), and the tests read its entries.
 """
 
 from __future__ import annotations
 
-import io
+import json
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-import microtape as mt
-from microtape import _runtime
-from microtape.grader import EXERCISES, EXERCISES_DIR, SOLUTIONS_DIR, grade, list_exercises
+from microtape._resources import exercises_dir
+from microtape.exercise import Check
+from microtape.grader import SCHEMA_VERSION, exercises, list_exercises, load_exercise
 
+REPO = Path(__file__).resolve().parents[1]
+SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"
+STARTERS = exercises_dir() or REPO / "tutorials" / "exercises"
 NAMES = list_exercises()
+ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
 
 
-def run_grade(path: str | Path) -> tuple[int, str]:
-    out = io.StringIO()
-    code = grade(path, out=out)
-    return code, out.getvalue()
+def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "microtape", "grade", *map(str, args)],
+        capture_output=True, text=True, encoding="utf-8", env=ENV, timeout=300,
+    )
 
 
-def mutated(tmp_path: Path, name: str, old: str, new: str) -> Path:
-    """A copy of the solution of ``name`` with one piece of text replaced."""
-    source = (SOLUTIONS_DIR / f"{name}.py").read_text(encoding="utf-8")
-    assert old in source, f"the solution of {name} no longer contains {old!r}: update this test"
-    path = tmp_path / f"{name}.py"
-    path.write_text(source.replace(old, new), encoding="utf-8")
-    return path
+def grade_json(*args: str | Path) -> tuple[int, dict[str, object]]:
+    done = cli(*args, "--json")
+    assert done.stderr == "", done.stderr
+    document = json.loads(done.stdout)
+    assert isinstance(document, dict)
+    return done.returncode, document
 
 
-def student_file(tmp_path: Path, body: str, name: str = "mine.py") -> Path:
-    path = tmp_path / name
-    path.write_text(body, encoding="utf-8")
-    return path
+def entries_of(document: dict[str, object]) -> dict[str, dict[str, object]]:
+    files = document["files"]
+    assert isinstance(files, list)
+    return {Path(str(e["path"])).relative_to(Path(str(e["path"])).parents[1]).as_posix(): e for e in files}
 
 
-# -- the set of exercises --------------------------------------------------------------
+# -- the table: wrong answers fail, other correct repairs pass -----------------------------
 
 
-def test_every_chapter_has_an_exercise() -> None:
-    assert {ex.chapter for ex in EXERCISES.values()} >= set(range(8))
-    assert len(NAMES) >= 8
+@dataclass(frozen=True)
+class Row:
+    """A copy of a solution with pieces of text replaced, and what grading it must show."""
+
+    name: str
+    label: str
+    edits: tuple[tuple[str, str], ...]
+    passes: bool
+    expect: tuple[str, ...] = ()
+
+    @property
+    def file(self) -> str:
+        return f"rows/{self.name}__{self.label}.py"
 
 
-def test_every_exercise_has_a_starter_and_a_solution_and_nothing_else() -> None:
-    starters = {p.stem for p in EXERCISES_DIR.glob("*.py") if p.stem != "__init__"}
-    solutions = {p.stem for p in SOLUTIONS_DIR.glob("*.py") if p.stem != "__init__"}
-    assert starters == set(NAMES)
-    assert solutions == set(NAMES)
+ROWS = [
+    Row("ex00_gradient_by_hand", "retyped_derivative", (("return mt.grad(f)(x)", "return 3.0 * x * x - 2.0"),), False,
+        ("  PASS  df_with_mt returns f'(x) as a tensor", "it does not differentiate f")),
+    Row("ex00_gradient_by_hand", "one_step_too_many", (("for _ in range(steps):", "for _ in range(steps + 1):"),), False,
+        ("  FAIL  gradient_descent steps downhill",)),
+    Row("ex01_variables_sgd", "rebinding", (("w.assign_sub(grad * lr)", "w = mt.variable(w - grad * lr)"),), False,
+        ("w still holds [1.0, 2.0, 3.0]",)),
+    Row("ex01_variables_sgd", "fixed_name", (("return mt.variable(values)", 'return mt.variable(values, name="w")'),), False,
+        ("  PASS  make_weights makes a trainable variable", "your code raised VariableError")),
+    Row("ex01_variables_sgd", "assign_instead", (("w.assign_sub(grad * lr)", "w.assign(w - lr * grad)"),), True),
+    Row("ex02_linear_model", "variable_from_a_tensor", (("w = mt.variable(0.0)", "w = mt.variable(mt.scalar(0.0))"),), False,
+        ("  FAIL  train leaves no tensors behind", "tensor(s) alive", "(ex02_linear_model__variable_from_a_tensor.py:")),
+    Row("ex02_linear_model", "no_tidy", (("return mt.tidy(step)", "return step()"),), False,
+        ("expected exactly 2 (dw and db)",)),
+    Row("ex02b_item_cuts_the_graph", "cut_another_way", (("A * mt.tanh(w)", "A * mt.tanh(mt.scalar(float(w.item())))"),), False,
+        ("  FAIL  the gradient reaches w", "is None")),
+    Row("ex02b_item_cuts_the_graph", "tanh_by_exp", (("A * mt.tanh(w)", "A * (1.0 - 2.0 / (mt.exp(2.0 * w) + 1.0))"),), True),
+    Row("ex03_second_derivative", "inner_gradient_too_late",
+        (("        dy_dx = inner.gradient(y, x)  # computed while the outer tape records\n", ""),
+         ("    assert dy_dx is not None", "    dy_dx = inner.gradient(y, x)\n    assert dy_dx is not None")), False,
+        ("  FAIL  second_derivative matches f''",)),
+    Row("ex03_second_derivative", "double_step", (("x.assign_sub(dx * lr)", "x.assign_sub(dx * lr * 2.0)"),), False,
+        ("  FAIL  minimize_paraboloid does SGD on x² + y²",)),
+    Row("ex03b_unwatched_tensor", "not_watched", (("        tape.watch(x)  # a plain tensor is recorded only when watched\n", ""),), False,
+        ("input_gradient(x) is None",)),
+    Row("ex03b_unwatched_tensor", "persistent_tape",
+        (("    with mt.GradientTape() as tape:\n        tape.watch(x)\n        y = model(x)\n    dx, dw, dv = tape.gradient(y, [x, W, V])",
+          "    with mt.GradientTape(persistent=True) as tape:\n        tape.watch(x)\n        y = model(x)\n"
+          "    dx = tape.gradient(y, x)\n    dw = tape.gradient(y, W)\n    dv = tape.gradient(y, V)\n    tape.release()"),), True),
+    Row("ex04_softplus_vjp", "exp_instead_of_sigmoid", (("[dy * mt.sigmoid(x)]", "[dy * mt.exp(x)]"),), False,
+        ("  FAIL  the VJP agrees with finite differences", "finite differences give",
+         "the first derivative is already wrong (see the check above)")),
+    Row("ex04_softplus_vjp", "python_floats",
+        (("from __future__ import annotations\n", "from __future__ import annotations\n\nimport math\n"),
+         ("return [dy * mt.sigmoid(x)]", "return [dy * mt.tensor([1.0 / (1.0 + math.exp(-v)) for v in x.data_sync()])]")), False,
+        ("  PASS  the VJP agrees with finite differences", "  FAIL  the VJP can be differentiated again", "(second derivative)")),
+    Row("ex04_softplus_vjp", "order_one_proof", (("check_grads(softplus, [x], order=2)", "check_grads(softplus, [x])"),), False,
+        ("the second derivative must be checked too",)),
+    Row("ex04b_find_the_bug", "culprit_named_not_fixed", (("[dy * 2.0 * (1.0 - t * t)]", "[dy * (1.0 - t * t)]"),), False,
+        ("  PASS  CULPRIT names the op with the wrong VJP", "culprit: the VJP of 'custom_grad(scaled_tanh)' called at ex04b_find_the_bug__",
+         "scaled_tanh: check_grads failed")),
+    Row("ex04b_find_the_bug", "forward_fixed_instead",
+        (("return 2.0 * t, lambda dy: [dy * 2.0 * (1.0 - t * t)]", "return t, lambda dy: [dy * (1.0 - t * t)]"),), False,
+        ("  PASS  every custom op passes check_grads alone", "  FAIL  the forward values are unchanged")),
+    Row("ex04b_find_the_bug", "wrong_culprit", (('CULPRIT = "custom_grad(scaled_tanh)"', 'CULPRIT = "custom_grad(swish)"'),), False,
+        ("CULPRIT = 'custom_grad(swish)', but that op's VJP agrees with finite differences",)),
+    Row("ex04c_broadcast_vjp", "shape_fixed_sign_not", (("[dy, -dy.sum(axis=0)]", "[dy, dy.sum(axis=0)]"),), False,
+        ("  FAIL  the VJP agrees with finite differences", "check_grads failed")),
+    Row("ex04c_broadcast_vjp", "sign_fixed_shape_not", (("[dy, -dy.sum(axis=0)]", "[dy, -dy]"),), False,
+        ("cannot be computed: ShapeError",)),
+    Row("ex04c_broadcast_vjp", "neg_then_sum", (("[dy, -dy.sum(axis=0)]", "[dy, mt.neg(dy).sum(axis=0)]"),), True),
+    Row("ex04d_nan_hunt", "clip_the_logits",
+        (("    top = z.max(axis=-1, keepdims=True)\n    return top + mt.log(mt.exp(z - top).sum(axis=-1, keepdims=True))",
+          "    return mt.log(mt.exp(z.clip_by_value(-700.0, 700.0)).sum(axis=-1, keepdims=True))"),), False,
+        ("  FAIL  log_sum_exp is exact for small and large inputs",)),
+    Row("ex04d_nan_hunt", "builtin_logsumexp",
+        (("    top = z.max(axis=-1, keepdims=True)\n    return top + mt.log(mt.exp(z - top).sum(axis=-1, keepdims=True))",
+          "    return mt.logsumexp(z, axis=-1, keepdims=True)"),), True),
+    Row("ex05_stop_the_leak", "half_fixed", (("return mt.tidy(lambda: mse(predict(w, X), Y).item())", "return mse(predict(w, X), Y).item()"),), False,
+        ("  PASS  train_step leaves no tensors behind", "  FAIL  evaluate leaves no tensors behind", "leak per call")),
+    Row("ex05b_tidy_too_eager", "no_tidy", (("self.mean, self.std = mt.tidy(compute)", "self.mean, self.std = compute()"),), False,
+        ("  FAIL  fit leaves at most the mean and the std alive", "expected at most 2")),
+    Row("ex05b_tidy_too_eager", "keep_inside",
+        (("            return mean, mt.sqrt(((data - mean) ** 2).mean(axis=0))\n\n        self.mean, self.std = mt.tidy(compute)",
+          "            self.mean = mt.keep(mean)\n            self.std = mt.keep(mt.sqrt(((data - mean) ** 2).mean(axis=0)))\n"
+          "            return mean, self.std\n\n        mt.tidy(compute)"),), True),
+    Row("ex05c_leaky_loop", "rate_tensor_outside_tidy",
+        (("        def step() -> float:\n", "        rate = mt.scalar(lr)\n\n        def step() -> float:\n"),
+         ("grads[w] * lr)", "grads[w] * rate)")), False,
+        ("  FAIL  fit leaves no tensors behind", "tensor(s) alive", "(ex05c_leaky_loop__")),
+    Row("ex06_exploding_rnn", "no_clipping", (("dw, du = clipped_grads(raw, max_norm)", "dw, du = raw"),), False,
+        ("  FAIL  train_rnn converges with clipping", "the gradients exploded")),
+    Row("ex06_exploding_rnn", "recording_clipped",
+        (('monitor.record({"w": raw[0], "u": raw[1]})  # the raw norms: see the explosion', "pass"),
+         ("w.assign_sub(dw * lr)", 'monitor.record({"w": dw, "u": du})\n            w.assign_sub(dw * lr)')), False,
+        ("were the gradients clipped before recording?",)),
+    Row("ex06b_learning_rate", "too_large", (("LR = 0.08", "LR = 0.09"),), False, ("above the stability limit",)),
+    Row("ex06b_learning_rate", "too_small", (("LR = 0.08", "LR = 0.001"),), False, ("below the stability limit",)),
+    Row("ex06b_learning_rate", "hard_coded_limit", (("    return 2.0 / lam_max", "    return 0.0845"),), False,
+        ("  FAIL  stability_limit is 2 / λ_max, from the data",)),
+    Row("ex06c_rescue_the_run", "no_clipping",
+        (("gs, _ = mt.clip_by_global_norm([grads[w], grads[u]], 1.0)", "gs = [grads[w], grads[u]]"),), False,
+        ("the run still explodes",)),
+    Row("ex06c_rescue_the_run", "clip_by_value",
+        (("gs, _ = mt.clip_by_global_norm([grads[w], grads[u]], 1.0)", "gs = [grads[w].clip_by_value(-1, 1), grads[u].clip_by_value(-1, 1)]"),), True),
+    Row("ex07_profile_memory", "absolute_peak", (("return mt.profile(fn).peak_bytes - before", "return mt.profile(fn).peak_bytes"),), False,
+        ("of them were alive before it started",)),
+    Row("ex07_profile_memory", "profile_without_tidy",
+        (("mt.profile(lambda: mt.tidy(lambda: layer(x, w)))", "mt.profile(lambda: layer(x, w))"),), False,
+        ("expected 1: only layer's result should survive",)),
+]
+
+SPECIAL = {
+    "special/raises_at_import.py": 'EXERCISE = "ex00_gradient_by_hand"\nraise RuntimeError("boom")\n',
+    "special/exits_at_import.py": 'import sys\nEXERCISE = "ex01_variables_sgd"\nsys.exit(3)\n',
+    "special/os_exit.py": 'import os\nEXERCISE = "ex01_variables_sgd"\nos._exit(7)\n',
+    "special/huge_allocation.py": 'EXERCISE = "ex01_variables_sgd"\nlots = [0.0] * 10**10\n',
+    "special/syntax_error.py": 'EXERCISE = "ex00_gradient_by_hand"\ndef f(x:\n',
+    "special/error_in_check.py": 'EXERCISE = "ex07_profile_memory"\ndef leftover_tensors(fn):\n    return 1 / 0\n',
+    "special/exit_in_check.py": 'import sys\nEXERCISE = "ex07_profile_memory"\ndef leftover_tensors(fn):\n    sys.exit(3)\n',
+    "special/prints.py": 'EXERCISE = "ex07_profile_memory"\nprint("hello from the student")\n',
+    "special/not_an_exercise.py": "x = 1\n",
+    "special/unknown_exercise.py": 'EXERCISE = "ex04_softplus_vpj"\n',
+    "special/microtape_error.py": (
+        'import microtape as mt\nEXERCISE = "ex02_linear_model"\n'
+        "def loss_fn(w, b):\n    return mt.tensor([1.0, 2.0]) * mt.tensor([1.0, 2.0, 3.0])\n"
+    ),
+}
 
 
-def test_exercise_files_are_never_mistaken_for_chapters() -> None:
-    assert not list(EXERCISES_DIR.rglob("[0-9][0-9]_*.py"))
+def apply(row: Row) -> str:
+    source = (SOLUTIONS / f"{row.name}.py").read_text(encoding="utf-8")
+    for old, new in row.edits:
+        assert old in source, f"the solution of {row.name} no longer contains {old!r}: update the row {row.label!r}"
+        source = source.replace(old, new, 1)
+    return source
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, object], dict[str, dict[str, object]]]:
+    """Grade every solution, every untouched starter, every row and every special file in one run."""
+    root = tmp_path_factory.mktemp("class")
+    for name in NAMES:
+        for folder, source in (("solutions", SOLUTIONS), ("starters", STARTERS)):
+            (root / folder).mkdir(exist_ok=True)
+            shutil.copy(source / f"{name}.py", root / folder / f"{name}.py")
+    for row in ROWS:
+        (root / row.file).parent.mkdir(exist_ok=True)
+        (root / row.file).write_text(apply(row), encoding="utf-8")
+    for file, text in SPECIAL.items():
+        (root / file).parent.mkdir(exist_ok=True)
+        (root / file).write_text(text, encoding="utf-8")
+    code, document = grade_json(root, "--hint", "3", "--jobs", "2", "--timeout", "120")
+    return code, document, entries_of(document)
+
+
+def checks_of(name: str) -> list[Check]:
+    exercise = load_exercise(name)
+    assert exercise is not None
+    return exercise.checks
+
+
+def entry(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]], file: str) -> dict[str, object]:
+    return graded[2][file]
+
+
+def report(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]], file: str) -> str:
+    return str(entry(graded, file)["report"])
+
+
+# -- the set of exercises ----------------------------------------------------------------
+
+
+def test_at_least_17_exercises_covering_every_chapter_with_8_debugging_ones() -> None:
+    found = exercises()
+    assert len(found) >= 17 and [ex.name for ex in found] == NAMES
+    assert {ex.chapter for ex in found} >= set(range(8))
+    assert sum(ex.kind == "debug" for ex in found) >= 8
+
+
+def test_every_exercise_has_a_starter_checks_and_a_solution_and_nothing_else() -> None:
+    starters = {p.stem for p in STARTERS.glob("ex*.py")}
+    solutions = {p.stem for p in SOLUTIONS.glob("ex*.py")}
+    assert starters == set(NAMES) == solutions
+    assert not list(STARTERS.rglob("[0-9][0-9]_*.py"))  # never mistaken for chapters
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_starter_explains_how_to_check_it(name: str) -> None:
-    source = (EXERCISES_DIR / f"{name}.py").read_text(encoding="utf-8")
-    assert f"python -m microtape grade tutorials/exercises/{name}.py" in source
+def test_starter_states_its_task_chapter_and_how_to_check_it(name: str) -> None:
+    source = (STARTERS / f"{name}.py").read_text(encoding="utf-8")
+    exercise = load_exercise(name)
+    assert exercise is not None
+    assert source.startswith('"""') and f"Chapter {exercise.chapter}, " in source.split('"""')[1]
+    assert f"python -m microtape grade {name}.py" in source
     assert f'EXERCISE = "{name}"' in source
-    assert "TODO" in source
-    assert f"Chapter {EXERCISES[name].chapter}" in source
-
-
-# -- solutions pass, starters fail helpfully -------------------------------------------------
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_solution_passes(name: str) -> None:
-    code, text = run_grade(SOLUTIONS_DIR / f"{name}.py")
-    assert code == 0, text
-    assert "FAIL" not in text and "TODO" not in text
-    assert text.count("PASS") == len(EXERCISES[name].checks)
-    assert text.splitlines()[-1] == f"{name}: all {len(EXERCISES[name].checks)} checks passed."
+def test_every_check_has_three_levels_of_hints(name: str) -> None:
+    exercise = load_exercise(name)
+    assert exercise is not None and exercise.checks
+    for check in exercise.checks:
+        assert len(check.hints) == 3 and all(h.strip() for h in check.hints), check.name
+
+
+def test_every_exercise_has_a_wrong_answer_in_the_table() -> None:
+    assert {row.name for row in ROWS if not row.passes} == set(NAMES)
+
+
+# -- solutions pass, starters fail without giving the answer away ---------------------------------
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_untouched_starter_fails_with_a_helpful_message(name: str) -> None:
-    code, text = run_grade(EXERCISES_DIR / f"{name}.py")
-    assert code == 1, text
-    assert "not done yet: TODO" in text or "hint:" in text
-    assert "Traceback" not in text
-    last = text.splitlines()[-1]
-    assert last.startswith(f"{name}: ") and "checks passed" in last
+def test_solution_passes(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]], name: str) -> None:
+    e = entry(graded, f"solutions/{name}.py")
+    assert e["status"] == "passed", e["report"]
+    assert e["checks_passed"] == e["checks_total"] == len(checks_of(name))
+    assert str(e["report"]).splitlines()[-1] == f"{name}: all {e['checks_total']} checks passed."
 
 
-def test_not_done_yet_names_the_todo_and_where_it_is() -> None:
-    code, text = run_grade(EXERCISES_DIR / "ex00_gradient_by_hand.py")
-    assert code == 1
-    assert "  TODO  df_by_hand matches finite differences" in text
-    assert "not done yet: TODO 2: return mt.grad(f)(x) (ex00_gradient_by_hand.py:" in text
-    assert "0 of 4 checks passed, 4 not done yet" in text
+@pytest.mark.parametrize("name", NAMES)
+def test_untouched_starter_fails_with_a_hint(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]], name: str) -> None:
+    e = entry(graded, f"starters/{name}.py")
+    text = str(e["report"])
+    assert e["status"] == "failed" and e["exercise"] == name, text
+    assert "hint: " in text and "hint 3: " in text and "Traceback" not in text
+    assert text.splitlines()[-1].startswith(f"{name}: ") and "checks passed" in text.splitlines()[-1]
 
 
-def test_the_buggy_model_is_caught_without_giving_the_answer_away() -> None:
-    code, text = run_grade(EXERCISES_DIR / "ex04b_find_the_bug.py")
-    assert code == 1
-    assert "  FAIL  the model's gradient agrees with finite differences" in text
-    assert "1 of the 3 custom ops disagrees with finite differences when checked alone" in text
-    assert "scaled_tanh" not in text
-    assert "  PASS  the forward values are unchanged" in text
+def solution_lines(name: str) -> list[str]:
+    """The solution's lines that are not in the starter: blank, comment, import and shared lines skipped."""
+    starter = {line.strip() for line in (STARTERS / f"{name}.py").read_text(encoding="utf-8").splitlines()}
+    lines = []
+    for raw in (SOLUTIONS / f"{name}.py").read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        code = line.split("  # ")[0].strip()
+        if len(code) < 8 or line in starter or code in starter or line.startswith(("#", "import ", "from ", '"""')):
+            continue
+        lines.append(code)
+    return lines
 
 
-def test_once_the_culprit_is_named_the_grader_names_it_too(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex04b_find_the_bug", "[dy * 2.0 * (1.0 - t * t)]", "[dy * (1.0 - t * t)]")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  PASS  CULPRIT names the op with the wrong VJP" in text
-    assert "culprit: the VJP of 'custom_grad(scaled_tanh)' called at ex04b_find_the_bug.py:" in text
-    assert "scaled_tanh: check_grads failed" in text
+@pytest.mark.parametrize("name", NAMES)
+def test_no_solution_line_is_printed_for_an_untouched_starter(
+    graded: tuple[int, dict[str, object], dict[str, dict[str, object]]], name: str
+) -> None:
+    lines = solution_lines(name)
+    assert lines, f"{name}: the solution should differ from the starter"
+    e = entry(graded, f"starters/{name}.py")
+    shown = str(e["report"]) + json.dumps(e, ensure_ascii=False)  # hint level 3 shows every level
+    assert [line for line in lines if line in shown] == []
+    hints = [h for check in checks_of(name) for h in check.hints]
+    assert [line for line in lines if any(line in h for h in hints)] == []
 
 
-def test_the_leaky_step_is_caught_with_the_ops_that_leak() -> None:
-    code, text = run_grade(EXERCISES_DIR / "ex05_stop_the_leak.py")
-    assert code == 1
-    assert "  PASS  train_step makes a correct SGD step" in text
-    assert "  FAIL  train_step leaves no tensors behind" in text
-    assert "leak per call" in text and "ex05_stop_the_leak.py:" in text
-
-
-# -- wrong answers fail with real values ---------------------------------------------------
-
-
-def test_a_wrong_vjp_fails_against_finite_differences(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex04_softplus_vjp", "[dy * mt.sigmoid(x)]", "[dy * mt.exp(x)]")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  FAIL  the VJP agrees with finite differences" in text
-    assert "finite differences give" in text
-    assert "hint: d/dx log(1 + eˣ)" in text
-    assert "the first derivative is already wrong (see the check above)" in text
-
-
-def test_a_vjp_made_of_python_floats_fails_only_at_order_two(tmp_path: Path) -> None:
-    path = mutated(
-        tmp_path,
-        "ex04_softplus_vjp",
-        "return [dy * mt.sigmoid(x)]",
-        "return [dy * mt.tensor([1.0 / (1.0 + math.exp(-v)) for v in x.data_sync()])]",
-    )
-    path.write_text("import math\n" + path.read_text(encoding="utf-8").replace("from __future__ import annotations\n", ""), encoding="utf-8")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  PASS  the VJP agrees with finite differences" in text
-    assert "  FAIL  the VJP can be differentiated again" in text
-    assert "(second derivative)" in text
-
-
-def test_fixing_the_forward_instead_of_the_vjp_is_caught(tmp_path: Path) -> None:
-    path = mutated(
-        tmp_path,
-        "ex04b_find_the_bug",
-        "return 2.0 * t, lambda dy: [dy * 2.0 * (1.0 - t * t)]",
-        "return t, lambda dy: [dy * (1.0 - t * t)]",
-    )
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  PASS  every custom op passes check_grads alone" in text
-    assert "  FAIL  the forward values are unchanged" in text
-
-
-def test_a_wrong_culprit_is_rejected(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex04b_find_the_bug", 'CULPRIT = "custom_grad(scaled_tanh)"', 'CULPRIT = "custom_grad(swish)"')
-    code, text = run_grade(path)
-    assert code == 1
-    assert "CULPRIT = 'custom_grad(swish)', but that op's VJP agrees with finite differences" in text
-
-
-def test_retyping_the_derivative_is_not_autodiff(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex00_gradient_by_hand", "return mt.grad(f)(x)", "return 3.0 * x * x - 2.0")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  PASS  df_with_mt returns f'(x) as a tensor" in text
-    assert "it does not differentiate f" in text
-
-
-def test_rebinding_instead_of_assigning_is_caught(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex01_variables_sgd", "w.assign_sub(grad * lr)", "w = mt.variable(w - grad * lr)")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "w still holds [1.0, 2.0, 3.0]" in text
-
-
-def test_a_fixed_variable_name_fails_the_second_call(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex01_variables_sgd", "return mt.variable(values)", 'return mt.variable(values, name="w")')
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  PASS  make_weights makes a trainable variable" in text
-    assert "your code raised VariableError" in text
-    assert "already exists" in text
-
-
-def test_variables_made_from_scalars_leak_and_the_leak_is_located(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex02_linear_model", "w = mt.variable(0.0)", "w = mt.variable(mt.scalar(0.0))")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "train(20, 0.05) left 1 tensor(s) alive" in text
-    assert "1 x tensor (ex02_linear_model.py:" in text
-
-
-def test_gradients_that_keep_the_loss_alive_fail(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex02_linear_model", "return mt.tidy(step)", "return step()")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "left 3 new tensor(s) alive, expected exactly 2" in text
-
-
-def test_a_half_fixed_leak_still_fails(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex05_stop_the_leak", "return mt.tidy(lambda: mse(predict(w, X), Y).item())", "return mse(predict(w, X), Y).item()")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  PASS  train_step leaves no tensors behind" in text
-    assert "  FAIL  evaluate leaves no tensors behind" in text
-    assert "x matmul (ex05_stop_the_leak.py:" in text
-
-
-def test_training_without_clipping_explodes(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex06_exploding_rnn", "dw, du = clipped_grads(raw, max_norm)", "dw, du = raw")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "  FAIL  train_rnn converges with clipping" in text
-    assert "the gradients exploded" in text
-
-
-def test_recording_clipped_gradients_hides_the_explosion(tmp_path: Path) -> None:
-    record_raw = 'monitor.record({"w": raw[0], "u": raw[1]})  # the raw norms: see the explosion'
-    path = mutated(tmp_path, "ex06_exploding_rnn", record_raw, "pass")
-    source = path.read_text(encoding="utf-8")
-    update = "w.assign_sub(dw * lr)"
-    path.write_text(source.replace(update, 'monitor.record({"w": dw, "u": du})\n            ' + update), encoding="utf-8")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "were the gradients clipped before recording?" in text
-
-
-def test_the_absolute_peak_is_not_the_extra_peak(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex07_profile_memory", "return mt.profile(fn).peak_bytes - before", "return mt.profile(fn).peak_bytes")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "of them were alive before it started" in text
-
-
-def test_profiling_without_tidy_shows_the_intermediates(tmp_path: Path) -> None:
-    path = mutated(tmp_path, "ex07_profile_memory", "mt.profile(lambda: mt.tidy(lambda: layer(x, w)))", "mt.profile(lambda: layer(x, w))")
-    code, text = run_grade(path)
-    assert code == 1
-    assert "new_tensors=3, expected 1" in text
-
-
-# -- usage errors: exit code 2 ------------------------------------------------------------------
-
-
-def test_missing_file_is_exit_2(tmp_path: Path) -> None:
-    code, text = run_grade(tmp_path / "nope.py")
-    assert code == 2
-    assert "no such file" in text and "hint:" in text
-
-
-def test_an_exercise_name_instead_of_a_path_points_to_the_starter() -> None:
-    code, text = run_grade("ex04_softplus_vjp")
-    assert code == 2
-    assert "tutorials/exercises/ex04_softplus_vjp.py" in text
-
-
-def test_a_directory_is_exit_2(tmp_path: Path) -> None:
-    code, text = run_grade(tmp_path)
-    assert code == 2
-    assert "is a directory" in text
-
-
-def test_a_file_without_exercise_is_exit_2(tmp_path: Path) -> None:
-    code, text = run_grade(student_file(tmp_path, "x = 1\n"))
-    assert code == 2
-    assert 'EXERCISE = "..."' in text and "ex04_softplus_vjp" in text
-
-
-def test_an_unknown_exercise_is_exit_2_with_a_suggestion(tmp_path: Path) -> None:
-    code, text = run_grade(student_file(tmp_path, 'EXERCISE = "ex04_softplus_vpj"\n'))
-    assert code == 2
-    assert "unknown exercise" in text and "did you mean 'ex04_softplus_vjp'?" in text
-
-
-# -- student errors never escape ---------------------------------------------------------------
-
-
-def test_an_exception_in_student_code_is_a_fail_line(tmp_path: Path) -> None:
-    body = (
-        'EXERCISE = "ex07_profile_memory"\n'
-        "def leftover_tensors(fn):\n"
-        "    return 1 / 0\n"
-    )
-    code, text = run_grade(student_file(tmp_path, body))
-    assert code == 1
-    assert "  FAIL  leftover_tensors counts what a call leaves alive" in text
-    assert "your code raised ZeroDivisionError (mine.py:3 in leftover_tensors):" in text
-    assert "division by zero" in text
-    assert "hint: before = mt.memory().num_tensors" in text
-    assert "the file defines no profile_layer()" in text
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: f"{row.name}-{row.label}")
+def test_table_row(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]], row: Row) -> None:
+    e = entry(graded, row.file)
+    text = str(e["report"])
+    assert e["exercise"] == row.name
+    assert e["status"] == ("passed" if row.passes else "failed"), text
+    for expected in row.expect:
+        assert expected in text, f"{expected!r} not in:\n{text}"
     assert "Traceback" not in text
 
 
-def test_a_microtape_error_in_student_code_shows_its_message(tmp_path: Path) -> None:
-    body = (
-        "import microtape as mt\n"
-        'EXERCISE = "ex02_linear_model"\n'
-        "def loss_fn(w, b):\n"
-        "    return mt.tensor([1.0, 2.0]) * mt.tensor([1.0, 2.0, 3.0])\n"
-    )
-    code, text = run_grade(student_file(tmp_path, body))
+# -- accidents are reported and grading goes on ----------------------------------------------------
+
+
+def test_an_exception_at_import_is_reported(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    e = entry(graded, "special/raises_at_import.py")
+    assert e["status"] == "failed" and "could not load the file" in str(e["message"])
+    assert "loading the file raised RuntimeError (raises_at_import.py:2 in <module>):" in str(e["report"])
+    assert "boom" in str(e["report"])
+
+
+def test_sys_exit_at_import_or_in_a_check_is_reported(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    assert "SystemExit" in report(graded, "special/exits_at_import.py")
+    e = entry(graded, "special/exit_in_check.py")
+    assert e["status"] == "failed" and "your code raised SystemExit (exit_in_check.py:4 in leftover_tensors)" in str(e["report"])
+
+
+def test_a_process_that_dies_is_reported_as_crashed(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    e = entry(graded, "special/os_exit.py")
+    assert e["status"] == "crashed" and "exit status 7" in str(e["message"])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no memory limit on Windows")
+def test_a_huge_allocation_is_a_memory_error(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    e = entry(graded, "special/huge_allocation.py")
+    assert e["status"] == "failed" and "MemoryError" in str(e["report"])
+
+
+def test_student_errors_are_reported_with_their_lines(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    assert "SyntaxError (syntax_error.py:2)" in report(graded, "special/syntax_error.py")
+    text = report(graded, "special/error_in_check.py")
+    assert "your code raised ZeroDivisionError (error_in_check.py:3 in leftover_tensors):" in text
+    assert "the file defines no profile_layer()" in text and "Traceback" not in text
+    assert "your code raised ShapeError (microtape_error.py:4 in loss_fn):" in report(graded, "special/microtape_error.py")
+
+
+def test_what_a_file_prints_is_shown(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    e = entry(graded, "special/prints.py")
+    assert e["output"] == "hello from the student\n"
+    assert "    | hello from the student" in str(e["report"])
+
+
+def test_files_that_are_not_exercises_are_errors(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    assert entry(graded, "special/not_an_exercise.py")["status"] == "error"
+    assert 'no line EXERCISE = "..."' in report(graded, "special/not_an_exercise.py")
+    assert "did you mean 'ex04_softplus_vjp'?" in report(graded, "special/unknown_exercise.py")
+
+
+def test_runaway_files_time_out_and_grading_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "at_import.py").write_text('EXERCISE = "ex00_gradient_by_hand"\nwhile True:\n    pass\n', encoding="utf-8")
+    in_check = (SOLUTIONS / "ex00_gradient_by_hand.py").read_text(encoding="utf-8")
+    in_check = in_check.replace("    return 3.0 * x * x - 2.0", "    while True:\n        pass")
+    (tmp_path / "in_check.py").write_text(in_check, encoding="utf-8")
+    shutil.copy(SOLUTIONS / "ex01_variables_sgd.py", tmp_path / "fine.py")
+    code, document = grade_json(tmp_path, "--timeout", "3", "--jobs", "2")
+    files = {Path(str(e["path"])).name: e for e in document["files"]}  # type: ignore[union-attr]
+    assert code == 1 and list(files) == ["at_import.py", "fine.py", "in_check.py"]
+    assert files["at_import.py"]["status"] == "timeout"
+    assert "stopped after 3 s while loading the file" in str(files["at_import.py"]["message"])
+    assert files["in_check.py"]["status"] == "timeout"
+    assert "  TIME  df_by_hand matches finite differences" in str(files["in_check.py"]["report"])
+    assert files["fine.py"]["status"] == "passed"
+
+
+# -- the JSON document and the table ---------------------------------------------------------------
+
+
+def test_json_document_follows_its_schema(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
+    code, document, entries = graded
     assert code == 1
-    assert "your code raised ShapeError (mine.py:4 in loss_fn):" in text
-    assert "Traceback" not in text
+    assert document["schema_version"] == SCHEMA_VERSION == 1
+    assert set(document) == {"schema_version", "microtape_version", "timeout_seconds", "memory_limit_mb", "hint_level",
+                             "all_passed", "summary", "files"}
+    assert document["all_passed"] is False and document["hint_level"] == 3
+    summary = document["summary"]
+    assert isinstance(summary, dict) and summary["files"] == len(entries) == 2 * len(NAMES) + len(ROWS) + len(SPECIAL)
+    assert sum(summary[s] for s in ("passed", "failed", "timeout", "crashed", "error")) == summary["files"]
+    for e in entries.values():
+        assert set(e) == {"path", "exercise", "chapter", "title", "status", "checks_passed", "checks_total", "seconds",
+                          "message", "checks", "output", "report"}
+        assert e["status"] in ("passed", "failed", "timeout", "crashed", "error")
+        assert isinstance(e["seconds"], float) and isinstance(e["checks"], list)
+        for c in e["checks"]:
+            assert set(c) == {"name", "status", "details", "hints"}
+            assert c["status"] in ("PASS", "FAIL", "TODO", "TIMEOUT", "CRASH", "NOT_RUN")
+            assert (c["hints"] == []) == (c["status"] in ("PASS", "NOT_RUN"))
 
 
-def test_a_syntax_error_is_reported_with_its_line(tmp_path: Path) -> None:
-    code, text = run_grade(student_file(tmp_path, 'EXERCISE = "ex00_gradient_by_hand"\ndef f(x:\n'))
-    assert code == 1
-    assert "SyntaxError (mine.py:2)" in text and "hint:" in text
+def test_a_folder_gives_a_table_and_exit_0_when_everything_passes(tmp_path: Path) -> None:
+    for name in ("ex01_variables_sgd", "ex03_second_derivative"):
+        shutil.copy(SOLUTIONS / f"{name}.py", tmp_path / f"{name}.py")
+    done = cli(tmp_path, "--jobs", "2")
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["file", "exercise", "checks", "status", "time"]
+    assert "ex01_variables_sgd" in lines[1] and " 5/5 " in lines[1] and " PASS " in lines[1]
+    assert lines[-1] == "2 of 2 files passed every check."
+    shutil.copy(STARTERS / "ex00_gradient_by_hand.py", tmp_path / "ex00_gradient_by_hand.py")
+    done = cli(tmp_path, "--jobs", "2")
+    assert done.returncode == 1 and "2 of 3 files passed every check (1 failed)." in done.stdout
 
 
-def test_an_error_while_loading_is_reported(tmp_path: Path) -> None:
-    code, text = run_grade(student_file(tmp_path, 'EXERCISE = "ex00_gradient_by_hand"\nraise RuntimeError("boom")\n'))
-    assert code == 1
-    assert "  FAIL  loading the file: RuntimeError (mine.py:2 in <module>):" in text and "boom" in text
-    assert "could not load the file" in text
+def test_one_file_prints_its_checks_and_hints_by_level() -> None:
+    starter = STARTERS / "ex04_softplus_vjp.py"
+    done = cli(starter)
+    assert done.returncode == 1 and done.stderr == ""
+    assert "  TODO  the VJP agrees with finite differences" in done.stdout and "not done yet: TODO 1" in done.stdout
+    assert "hint: " in done.stdout and "hint 2: " not in done.stdout and "--hint 2 for a closer hint" in done.stdout
+    assert "hint 2: " in cli(starter, "--hint", "2").stdout
+    solved = cli(SOLUTIONS / "ex04_softplus_vjp.py")
+    assert solved.returncode == 0 and solved.stdout.splitlines()[-1] == "ex04_softplus_vjp: all 5 checks passed."
 
 
-def test_sys_exit_in_student_code_does_not_stop_the_grader(tmp_path: Path) -> None:
-    body = 'import sys\nEXERCISE = "ex07_profile_memory"\ndef leftover_tensors(fn):\n    sys.exit(3)\n'
-    code, text = run_grade(student_file(tmp_path, body))
-    assert code == 1
-    assert "raised SystemExit" in text
-
-
-def test_a_tape_or_scope_left_open_does_not_leak_out(tmp_path: Path) -> None:
-    body = (
-        "import microtape as mt\n"
-        'EXERCISE = "ex07_profile_memory"\n'
-        "def leftover_tensors(fn):\n"
-        "    mt.GradientTape().__enter__()\n"
-        "    return 0\n"
-    )
-    code, _ = run_grade(student_file(tmp_path, body))
-    assert code == 1
-    st = _runtime.STATE.get()
-    assert not st.tapes and not st.scopes and not st.observers
-
-
-def test_grading_leaves_nothing_behind() -> None:
-    before = mt.memory()
-    modules = set(sys.modules)
-    for name in ("ex01_variables_sgd", "ex05_stop_the_leak"):
-        assert run_grade(SOLUTIONS_DIR / f"{name}.py")[0] == 0
-        assert run_grade(EXERCISES_DIR / f"{name}.py")[0] == 1
-    after = mt.memory()
-    assert (after.num_tensors, after.num_variables) == (before.num_tensors, before.num_variables)
-    assert not [m for m in set(sys.modules) - modules if "exercise" in m]
-
-
-def test_module_level_variables_with_fixed_names_can_be_graded_twice(tmp_path: Path) -> None:
-    source = (SOLUTIONS_DIR / "ex01_variables_sgd.py").read_text(encoding="utf-8")
-    path = student_file(tmp_path, source + '\nSHARED = mt.variable(1.0, name="shared_between_runs")\n')
-    assert run_grade(path)[0] == 0
-    assert run_grade(path)[0] == 0
-
-
-# -- the command line --------------------------------------------------------------------------------
-
-
-def test_command_line_grade() -> None:
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "microtape", "grade", *args],
-            capture_output=True, text=True, encoding="utf-8", env=env, timeout=120,
-        )
-
-    done = cli(str(SOLUTIONS_DIR / "ex04_softplus_vjp.py"))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "all 5 checks passed" in done.stdout and done.stderr == ""
-    starter = cli(str(EXERCISES_DIR / "ex04_softplus_vjp.py"))
-    assert starter.returncode == 1 and "not done yet: TODO 1" in starter.stdout
-    assert "Traceback" not in starter.stdout + starter.stderr
-    assert cli("no/such/file.py").returncode == 2
+def test_usage_errors_are_exit_2() -> None:
+    done = cli("ex04_softplus_vjp")
+    assert done.returncode == 2 and "no such file or folder" in done.stdout and "ex04_softplus_vjp.py" in done.stdout
+    assert cli(REPO / "pyproject.toml").returncode == 2  # one file that is not an exercise
