@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -370,7 +371,9 @@ def test_runaway_files_time_out_and_grading_goes_on(tmp_path: Path) -> None:
     (tmp_path / "in_check.py").write_text(in_check, encoding="utf-8")
     shutil.copy(SOLUTIONS / "ex01_variables_sgd.py", tmp_path / "fine.py")
     code, document = grade_json(tmp_path, "--timeout", "3", "--jobs", "2")
-    files = {Path(str(e["path"])).name: e for e in document["files"]}  # type: ignore[union-attr]
+    listed = document["files"]
+    assert isinstance(listed, list)
+    files = {Path(str(e["path"])).name: e for e in listed}
     assert code == 1 and list(files) == ["at_import.py", "fine.py", "in_check.py"]
     assert files["at_import.py"]["status"] == "timeout"
     assert "stopped after 3 s while loading the file" in str(files["at_import.py"]["message"])
@@ -432,3 +435,27 @@ def test_usage_errors_are_exit_2() -> None:
     done = cli("ex04_softplus_vjp")
     assert done.returncode == 2 and "no such file or folder" in done.stdout and "ex04_softplus_vjp.py" in done.stdout
     assert cli(REPO / "pyproject.toml").returncode == 2  # one file that is not an exercise
+
+
+# -- the teachers' page ---------------------------------------------------------------------------
+
+
+def test_the_lesson_plan_adds_up_and_covers_every_exercise() -> None:
+    text = (REPO / "docs" / "teachers.rst").read_text(encoding="utf-8")
+    plan = text.split("A lesson plan\n")[1].split("\n----")[0]
+    values = [match.group(1) for line in plan.splitlines() if (match := re.fullmatch(r"(?:\* )?- (.*)", line.strip()))]
+    rows = [values[i : i + 3] for i in range(3, len(values), 3)]  # after the header row
+    sessions: dict[str, int] = {}
+    totals: dict[str, int] = {}
+    for session, part, minutes in rows:
+        if session.startswith("**"):
+            totals[session.strip("*")] = int(minutes.strip("*"))
+        else:
+            sessions[session] = sessions.get(session, 0) + int(minutes)
+    course = totals.pop("all")
+    assert sessions == totals and sum(totals.values()) == course
+    assert f"**{course} minutes**" in plan
+    homework = sum(int(m) for _, part, m in rows if any(part.endswith(f"{n}``") for n in NAMES if n[4] in "bcd"))
+    assert f"({homework} minutes of the plan): {course - homework} minutes of class remain" in " ".join(plan.split())
+    planned = [part.split("``")[1] for _, part, _ in rows if part.startswith("Exercise ``")]
+    assert sorted(planned) == NAMES

@@ -19,7 +19,6 @@ is the same object, so the page builds clean under ``nitpicky = True``.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import inspect
 import pkgutil
@@ -424,31 +423,30 @@ class BookContentsDirective(SphinxDirective):
 
 
 class ExerciseListDirective(SphinxDirective):
-    """A table of the starter files in ``tutorials/exercises/`` (``exNN*.py``) and their chapters.
+    """A table of every classroom exercise: file, the chapter it practises, kind and title.
 
-    Read from the files at build time, so the page follows the exercises as
-    they are added; solutions (in a subfolder) are not listed.
+    Generated from the exercises' own metadata (``microtape.grader.exercises()``,
+    read from each exercise's checks file), so the page lists every exercise
+    the grader knows, with the chapter it says it practises.
     """
 
     def run(self) -> list[nodes.Node]:
+        from microtape.grader import exercises
+
         tutorials = Path(self.env.srcdir).parent / "tutorials"
-        starters = sorted((tutorials / "exercises").glob("ex[0-9][0-9]*.py"))
-        if not starters:
+        found = exercises()
+        if not found:
             return _parse(self, ["*The exercises are being written; they will be listed here.*"])
-        lines = [".. list-table::", "   :header-rows: 1", "   :widths: 40 12 48", "",
-                 "   * - File", "     - After chapter", "     - Task"]
-        for path in starters:
-            self.env.note_dependency(str(path))
-            number = int(path.name[2:4])
-            chapters = sorted(tutorials.glob(f"{number:02d}_*.py"))
-            chapter = f":doc:`{number} <book/{chapters[0].stem}>`" if chapters else str(number)
-            try:
-                doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-            except SyntaxError:
-                doc = ""
-            task = doc.strip().splitlines()[0] if doc.strip() else ""
-            task = task.replace("|", "\\|") or "\\-"
-            lines += [f"   * - ``{path.name}``", f"     - {chapter}", f"     - {task}"]
+        lines = [".. list-table::", "   :header-rows: 1", "   :widths: 34 14 12 40", "",
+                 "   * - File", "     - Practises chapter", "     - Kind", "     - Task"]
+        for ex in found:
+            for part in ("", "checks/"):
+                self.env.note_dependency(str(tutorials / "exercises" / f"{part}{ex.file}"))
+            chapters = sorted(tutorials.glob(f"{ex.chapter:02d}_*.py"))
+            chapter = f":doc:`{ex.chapter} <book/{chapters[0].stem}>`" if chapters else str(ex.chapter)
+            kind = "debugging" if ex.kind == "debug" else "writing"
+            task = ex.title.replace("|", "\\|") or "\\-"
+            lines += [f"   * - ``{ex.file}``", f"     - {chapter}", f"     - {kind}", f"     - {task}"]
         return _parse(self, lines)
 
 
