@@ -5,8 +5,8 @@ same name: the starter ``tutorials/exercises/exNN_name.py`` (the task, in its
 docstring), its checks ``tutorials/exercises/checks/exNN_name.py`` (shipped
 with the package, so grading works after ``pip install``) and a worked
 solution in ``tutorials/exercises/solutions/`` (kept in the repository only).
-A checks file makes one :class:`Exercise` called ``EXERCISE`` and adds checks
-to it with :meth:`Exercise.check`::
+A checks file makes one ``Exercise`` called ``EXERCISE`` and adds checks
+to it with ``Exercise.check``::
 
     EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="...")
 
@@ -20,7 +20,7 @@ to it with :meth:`Exercise.check`::
 A check receives the student's module, calls its functions and compares
 what comes back with an independent answer (finite differences, exact
 tensor counts measured at check time, values worked out in plain Python).
-It raises :class:`Fail` with the real values when the answer is wrong; a
+It raises ``Fail`` with the real values when the answer is wrong; a
 ``NotImplementedError`` from the student's code means "not done yet".
 Hints are shown only after a check fails, one level at a time
 (``grade --hint N``): level 1 names the idea and the chapter, levels 2 and 3
@@ -131,7 +131,7 @@ class Exercise:
 
 
 def fn(module: object, name: str) -> Callable[..., object]:
-    """The student's function ``name``, or :class:`Fail` when it is missing.
+    """The student's function ``name``, or ``Fail`` when it is missing.
 
     Examples:
         >>> import types
@@ -199,7 +199,7 @@ def close(a: float, b: float, tol: float = 1e-6) -> bool:
 
 
 def tensor_of(value: object, what: str, shape: tuple[int, ...] | None = None) -> Tensor:
-    """``value`` if it is a live tensor (of ``shape``, if given); otherwise :class:`Fail`.
+    """``value`` if it is a live tensor (of ``shape``, if given); otherwise ``Fail``.
 
     Examples:
         >>> from microtape.exercise import Fail, tensor_of
@@ -234,7 +234,7 @@ def number(value: object, what: str) -> float:
 
 
 def expect_values(got: Sequence[float], want: Sequence[float], what: str, tol: float = 1e-6) -> None:
-    """:class:`Fail` naming the first entry of ``got`` that is not close to ``want``.
+    """``Fail`` naming the first entry of ``got`` that is not close to ``want``.
 
     Examples:
         >>> from microtape.exercise import Fail, expect_values

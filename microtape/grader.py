@@ -1,9 +1,9 @@
 """The classroom grader: ``python -m microtape grade PATH... [--timeout S] [--json] [--hint N]``.
 
 Read after ``cli.py``; the checks are written with :mod:`microtape.exercise`
-and run by :mod:`microtape._grade_child`. Every exercise is a starter file
+and run by ``microtape._grade_child``. Every exercise is a starter file
 that sets ``EXERCISE = "exNN_..."`` (found from
-:func:`microtape._resources.exercises_dir`) and a checks file of the same
+``microtape._resources.exercises_dir()``) and a checks file of the same
 name in its ``checks/`` folder. The grader reads a student's ``EXERCISE``
 without running the file (``ast``), so a copy graded from anywhere is
 matched to its exercise.
