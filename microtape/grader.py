@@ -225,7 +225,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 def _child_env() -> dict[str, str]:
     """The child finds this very copy of microtape, whatever folder it starts in."""
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
     here = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
     return env
@@ -262,7 +262,7 @@ def _grade_one(path: Path, timeout: float, memory_mb: int, hint: int) -> dict[st
         with output_path.open("wb") as output:
             proc = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                cwd=path.resolve().parent if path.is_file() else None, env=_child_env(), start_new_session=True,
+                cwd=tmp, env=_child_env(), start_new_session=True,  # a student's json.py cannot shadow the grader's
             )
             _RUNNING.add(proc)
             try:
@@ -431,7 +431,7 @@ def _table_row(entry: dict[str, object], width: int) -> str:
 
 
 def grade(
-    paths: Sequence[str | Path],
+    paths: str | Path | Sequence[str | Path],
     *,
     timeout: float = DEFAULT_TIMEOUT,
     as_json: bool = False,
@@ -448,7 +448,7 @@ def grade(
     graded at a time (the number of CPUs by default).
 
     Args:
-        paths: Exercise files and folders (searched for ``*.py``).
+        paths: An exercise file or folder, or a list of them (folders are searched for ``*.py``).
         timeout: Seconds each file may take before it is stopped.
         as_json: Print one JSON document instead of text.
         hint: How many levels of hints to show after a failed check (1-3).
@@ -466,12 +466,14 @@ def grade(
         >>> folder = Path(tempfile.mkdtemp())
         >>> _ = (folder / "runaway.py").write_text('EXERCISE = "ex00_gradient_by_hand"\\nwhile True:\\n    pass\\n')
         >>> text = io.StringIO()
-        >>> grade([folder / "runaway.py"], timeout=2, out=text)
+        >>> grade(folder / "runaway.py", timeout=2, out=text)
         1
         >>> print(text.getvalue().splitlines()[-1])
         ex00_gradient_by_hand: stopped after 2 s while loading the file: an endless loop, or far too much work? 0 of 4 checks passed before that.
     """
     stream = out if out is not None else sys.stdout
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
     files, problems = _collect(paths)
     if problems or not files:
         for what, how in problems or [("nothing to grade.", _starter_hint(""))]:
