@@ -94,6 +94,9 @@ class Check:
 class Exercise:
     """An exercise: its name (the starter's ``EXERCISE``), the chapter it practises, a title, its checks.
 
+    ``kind`` is ``"write"`` (write what a chapter shows) or ``"debug"`` (repair
+    a broken program with a tool from the book); the exercises page shows it.
+
     Examples:
         >>> from microtape.exercise import Exercise
         >>> ex = Exercise("ex99_demo", chapter=4, title="A demo")
@@ -107,7 +110,7 @@ class Exercise:
     name: str
     chapter: int
     title: str
-    kind: str = "build"
+    kind: str = "write"
     checks: list[Check] = field(default_factory=list)
 
     @property

@@ -474,6 +474,10 @@ def grade(
     stream = out if out is not None else sys.stdout
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    if timeout <= 0 or (jobs is not None and jobs < 1) or memory_mb < 0 or not 1 <= hint <= 3:
+        print(f"grade: timeout={timeout}, jobs={jobs}, memory_mb={memory_mb}, hint={hint}: out of range.", file=stream)
+        print("  hint: the timeout and jobs must be positive, the memory 0 (no limit) or more, the hint level 1 to 3.", file=stream)
+        return 2
     files, problems = _collect(paths)
     if problems or not files:
         for what, how in problems or [("nothing to grade.", _starter_hint(""))]:

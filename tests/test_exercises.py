@@ -435,6 +435,8 @@ def test_usage_errors_are_exit_2() -> None:
     done = cli("ex04_softplus_vjp")
     assert done.returncode == 2 and "no such file or folder" in done.stdout and "ex04_softplus_vjp.py" in done.stdout
     assert cli(REPO / "pyproject.toml").returncode == 2  # one file that is not an exercise
+    out_of_range = cli(SOLUTIONS / "ex01_variables_sgd.py", "--timeout", "0")
+    assert out_of_range.returncode == 2 and "out of range" in out_of_range.stdout
 
 
 # -- the teachers' page ---------------------------------------------------------------------------
