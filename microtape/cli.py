@@ -2,7 +2,7 @@
 
 Read last. ``tour`` prints the book's chapters in the terminal,
 ``selfcheck`` gradient-checks every primitive in the op table, and
-``grade PATH...`` checks classroom exercises (see :mod:`microtape.grader`).
+``grade FILE`` checks a classroom exercise (see :mod:`microtape.grader`).
 """
 
 from __future__ import annotations

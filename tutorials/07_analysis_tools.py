@@ -274,7 +274,7 @@ print(monitor.report(width=60))
 # We read the cost of a step with ``profile``, found optimizer state with
 # ``memory``, kept an asyncio program responsive with ``next_frame``, and
 # wrote a training loop that watches its own memory, numerics and gradients.
-# That ends the book. To practise, copy the exercises with ``python -m
-# microtape exercises DIR`` and check each one with ``python -m microtape
-# grade FILE``. To replay any chapter in a terminal, run
+# That ends the book. To practise, try the exercises in
+# ``tutorials/exercises`` and check each one with ``python -m microtape grade
+# FILE``. To replay any chapter in a terminal, run
 # ``python -m microtape tour --chapter N``.
