@@ -66,6 +66,7 @@ from .ops import abs as abs  # noqa: A004 - tf.abs
 from .ops import add as add
 from .ops import broadcast_to as broadcast_to
 from .ops import clip_by_value as clip_by_value
+from .ops import clone as clone
 from .ops import concat as concat
 from .ops import cos as cos
 from .ops import div as div
@@ -151,6 +152,7 @@ __all__ = [
     "clip_by_global_norm",
     "clip_by_norm",
     "clip_by_value",
+    "clone",
     "concat",
     "cos",
     "custom_grad",

@@ -99,7 +99,7 @@ def reduce_flat(
 
 def _reduce_all(data: list[float], kind: str) -> float:
     if kind == "sum":
-        return sum(data)
+        return sum(data, 0.0)  # 0.0, not 0: an empty sum is a float too
     if not data:
         return -math.inf
     top = max(data)
@@ -113,5 +113,5 @@ def matmul_flat(a: list[float], b: list[float], n: int, k: int, m: int) -> list[
     rows = [a[i * k : (i + 1) * k] for i in range(n)]
     cols = [b[j::m] for j in range(m)] if m else []
     mul = operator.mul
-    return [sum(map(mul, row, col)) for row in rows for col in cols]
+    return [sum(map(mul, row, col), 0.0) for row in rows for col in cols]  # k = 0 gives 0.0
 

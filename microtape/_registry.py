@@ -20,7 +20,7 @@ from . import _runtime
 from ._runtime import DISPATCH, STATE
 from ._types import Grads
 from .errors import InvalidArgumentError, explain
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor, _op_scope_ends, as_tensor
 
 __all__ = ["OPS", "Op", "Primitive", "primitive"]
 
@@ -85,17 +85,17 @@ class Primitive(Generic[P]):
         return _run(op, args, kwargs or _NO_PARAMS)  # type: ignore[arg-type]
 
     def _call_slow(self, args: tuple[object, ...], kwargs: dict[str, object]) -> Tensor:
-        """Bind numbers, lists and settings; if the op then fails, dispose the
-        tensors made from numbers here, so a failed call leaves the arena as it was."""
+        """Bind numbers, lists and settings, run, then dispose the tensors made
+        from numbers here: the op's own scope, as TF.js's ``op()``. A tape that
+        recorded the op holds them until its backward pass is done."""
         inputs, params = self._bind(args, kwargs)
         given = args[0] if self.op.n_inputs < 0 and args and isinstance(args[0], (list, tuple)) else args
         made = [x for x in inputs if not any(x is a for a in given)]
         try:
             return _run(self.op, inputs, params)
-        except BaseException:
+        finally:
             for x in made:
-                x.dispose()
-            raise
+                _op_scope_ends(x)
 
     def _bind(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[tuple[Tensor, ...], dict[str, object]]:
         """The general path: convert inputs, check them, map extra positionals to params."""
@@ -238,6 +238,20 @@ def primitive(
 
 
 def composite(fn: Callable[P, Tensor]) -> Callable[P, Tensor]:
-    """Make a composite op (built from primitives) callable as a Tensor method."""
-    DISPATCH[fn.__name__.removeprefix("reduce_")] = fn
-    return fn
+    """Make a composite op (built from primitives) callable as a Tensor method.
+
+    Like every TF.js op, a composite runs in its own scope: its intermediates
+    (and tensors made from numbers) are disposed when it returns, so outside a
+    tape it adds exactly its result to memory(). A tape that recorded them
+    holds them, counted as held by tapes, until its backward pass is done.
+    """
+    name = fn.__name__.removeprefix("reduce_")
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> Tensor:
+        out = _runtime.run_in_scope(name, lambda: fn(*args, **kwargs), by=f"the op {name} when it returned")
+        assert isinstance(out, Tensor)
+        return out
+
+    DISPATCH[name] = run
+    return run

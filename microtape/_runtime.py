@@ -51,13 +51,17 @@ def next_id() -> int:
 
 
 class Scope:
-    """One open ``tidy`` scope: a name and the tensors made inside it."""
+    """One open ``tidy`` scope (or an op's own scope): a name and the tensors made inside it.
 
-    __slots__ = ("name", "tensors")
+    ``by`` is what a tensor disposed at the end says disposed it.
+    """
 
-    def __init__(self, name: str) -> None:
+    __slots__ = ("name", "tensors", "by")
+
+    def __init__(self, name: str, by: str | None = None) -> None:
         self.name = name
         self.tensors: list[Tensor] = []
+        self.by = by or f"the tidy scope {name!r} when it ended"
 
 
 class Recorder(Protocol):
@@ -254,7 +258,7 @@ def tensors_in(obj: object) -> list[Tensor]:
 _LEAVES: Final = frozenset({float, int, bool, str, bytes, complex})
 
 
-def run_in_scope(name: str, fn: Callable[[], object], returns_tensors: bool = True) -> object:
+def run_in_scope(name: str, fn: Callable[[], object], returns_tensors: bool = True, by: str | None = None) -> object:
     """Run ``fn`` in a new tidy scope and dispose what it made but did not return.
 
     What it returns moves to the enclosing scope, so an outer ``tidy`` can
@@ -262,7 +266,7 @@ def run_in_scope(name: str, fn: Callable[[], object], returns_tensors: bool = Tr
     data, not searched). Kept tensors (``keep``) and variables stay. On an
     exception everything the scope made is disposed and the stack restored.
     """
-    scope = Scope(name)
+    scope = Scope(name, by)
     st = STATE.get()
     outer = st.scopes
     STATE.set(st.but(scopes=outer + (scope,)))
@@ -285,7 +289,7 @@ def close_scope(scope: Scope, survivors: list[Tensor] | tuple[Tensor, ...], oute
     """Dispose the scope's tensors except ``survivors`` (moved to the outer scope)."""
     keep = {t.id for t in survivors}
     parent = outer[-1].tensors if outer else None
-    by = f"the tidy scope {scope.name!r} when it ended"
+    by = scope.by
     for t in scope.tensors:
         if t.id in keep:
             if parent is not None:

@@ -48,6 +48,7 @@ CASES: dict[str, list[Case]] = {
     "mul": [Case("mul", (A, B)), Case("mul", (A, ROW)), Case("mul", (COL, ROW)), Case("mul", (2.5, A))],
     "div": [Case("div", (A, POS)), Case("div", (A, [0.5, 2.0, -1.5])), Case("div", (COL, POS))],
     "neg": [Case("neg", (A,))],
+    "clone": [Case("clone", (A,))],
     "square": [Case("square", (A,))],
     "sqrt": [Case("sqrt", (POS,))],
     "pow": [Case("pow", (POS, B)), Case("pow", (POS, 2.0)), Case("pow", (POS, [-0.5, 1.5, 3.0]))],
@@ -87,12 +88,12 @@ CASES: dict[str, list[Case]] = {
     "greater_equal": [Case("greater_equal", (A, ROW))],
     "less": [Case("less", (A, B))],
     "less_equal": [Case("less_equal", (A, B))],
-    "equal": [Case("equal", (A, A))],
+    "equal": [Case("equal", (A, B)), Case("equal", (ROW, A))],
     "sign": [Case("sign", (A,))],
 }
 
 SMOOTH: frozenset[str] = frozenset(
-    {"add", "sub", "mul", "div", "neg", "square", "sqrt", "pow", "exp", "log", "sin", "cos", "tanh",
+    {"add", "sub", "mul", "div", "neg", "clone", "square", "sqrt", "pow", "exp", "log", "sin", "cos", "tanh",
      "sigmoid", "sum", "logsumexp", "matmul", "transpose", "reshape", "broadcast_to", "slice", "pad", "concat"}
 )
 """Ops whose second derivatives the self-check also verifies (no kinks near the samples)."""

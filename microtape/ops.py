@@ -33,13 +33,14 @@ from ._shape import (
 )
 from ._types import Axis, Grads, Shape
 from .errors import InvalidArgumentError, ShapeError, explain
-from .tensor import Tensor, _new
+from .tensor import Tensor, _new, zeros_like
 
 __all__ = [
     "abs",
     "add",
     "broadcast_to",
     "clip_by_value",
+    "clone",
     "concat",
     "cos",
     "div",
@@ -289,6 +290,29 @@ def neg(x: Tensor) -> Tensor:
 @neg.defvjp
 def _neg_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (neg(dout),)
+
+
+# ── clone ───────────────────────────────────────────────────────────────────
+# out = x (a new tensor with the same values)      ∂out/∂x = 1      (TF.js Identity_grad)
+
+
+@primitive("clone")
+def clone(x: Tensor) -> Tensor:
+    """Copy a tensor: the identity op, recorded like any other (``tf.clone``).
+
+    Examples:
+        >>> mt.clone(mt.tensor([1.0, 2.0]))
+        Tensor([1.0, 2.0], shape=(2,))
+        >>> mt.grad(lambda a: (a.clone() * a).sum())(mt.tensor([1.0, 2.0]))
+        Tensor([2.0, 4.0], shape=(2,))
+    """
+    assert x._data is not None  # the op wrapper checked it
+    return _new(list(x._data), x.shape, "clone")
+
+
+@clone.defvjp
+def _clone_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (dout,)
 
 
 # ── square ──────────────────────────────────────────────────────────────────
@@ -1077,7 +1101,7 @@ def _concat_vjp(dout: Tensor, out: Tensor, *xs: Tensor, axis: int = 0) -> Grads:
 
 # ── where ───────────────────────────────────────────────────────────────────
 # out = x where condition ≠ 0, else y (broadcast)
-# ∂out/∂x = 1 where condition, ∂out/∂y = 1 elsewhere; the condition gets none.
+# ∂out/∂x = 1 where condition, ∂out/∂y = 1 elsewhere; ∂out/∂condition = 0 (a selector).
 
 
 @primitive("where", n_inputs=3)
@@ -1095,18 +1119,28 @@ def where(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
 def _where_vjp(dout: Tensor, out: Tensor, condition: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _ALL3) -> Grads:
     dx = where(condition, dout, _const(0.0))
     return (
-        None,
+        zeros_like(condition) if needs[0] else None,
         unbroadcast(dx, x.shape) if needs[1] else None,
         unbroadcast(sub(dout, dx), y.shape) if needs[2] else None,
     )
 
 
-# ── comparisons and sign: piecewise constant, so no gradient ────────────────
+# ── comparisons and sign: piecewise constant, so a zero derivative ──────────
+# out = 1.0 where x > y, else 0.0 (and the like)      ∂out/∂x = ∂out/∂y = 0
+# Zero, not "no gradient": relu, abs, maximum, minimum, clip_by_value and max
+# build their VJPs from these masks, and an outer tape must see that the mask
+# depends on x (with derivative 0) so a second derivative is zeros, not a cut.
+# The same as TF.js's Step_grad, Sign_grad and GreaterEqual_grad.
 
 
-@primitive("greater", differentiable=False, n_inputs=2)
+def _zero_vjp(dout: Tensor, out: Tensor, *inputs: Tensor) -> Grads:
+    return tuple(zeros_like(x) for x in inputs)
+
+
+
+@primitive("greater", n_inputs=2)
 def greater(x: Tensor, y: Tensor) -> Tensor:
-    """1.0 where ``x > y``, else 0.0, broadcasting (``tf.greater``); no gradient.
+    """1.0 where ``x > y``, else 0.0, broadcasting (``tf.greater``); its gradient is zero.
 
     Examples:
         >>> mt.greater(mt.tensor([1.0, 2.0, 3.0]), 2.0)
@@ -1115,9 +1149,12 @@ def greater(x: Tensor, y: Tensor) -> Tensor:
     return zip_flat(lambda a, b: float(a > b), x, y, "greater")
 
 
-@primitive("greater_equal", differentiable=False, n_inputs=2)
+greater.defvjp(_zero_vjp)
+
+
+@primitive("greater_equal", n_inputs=2)
 def greater_equal(x: Tensor, y: Tensor) -> Tensor:
-    """1.0 where ``x >= y``, else 0.0, broadcasting (``tf.greaterEqual``); no gradient.
+    """1.0 where ``x >= y``, else 0.0, broadcasting (``tf.greaterEqual``); its gradient is zero.
 
     Examples:
         >>> mt.greater_equal(mt.tensor([1.0, 2.0, 3.0]), 2.0)
@@ -1126,9 +1163,12 @@ def greater_equal(x: Tensor, y: Tensor) -> Tensor:
     return zip_flat(lambda a, b: float(a >= b), x, y, "greater_equal")
 
 
-@primitive("less", differentiable=False, n_inputs=2)
+greater_equal.defvjp(_zero_vjp)
+
+
+@primitive("less", n_inputs=2)
 def less(x: Tensor, y: Tensor) -> Tensor:
-    """1.0 where ``x < y``, else 0.0, broadcasting (``tf.less``); no gradient.
+    """1.0 where ``x < y``, else 0.0, broadcasting (``tf.less``); its gradient is zero.
 
     Examples:
         >>> mt.less(mt.tensor([1.0, 2.0, 3.0]), 2.0)
@@ -1137,9 +1177,12 @@ def less(x: Tensor, y: Tensor) -> Tensor:
     return zip_flat(lambda a, b: float(a < b), x, y, "less")
 
 
-@primitive("less_equal", differentiable=False, n_inputs=2)
+less.defvjp(_zero_vjp)
+
+
+@primitive("less_equal", n_inputs=2)
 def less_equal(x: Tensor, y: Tensor) -> Tensor:
-    """1.0 where ``x <= y``, else 0.0, broadcasting (``tf.lessEqual``); no gradient.
+    """1.0 where ``x <= y``, else 0.0, broadcasting (``tf.lessEqual``); its gradient is zero.
 
     Examples:
         >>> mt.less_equal(mt.tensor([1.0, 2.0, 3.0]), 2.0)
@@ -1148,9 +1191,12 @@ def less_equal(x: Tensor, y: Tensor) -> Tensor:
     return zip_flat(lambda a, b: float(a <= b), x, y, "less_equal")
 
 
-@primitive("equal", differentiable=False, n_inputs=2)
+less_equal.defvjp(_zero_vjp)
+
+
+@primitive("equal", n_inputs=2)
 def equal(x: Tensor, y: Tensor) -> Tensor:
-    """1.0 where ``x == y``, else 0.0, broadcasting (``tf.equal``); no gradient.
+    """1.0 where ``x == y``, else 0.0, broadcasting (``tf.equal``); its gradient is zero.
 
     Examples:
         >>> mt.equal(mt.tensor([1.0, 2.0]), mt.tensor([1.0, 3.0]))
@@ -1159,12 +1205,18 @@ def equal(x: Tensor, y: Tensor) -> Tensor:
     return zip_flat(lambda a, b: float(a == b), x, y, "equal")
 
 
-@primitive("sign", differentiable=False)
+equal.defvjp(_zero_vjp)
+
+
+@primitive("sign")
 def sign(x: Tensor) -> Tensor:
-    """-1.0, 0.0 or 1.0 by the sign of each entry; nan stays nan (``tf.sign``); no gradient.
+    """-1.0, 0.0 or 1.0 by the sign of each entry; nan stays nan (``tf.sign``); its gradient is zero.
 
     Examples:
         >>> mt.sign(mt.tensor([-3.0, 0.0, 2.0]))
         Tensor([-1.0, 0.0, 1.0], shape=(3,))
     """
     return map_flat(lambda v: float((v > 0.0) - (v < 0.0)) if v == v else v, x, "sign")
+
+
+sign.defvjp(_zero_vjp)

@@ -196,13 +196,13 @@ class Tensor:
         _runtime.dispose(self, "dispose()")
 
     def clone(self) -> Tensor:
-        """Return a new tensor with the same values (``tf.clone``).
+        """``mt.clone(self)``: a new tensor with the same values, recorded as the identity op.
 
         Examples:
             >>> mt.tensor([1.0]).clone()
             Tensor([1.0], shape=(1,))
         """
-        return _new(list(self._values()), self.shape, "clone")
+        return DISPATCH["clone"](self)
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -231,55 +231,99 @@ class Tensor:
         )
 
     # -- operators --------------------------------------------------------
+    # A Python number becomes a scalar tensor for the op, and is disposed when
+    # the op returns, as in a TF.js op() scope: outside a tape ``x * 2.0``
+    # adds one tensor to memory(), not two. A tape that recorded the op holds
+    # the number's tensor for its backward pass and frees it when done.
 
     def __add__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["add"](self, c)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["add"](self, other)
 
     def __radd__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["add"](c, self)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["add"](other, self)
 
     def __sub__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["sub"](self, c)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["sub"](self, other)
 
     def __rsub__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["sub"](c, self)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["sub"](other, self)
 
     def __mul__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["mul"](self, c)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["mul"](self, other)
 
     def __rmul__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["mul"](c, self)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["mul"](other, self)
 
     def __truediv__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["div"](self, c)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["div"](self, other)
 
     def __rtruediv__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["div"](c, self)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["div"](other, self)
 
     def __pow__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["pow"](self, c)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["pow"](self, other)
 
     def __rpow__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            other = _new([float(other)], (), "tensor")
+            c = _number(other)
+            try:
+                return DISPATCH["pow"](c, self)
+            finally:
+                _op_scope_ends(c)
         return DISPATCH["pow"](other, self)
 
     def __matmul__(self, other: TensorLike) -> Tensor:
@@ -553,6 +597,44 @@ def _new(data: list[float], shape: Shape, op: str) -> Tensor:
         for obs in st.observers:
             obs.on_create(t)
     return t
+
+
+_OP_SCOPE: Final = "the op that converted it from a Python number, when the op returned"
+
+
+def _number(v: float) -> Tensor:
+    """The scalar tensor an operator makes from a Python number.
+
+    It is in the arena (a tape may hold it) but in no tidy scope: the op
+    itself disposes it on return (see :func:`_op_scope_ends`).
+    """
+    t = _new_object(Tensor)
+    t._data = [float(v)]
+    t.shape = ()
+    t.size = 1
+    t.id = tid = next(_ids)
+    t._op = "tensor"
+    t._disposed = None
+    t._holds = 0
+    t._kept = False
+    t._trainable = False
+    t._origin = None
+    st = _STATE.get()
+    if st.light:
+        return t
+    _LIVE[tid] = t
+    if st.observers:
+        for obs in st.observers:
+            obs.on_create(t)
+    return t
+
+
+def _op_scope_ends(t: Tensor) -> None:
+    """Dispose what an op made besides its result: freed now, or pending while a tape holds it."""
+    if t._disposed is None:
+        t._disposed = _OP_SCOPE
+        if t._holds == 0:
+            _runtime.free(t)
 
 
 def _nest(data: list[float], shape: Shape) -> Nested:
