@@ -80,6 +80,8 @@ class Primitive(Generic[P]):
             return self._call_slow(args, kwargs)
         for x in args:
             if type(x) is not Tensor or x._disposed is not None:
+                if type(x) is Tensor and x._data is not None and STATE.get().backward:
+                    continue  # a backward pass reads what a tape holds (disposed, not yet freed)
                 return self._call_slow(args, kwargs)
         # every arg is a live Tensor here; kwargs is a fresh dict, safe to record
         return _run(op, args, kwargs or _NO_PARAMS)  # type: ignore[arg-type]

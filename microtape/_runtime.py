@@ -290,6 +290,7 @@ def close_scope(scope: Scope, survivors: list[Tensor] | tuple[Tensor, ...], oute
     keep = {t.id for t in survivors}
     parent = outer[-1].tensors if outer else None
     by = scope.by
+    unused: list[Tensor] = []
     for t in scope.tensors:
         if t.id in keep:
             if parent is not None:
@@ -297,5 +298,18 @@ def close_scope(scope: Scope, survivors: list[Tensor] | tuple[Tensor, ...], oute
         elif not t._kept and t._disposed is None:
             t._disposed = by  # dispose(t, by), written out: scopes close thousands of tensors
             if t._holds == 0:
-                free(t)
+                unused.append(t)
     scope.tensors.clear()
+    free_all(unused)
+
+
+def free_all(tensors: list[Tensor]) -> None:
+    """``free`` for many tensors at once (scopes and tapes let go of thousands)."""
+    observers = STATE.get().observers
+    pop = LIVE.pop
+    for t in tensors:
+        if t._data is not None:
+            t._data = None
+            pop(t.id, None)
+            for obs in observers:
+                obs.on_free(t)

@@ -17,10 +17,10 @@ from typing import NamedTuple, ParamSpec
 from . import _runtime
 from ._registry import Op
 from ._runtime import STATE
-from ._types import Grads
-from .errors import GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
+from ._types import Grads, TensorLike
+from .errors import DisposedTensorError, GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
-from .tensor import Tensor, as_tensor, conversion_hint
+from .tensor import Tensor, _new, as_tensor
 from .variable import Variable
 
 __all__ = [
@@ -77,16 +77,22 @@ def _check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> 
 
 
 def _check_input(x: object, api: str, index: int | None = None) -> Tensor:
+    """The input as a tensor: numbers and nested lists are converted as ops
+    convert them (call this inside the function's scope, so the converted
+    tensor is disposed with the rest when the call returns)."""
     what = "x" if index is None else f"xs[{index}]"
     if not isinstance(x, Tensor):
-        raise InvalidArgumentError(
-            explain(
-                f"{api}: {what} must be a Tensor, got {type(x).__name__}: {x!r:.60}.",
-                "Gradients are taken with respect to tensors.",
-                conversion_hint(x),
-            ),
-            value=x,
-        )
+        try:
+            return as_tensor(x)  # type: ignore[arg-type]  # as_tensor reports bad values
+        except InvalidArgumentError as err:
+            raise type(err)(
+                explain(
+                    f"{api}: {what} cannot be made a tensor: {err.message.splitlines()[0]}",
+                    "Gradients are taken with respect to tensors; numbers and nested lists are converted.",
+                    "pass a tensor, a number or a nested list of numbers: mt.tensor([1.0, 2.0]).",
+                ),
+                **err.facts,
+            ) from None
     if x._data is None:
         raise _runtime.disposed_error(x)
     return x
@@ -181,13 +187,15 @@ def _vjp(f: Callable[..., object], xs: list[Tensor], dy: object, api: str) -> tu
     try:
         d = _check_dy(dy, y, api)
         _check_connected(tape, y, xs, api)
-        gs = tape.gradient(y, xs, output_gradients=d)
+        # every input is connected (checked above); one whose paths carry no
+        # gradient (a custom_grad that returns None for it) gets zeros
+        gs = tape.gradient(y, xs, output_gradients=d, unconnected_gradients="zero")
     finally:
         tape.release()  # on failure too: what the tape held goes with the scope
-    return y, [g for g in gs if g is not None]
+    return y, [g for g in gs if g is not None]  # none is None, with "zero"
 
 
-def _inputs(xs: object, api: str) -> list[Tensor]:
+def _inputs(xs: object, api: str) -> list[object]:
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
         raise InvalidArgumentError(
             explain(
@@ -197,6 +205,10 @@ def _inputs(xs: object, api: str) -> list[Tensor]:
             ),
             value=xs,
         )
+    return list(xs)
+
+
+def _convert_inputs(xs: list[object], api: str) -> list[Tensor]:
     return [_check_input(x, api, i) for i, x in enumerate(xs)]
 
 
@@ -205,7 +217,8 @@ def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
 
     For a non-scalar ``f`` the result is the gradient of ``sum(f(x))``, or
     of ``sum(f(x) * dy)`` when ``dy`` is given. ``grad`` can be nested:
-    ``mt.grad(mt.grad(f))`` is the second derivative.
+    ``mt.grad(mt.grad(f))`` is the second derivative. ``x`` (and ``dy``) may
+    be a tensor, a number or a nested list, converted as ops convert them.
 
     Raises:
         GradientError: ``f(x)`` does not depend on ``x``, or is not a tensor.
@@ -217,12 +230,13 @@ def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
         Tensor([2.0, 6.0], shape=(2,))
         >>> mt.grad(mt.grad(lambda x: x ** 3))(mt.scalar(2.0))  # 6x
         Tensor(12.0, shape=())
+        >>> mt.grad(mt.abs)(-10)                  # numbers are converted
+        Tensor(-1.0, shape=())
     """
     _check_callable(f, "grad")
 
-    def g(x: Tensor, dy: Tensor | None = None) -> Tensor:
-        x = _check_input(x, "grad")
-        result = _runtime.run_in_scope("grad()", lambda: _vjp(f, [x], dy, "grad")[1][0])
+    def g(x: TensorLike, dy: TensorLike | None = None) -> Tensor:
+        result = _runtime.run_in_scope("grad()", lambda: _vjp(f, [_check_input(x, "grad")], dy, "grad")[1][0])
         assert isinstance(result, Tensor)
         return result
 
@@ -232,16 +246,25 @@ def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
 def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
     """Return ``g(xs, dy=None)``: gradients of ``f(*xs)`` for each input (``tf.grads``).
 
+    The result has one gradient per input, in order. An input that ``f``'s
+    result does not depend on raises :class:`~microtape.GradientError`
+    ("Cannot compute gradient ..."), as in TF.js. An input that is connected
+    but whose every path has a zero derivative gets zeros: the condition of
+    ``mt.where``, the operands of a comparison.
+
     Examples:
         >>> g = mt.grads(lambda a, b: a * b)
         >>> g([mt.scalar(2.0), mt.scalar(5.0)])
         [Tensor(5.0, shape=()), Tensor(2.0, shape=())]
+        >>> c, a, b = mt.tensor([1.0, 0.0]), mt.tensor([1.0, 2.0]), mt.tensor([3.0, 4.0])
+        >>> mt.grads(lambda c, a, b: mt.where(c, a, b))([c, a, b])
+        [Tensor([0.0, 0.0], shape=(2,)), Tensor([1.0, 0.0], shape=(2,)), Tensor([0.0, 1.0], shape=(2,))]
     """
     _check_callable(f, "grads")
 
-    def g(xs: Sequence[Tensor], dy: Tensor | None = None) -> list[Tensor]:
+    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> list[Tensor]:
         inputs = _inputs(xs, "grads")
-        result = _runtime.run_in_scope("grads()", lambda: _vjp(f, inputs, dy, "grads")[1])
+        result = _runtime.run_in_scope("grads()", lambda: _vjp(f, _convert_inputs(inputs, "grads"), dy, "grads")[1])
         assert isinstance(result, list)
         return result
 
@@ -258,11 +281,9 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., tuple[Tensor,
     """
     _check_callable(f, "value_and_grad")
 
-    def g(x: Tensor, dy: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        x = _check_input(x, "value_and_grad")
-
+    def g(x: TensorLike, dy: TensorLike | None = None) -> tuple[Tensor, Tensor]:
         def run() -> tuple[Tensor, Tensor]:
-            y, gs = _vjp(f, [x], dy, "value_and_grad")
+            y, gs = _vjp(f, [_check_input(x, "value_and_grad")], dy, "value_and_grad")
             return y, gs[0]
 
         result = _runtime.run_in_scope("value_and_grad()", run)
@@ -283,9 +304,11 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, lis
     """
     _check_callable(f, "value_and_grads")
 
-    def g(xs: Sequence[Tensor], dy: Tensor | None = None) -> tuple[Tensor, list[Tensor]]:
+    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
         inputs = _inputs(xs, "value_and_grads")
-        result = _runtime.run_in_scope("value_and_grads()", lambda: _vjp(f, inputs, dy, "value_and_grads"))
+        result = _runtime.run_in_scope(
+            "value_and_grads()", lambda: _vjp(f, _convert_inputs(inputs, "value_and_grads"), dy, "value_and_grads")
+        )
         assert isinstance(result, tuple)
         return result
 
@@ -462,6 +485,8 @@ def variable_grads_as(
                 shape=value.shape,
             )
         vs = chosen if chosen is not None else [v for v in tape.watched_variables() if v.trainable]
+        if chosen is None and isinstance(value, Variable) and value.trainable and value not in vs:
+            vs.append(value)  # f returned a variable itself: its gradient is ones, as TF.js's
         reached = tape._reaches(value, vs)
         connected = [v for v, ok in zip(vs, reached) if ok]
         if not vs:
@@ -493,21 +518,43 @@ def variable_grads_as(
 
 
 def _custom_vjp(
-    dout: Tensor, out: Tensor, *inputs: Tensor, grad_fn: GradFn, name: str = "custom_grad", kwargs: object = None
+    dout: Tensor,
+    out: Tensor,
+    *inputs: Tensor,
+    grad_fn: Callable[..., object],
+    name: str = "custom_grad",
+    kwargs: object = None,
+    n_inputs: int | None = None,
+    takes_saved: bool = False,
 ) -> Grads:
-    raw = grad_fn(dout)
-    items: list[object] = [raw] if isinstance(raw, Tensor) or raw is None else list(raw)
-    if len(items) != len(inputs):
+    # the record's inputs are f's inputs followed by the tensors f saved
+    n = len(inputs) if n_inputs is None else n_inputs
+    xs, saved = inputs[:n], list(inputs[n:])
+    try:
+        raw = grad_fn(dout, saved) if takes_saved else grad_fn(dout)
+    except DisposedTensorError as err:
+        raise DisposedTensorError(
+            explain(
+                f"{name}: grad_fn read a disposed tensor. {err.message.splitlines()[0]}",
+                "custom_grad runs f in its own scope, as TF.js does: what f makes besides its value "
+                "is disposed when f returns, unless f saves it for the backward pass.",
+                "give f a save parameter and save what grad_fn needs: def f(x, save): t = mt.tanh(x); "
+                "save([t]); return 2.0 * t, lambda dy, saved: dy * 2.0 * (1.0 - saved[0] * saved[0]).",
+            ),
+            **err.facts,
+        ) from None
+    items: list[object] = [raw] if isinstance(raw, Tensor) or raw is None else list(raw)  # type: ignore[call-overload]  # checked below
+    if len(items) != len(xs):
         raise InvalidArgumentError(
             explain(
-                f"{name}: grad_fn returned {len(items)} gradient(s) for {len(inputs)} input(s).",
+                f"{name}: grad_fn returned {len(items)} gradient(s) for {len(xs)} input(s).",
                 "grad_fn(dy) returns one gradient per input of f, in order.",
                 "return a list such as [dy * 2 * x] (one entry per input).",
             ),
             op=name,
         )
     result: list[Tensor | None] = []
-    for i, (g, x) in enumerate(zip(items, inputs)):
+    for i, (g, x) in enumerate(zip(items, xs)):
         if g is None:
             result.append(None)
             continue
@@ -523,21 +570,38 @@ def _custom_vjp(
                 shapes=(t.shape, x.shape),
             )
         result.append(t)
-    return tuple(result)
+    return (*result, *(None for _ in saved))  # a saved tensor gets no gradient through grad_fn
 
 
 def _is_value_and_grad_fn(result: object) -> bool:
     return isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], Tensor) and callable(result[1])
 
 
-def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
+def _takes_save(f: Callable[..., object]) -> bool:
+    """Whether ``f`` has a parameter named ``save`` (then it is passed, by keyword)."""
+    try:
+        param = inspect.signature(f).parameters.get("save")
+    except (TypeError, ValueError):  # a builtin or C function: no signature to read
+        return False
+    return param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
+
+
+def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
     """Give a function your own gradient (``tf.customGrad``).
 
     ``f(*inputs)`` returns ``(value, grad_fn)``; ``grad_fn(dy)`` returns one
-    gradient per input. The forward runs without recording, and tapes see a
-    single op named ``custom_grad(<f's name>)``. Write ``grad_fn`` with
-    microtape ops and the result can be differentiated again. Prove a custom
-    gradient with :func:`~microtape.check_grads`.
+    gradient per input. Tapes see a single op named ``custom_grad(<f's name>)``.
+    Write ``grad_fn`` with microtape ops and the result can be differentiated
+    again. Prove a custom gradient with :func:`~microtape.check_grads`.
+
+    Like every op, ``f`` runs in its own scope, as in TF.js: what it makes
+    besides ``value`` is disposed when it returns, so ``grad_fn`` may read
+    the inputs and ``value`` but not other tensors of the forward pass. To
+    keep some, give ``f`` a parameter named ``save`` (the rule: a parameter
+    of that name is passed by keyword): ``f(*inputs, save)`` calls
+    ``save([t, ...])`` and ``grad_fn(dy, saved)`` receives that list. Saved
+    tensors live exactly as long as a tape needs them (counted in
+    ``memory()`` as held by tapes until then); outside a tape nothing is kept.
 
     Examples:
         >>> def softplus(x):
@@ -546,36 +610,41 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
         >>> sp = mt.custom_grad(softplus)
         >>> mt.grad(sp)(mt.tensor([0.0]))
         Tensor([0.5], shape=(1,))
+        >>> def scaled_tanh(x, save):             # keeps tanh(x) for the backward pass
+        ...     t = mt.tanh(x)
+        ...     save([t])
+        ...     return 2.0 * t, lambda dy, saved: dy * 2.0 * (1.0 - saved[0] * saved[0])
+        >>> mt.grad(mt.custom_grad(scaled_tanh))(mt.tensor([0.0, 1.0]))
+        Tensor([2.0, 0.8399], shape=(2,))
     """
     _check_callable(f, "custom_grad")
     name = f"custom_grad({getattr(f, '__name__', 'f')})"
+    takes_save = _takes_save(f)
+    fn: Callable[..., object] = f
 
-    def rerun(*xs: Tensor, kwargs: object = None, **_: object) -> tuple[Tensor, dict[str, object]]:
-        # Runs f again at new inputs, with the keywords it was called with: the
-        # value and a fresh grad_fn (the gradient checker's culprit finder calls it).
-        keywords = kwargs if isinstance(kwargs, dict) else {}
+    def call_f(xs: Sequence[Tensor], keywords: dict[str, object]) -> tuple[Tensor, Callable[..., object], list[Tensor]]:
+        """Run f with no tape recording: (value, grad_fn, saved tensors)."""
+        saved: list[Tensor] = []
+
+        def save(tensors: Sequence[Tensor]) -> None:
+            items = [tensors] if isinstance(tensors, Tensor) else tensors
+            if not isinstance(items, (list, tuple)) or not all(isinstance(t, Tensor) for t in items):
+                raise InvalidArgumentError(
+                    explain(
+                        f"{name}: save() needs a list of tensors, got {type(tensors).__name__}: {tensors!r:.60}.",
+                        "save keeps tensors of the forward pass for grad_fn(dy, saved).",
+                        "call save([t1, t2]) with microtape tensors.",
+                    ),
+                    op=name,
+                )
+            for t in items:
+                if t._data is None:
+                    raise _runtime.disposed_error(t)
+            saved[:] = items
+
         token = STATE.set(STATE.get().but(tapes=()))
         try:
-            value, grad_fn = f(*xs, **keywords)  # type: ignore[arg-type]  # the recorded positional tensors
-        finally:
-            STATE.reset(token)
-        return value, {"grad_fn": grad_fn, "name": name, "kwargs": keywords}
-
-    def forward(*xs: Tensor, **params: object) -> Tensor:
-        return rerun(*xs, **params)[0]
-
-    op = Op(name, forward, _custom_vjp, True, 0, (), rerun)
-
-    @functools.wraps(f)
-    def wrapped(*args: P.args, **kwargs: P.kwargs) -> Tensor:
-        xs = tuple(x if isinstance(x, Tensor) else as_tensor(x) for x in args)  # type: ignore[arg-type]  # as_tensor reports bad values
-        for x in xs:
-            if x._disposed is not None:
-                _runtime.check_usable(x)
-        st = STATE.get()
-        token = STATE.set(st.but(tapes=()))
-        try:
-            result = f(*xs, **kwargs)  # type: ignore[arg-type]  # converted positional tensors
+            result = fn(*xs, save=save, **keywords) if takes_save else fn(*xs, **keywords)
         finally:
             STATE.reset(token)
         if not _is_value_and_grad_fn(result):
@@ -587,16 +656,66 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
                 ),
                 op=name,
             )
-        value, grad_fn = result
+        assert isinstance(result, tuple)
+        return result[0], result[1], saved
+
+    def rerun(*xs: Tensor, kwargs: object = None, n_inputs: int | None = None, **_: object) -> tuple[Tensor, dict[str, object]]:
+        # Runs f again at new inputs, with the keywords it was called with: the
+        # value and a fresh grad_fn (the gradient checker's culprit finder calls it).
+        # Saved tensors are bound into that grad_fn, so the copies of the old ones
+        # among the recorded inputs are ignored.
+        keywords = kwargs if isinstance(kwargs, dict) else {}
+        real = xs if n_inputs is None else xs[:n_inputs]
+        value, grad_fn, saved = call_f(real, keywords)
+        bound: Callable[..., object] = (lambda dy, _old: grad_fn(dy, saved)) if takes_save else grad_fn
+        return value, {"grad_fn": bound, "name": name, "kwargs": keywords, "n_inputs": len(real), "takes_saved": takes_save}
+
+    def forward(*xs: Tensor, **params: object) -> Tensor:
+        return rerun(*xs, **params)[0]
+
+    op = Op(name, forward, _custom_vjp, True, 0, (), rerun)
+
+    @functools.wraps(f)
+    def wrapped(*args: object, **kwargs: object) -> Tensor:
+        for a in args:
+            if isinstance(a, Tensor) and a._disposed is not None:
+                _runtime.check_usable(a)
+        st = STATE.get()
+        first_id = _runtime.next_id()  # ids only grow: a tensor older than this was not made by f
+        scope = _runtime.Scope(name, f"the op {name} when it returned")
+        STATE.set(st.but(scopes=st.scopes + (scope,)))
+        try:
+            xs = tuple(x if isinstance(x, Tensor) else as_tensor(x) for x in args)  # type: ignore[arg-type]  # as_tensor reports bad values
+            value, grad_fn, saved = call_f(xs, kwargs)
+            if takes_save and not _accepts_saved(grad_fn):
+                raise InvalidArgumentError(
+                    explain(
+                        f"{name}: f takes save, so grad_fn is called as grad_fn(dy, saved), but it takes one argument.",
+                        "With save, TF.js and microtape pass the saved tensors to grad_fn.",
+                        "write the gradient as lambda dy, saved: [...].",
+                    ),
+                    op=name,
+                )
+        except BaseException:
+            STATE.set(st)
+            _runtime.close_scope(scope, (), st.scopes)
+            raise
+        STATE.set(st)
         out = value
-        if any(out is x for x in xs) or out._op == "variable":
-            out = value.clone()
+        if value.id < first_id or value._op == "variable":  # an input or another outside tensor: copy it
+            out = _new(list(value._values()), value.shape, name)
         out._op = name
-        params: dict[str, object] = {"grad_fn": grad_fn, "name": name, "kwargs": dict(kwargs)}
+        inputs = xs + tuple(saved)
+        params: dict[str, object] = {
+            "grad_fn": grad_fn, "name": name, "kwargs": dict(kwargs), "n_inputs": len(xs), "takes_saved": takes_save,
+        }
         for tape in st.tapes:
-            tape._record(op, xs, params, out)
+            tape._record(op, inputs, params, out)
         for obs in st.observers:
-            obs.on_op(op, xs, params, out, 0.0)
+            obs.on_op(op, inputs, params, out, 0.0)
+        # the op's scope ends: intermediates (and tensors made from numbers) go, and
+        # saved ones too unless a tape holds them (then when its backward pass is done)
+        _runtime.close_scope(scope, [out], st.scopes)
         if st.anomaly:
             from .debug import _check_forward
 
@@ -604,3 +723,13 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]:
         return out
 
     return wrapped
+
+
+def _accepts_saved(grad_fn: Callable[..., object]) -> bool:
+    try:
+        inspect.signature(grad_fn).bind(None, None)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read: trust it
+        return True
+    return True

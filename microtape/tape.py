@@ -265,12 +265,13 @@ class GradientTape:
             []
         """
         records, self._records = self._records, []
-        free = _runtime.free
+        unused: list[Tensor] = []
         for _, inputs, _, out, _ in records:
             for t in (*inputs, out):  # one pass per record: this tape no longer needs t
                 t._holds -= 1
                 if t._holds == 0 and t._disposed is not None:
-                    free(t)
+                    unused.append(t)
+        _runtime.free_all(unused)
 
     def __del__(self) -> None:
         try:
