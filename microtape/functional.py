@@ -36,7 +36,8 @@ __all__ = [
 ]
 
 P = ParamSpec("P")
-GradFn = Callable[[Tensor], "Tensor | Sequence[Tensor | None] | None"]
+GradFn = Callable[..., "Tensor | Sequence[Tensor | None] | None"]
+"""grad_fn(dy), or grad_fn(dy, saved) when f takes save."""
 
 
 # What each function does with f, and a call of it that runs as it stands
@@ -642,7 +643,9 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
                     raise _runtime.disposed_error(t)
             saved[:] = items
 
-        token = STATE.set(STATE.get().but(tapes=()))
+        # no tape records f's ops; and f's tensors are registered even in a light
+        # backward pass or a gradient check, so its scope treats them the same everywhere
+        token = STATE.set(STATE.get().but(tapes=(), light=False))
         try:
             result = fn(*xs, save=save, **keywords) if takes_save else fn(*xs, **keywords)
         finally:
@@ -659,13 +662,13 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
         assert isinstance(result, tuple)
         return result[0], result[1], saved
 
-    def rerun(*xs: Tensor, kwargs: object = None, n_inputs: int | None = None, **_: object) -> tuple[Tensor, dict[str, object]]:
+    def rerun(*xs: Tensor, kwargs: object = None, n_inputs: object = None, **_: object) -> tuple[Tensor, dict[str, object]]:
         # Runs f again at new inputs, with the keywords it was called with: the
         # value and a fresh grad_fn (the gradient checker's culprit finder calls it).
         # Saved tensors are bound into that grad_fn, so the copies of the old ones
         # among the recorded inputs are ignored.
         keywords = kwargs if isinstance(kwargs, dict) else {}
-        real = xs if n_inputs is None else xs[:n_inputs]
+        real = xs[:n_inputs] if isinstance(n_inputs, int) else xs
         value, grad_fn, saved = call_f(real, keywords)
         bound: Callable[..., object] = (lambda dy, _old: grad_fn(dy, saved)) if takes_save else grad_fn
         return value, {"grad_fn": bound, "name": name, "kwargs": keywords, "n_inputs": len(real), "takes_saved": takes_save}

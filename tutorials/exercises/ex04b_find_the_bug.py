@@ -31,7 +31,8 @@ import microtape as mt
 
 EXERCISE = "ex04b_find_the_bug"  # the grader reads this: do not change it
 
-VJP = Callable[[mt.Tensor], list[mt.Tensor]]
+VJP = Callable[[mt.Tensor, list[mt.Tensor]], list[mt.Tensor]]  # grad_fn(dy, saved)
+Save = Callable[[list[mt.Tensor]], None]  # f's save: keeps tensors the VJP reads
 
 W = mt.tensor([[0.5, -0.3], [0.2, 0.8]])
 X = mt.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
@@ -40,24 +41,27 @@ CULPRIT = "TODO 1: the op name that mt.check_grads(model, [W, X]).culprit prints
 
 
 @mt.custom_grad
-def swish(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+def swish(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """swish(x) = x·sigmoid(x)."""
     s = mt.sigmoid(x)
-    return x * s, lambda dy: [dy * (s + x * s * (1.0 - s))]
+    save([s])  # the VJP reads s; unsaved, it would be disposed when swish returns
+    return x * s, lambda dy, saved: [dy * (s + x * s * (1.0 - s))]
 
 
 @mt.custom_grad
-def scaled_tanh(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+def scaled_tanh(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """2·tanh(x)."""
     t = mt.tanh(x)
-    return 2.0 * t, lambda dy: [dy * (1.0 - t * t)]
+    save([t])  # the VJP reads t; unsaved, it would be disposed when scaled_tanh returns
+    return 2.0 * t, lambda dy, saved: [dy * (1.0 - t * t)]
 
 
 @mt.custom_grad
-def smooth_abs(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+def smooth_abs(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """sqrt(x² + 1) - 1, a smooth |x|."""
     r = mt.sqrt(x * x + 1.0)
-    return r - 1.0, lambda dy: [dy * x / r]
+    save([r])  # the VJP reads r; unsaved, it would be disposed when smooth_abs returns
+    return r - 1.0, lambda dy, saved: [dy * x / r]
 
 
 def model(w: mt.Tensor, x: mt.Tensor) -> mt.Tensor:

@@ -15,7 +15,8 @@ import microtape as mt
 
 EXERCISE = "ex04b_find_the_bug"  # the grader reads this: do not change it
 
-VJP = Callable[[mt.Tensor], list[mt.Tensor]]
+VJP = Callable[[mt.Tensor, list[mt.Tensor]], list[mt.Tensor]]  # grad_fn(dy, saved)
+Save = Callable[[list[mt.Tensor]], None]  # f's save: keeps tensors the VJP reads
 
 W = mt.tensor([[0.5, -0.3], [0.2, 0.8]])
 X = mt.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
@@ -24,24 +25,27 @@ CULPRIT = "custom_grad(scaled_tanh)"
 
 
 @mt.custom_grad
-def swish(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+def swish(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """swish(x) = x·sigmoid(x); swish'(x) = s + x·s·(1 - s) with s = sigmoid(x)."""
     s = mt.sigmoid(x)
-    return x * s, lambda dy: [dy * (s + x * s * (1.0 - s))]
+    save([s])  # the VJP reads s; unsaved, it would be disposed when swish returns
+    return x * s, lambda dy, saved: [dy * (s + x * s * (1.0 - s))]
 
 
 @mt.custom_grad
-def scaled_tanh(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+def scaled_tanh(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """2·tanh(x); its derivative is 2·(1 - tanh²x)."""
     t = mt.tanh(x)
-    return 2.0 * t, lambda dy: [dy * 2.0 * (1.0 - t * t)]  # fixed: the factor 2 was missing
+    save([t])  # the VJP reads t; unsaved, it would be disposed when scaled_tanh returns
+    return 2.0 * t, lambda dy, saved: [dy * 2.0 * (1.0 - t * t)]  # fixed: the factor 2 was missing
 
 
 @mt.custom_grad
-def smooth_abs(x: mt.Tensor) -> tuple[mt.Tensor, VJP]:
+def smooth_abs(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """sqrt(x² + 1) - 1, a smooth |x|; its derivative is x / sqrt(x² + 1)."""
     r = mt.sqrt(x * x + 1.0)
-    return r - 1.0, lambda dy: [dy * x / r]
+    save([r])  # the VJP reads r; unsaved, it would be disposed when smooth_abs returns
+    return r - 1.0, lambda dy, saved: [dy * x / r]
 
 
 def model(w: mt.Tensor, x: mt.Tensor) -> mt.Tensor:
