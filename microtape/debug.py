@@ -177,7 +177,8 @@ def check_numerics(t: Tensor, message: str) -> Tensor:
     """Raise :class:`~microtape.NumericsError` if ``t`` has NaN or Inf; else return it.
 
     The wording is TensorFlow's (``tf.debugging.check_numerics``):
-    ``"<message> : Tensor had NaN values"`` (or ``Inf values``).
+    ``"<message> : Tensor had NaN values"`` (or ``Inf values``, or
+    ``Inf and NaN values`` when it has both).
 
     Examples:
         >>> mt.check_numerics(mt.tensor([1.0, 2.0]), "loss")
@@ -197,7 +198,7 @@ def check_numerics(t: Tensor, message: str) -> Tensor:
     nans = sum(1 for v in data if v != v)
     infs = sum(1 for v in data if v in (math.inf, -math.inf))
     if nans or infs:
-        kind = "NaN" if nans else "Inf"
+        kind = "Inf and NaN" if nans and infs else "NaN" if nans else "Inf"  # TensorFlow's wording
         first = next(i for i, v in enumerate(data) if not math.isfinite(v))
         raise NumericsError(
             explain(
@@ -496,6 +497,20 @@ def _positive(value: float, name: str) -> float:
     return float(value)
 
 
+def _safe_norm(sum_of_squares: Tensor) -> Tensor:
+    """``sqrt(sum_of_squares)`` with a finite gradient at 0 (TensorFlow's two-``where`` trick).
+
+    ``sqrt``'s derivative at 0 is infinite, and ``inf * 0`` is NaN. Where the
+    sum is 0 the norm is taken as the sum itself (its value is 0 either way),
+    and the ``sqrt`` only ever sees 1 there, so no NaN enters the backward pass.
+    """
+    from .ops import sqrt, where
+
+    positive = sum_of_squares.greater(0.0)
+    safe = where(positive, sum_of_squares, 1.0)
+    return where(positive, sqrt(safe), sum_of_squares)
+
+
 def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None = None) -> Tensor:
     """Rescale ``t`` so its L2 norm is at most ``clip_norm`` (``tf.clip_by_norm``).
 
@@ -509,8 +524,10 @@ def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None =
         Tensor([0.6, 0.8], shape=(2,))
         >>> mt.clip_by_norm(mt.tensor([0.3, 0.4]), 1.0)     # already short: unchanged
         Tensor([0.3, 0.4], shape=(2,))
+        >>> mt.grad(lambda t: mt.clip_by_norm(t, 1.0))(mt.zeros((2,)))   # identity near 0
+        Tensor([1.0, 1.0], shape=(2,))
     """
-    from .ops import reduce_sum, sqrt
+    from .ops import reduce_sum
 
     if not isinstance(t, Tensor):
         raise InvalidArgumentError(explain(f"clip_by_norm() needs a tensor, got {type(t).__name__}.", "It rescales a tensor.", "pass a gradient tensor."), value=t)
@@ -518,7 +535,7 @@ def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None =
     axes = normalize_axes(axes, t.rank, "clip_by_norm")  # errors name clip_by_norm, not its inner sum
 
     def run() -> Tensor:  # in its own scope, so only the result stays in memory (as a TF.js op)
-        norm = sqrt(reduce_sum(t * t, axis=axes, keepdims=True))
+        norm = _safe_norm(reduce_sum(t * t, axis=axes, keepdims=True))
         return t * bound / norm.maximum(bound)
 
     result = _runtime.run_in_scope("clip_by_norm()", run)
@@ -539,7 +556,7 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
         >>> clipped, norm
         ([Tensor([0.6], shape=(1,)), Tensor([0.8], shape=(1,))], Tensor(5.0, shape=()))
     """
-    from .ops import reduce_sum, sqrt
+    from .ops import reduce_sum
 
     if isinstance(ts, Tensor) or not isinstance(ts, (list, tuple)):
         raise InvalidArgumentError(
@@ -570,7 +587,7 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
         total = squares[0]
         for s in squares[1:]:
             total = total + s
-        norm = sqrt(total)
+        norm = _safe_norm(total)
         if math.isinf(norm.item()):
             scale: Tensor | float = math.nan
         else:

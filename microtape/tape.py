@@ -599,14 +599,14 @@ class GradientTape:
             name = f"t{t.id}"
             if t.id not in seen:
                 seen.add(t.id)
-                label = t.name if isinstance(t, Variable) else f"#{t.id}"
+                label = _dot_text(t.name) if isinstance(t, Variable) else f"#{t.id}"
                 style = ', style=filled, fillcolor="#fde68a"' if t.id in self._watched else ""
                 lines.append(f'  {name} [shape=box, label="{label}\\n{t.shape}"{style}];')
             return name
 
         for i, (op, inputs, _, out, _) in enumerate(self._records):
             node = f"op{i}"
-            lines.append(f'  {node} [shape=ellipse, label="{op.name}"];')
+            lines.append(f'  {node} [shape=ellipse, label="{_dot_text(op.name)}"];')
             for x in inputs:
                 lines.append(f"  {tensor_node(x)} -> {node};")
             norm = self._grad_norms.get(out.id) if grad_norms else None
@@ -631,6 +631,12 @@ def _wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> Shape
         op=op,
         shapes=(got, want),
     )
+
+
+def _dot_text(text: str) -> str:
+    """``text`` inside a quoted DOT string: quotes and backslashes escaped, line breaks as ``\\n``."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
 
 
 def _dot_id(text: str) -> str:

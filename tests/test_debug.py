@@ -117,7 +117,7 @@ def test_check_numerics_nan_and_inf_wording() -> None:
         mt.check_numerics(mt.tensor([[1.0, NAN], [INF, NAN]]), "grad of w")
     err = info.value
     lines = str(err).splitlines()
-    assert lines[0] == "grad of w : Tensor had NaN values"  # TensorFlow's wording; NaN wins over Inf
+    assert lines[0] == "grad of w : Tensor had Inf and NaN values"  # TensorFlow's wording for both
     assert "2 NaN and 1 Inf among 4 entries of a tensor of shape (2, 2)" in lines[1]
     assert "first is at flat index 1" in lines[1]
     assert "hint:" in lines[2] and "detect_anomaly" in lines[2]
@@ -328,6 +328,28 @@ def test_clip_by_norm_against_hand_computed_values() -> None:
 def test_clip_by_norm_is_differentiable() -> None:
     report = mt.check_grads(lambda t: mt.clip_by_norm(t, 1.0), [mt.tensor([3.0, -4.0, 1.0])])
     assert report.ok and not report.kinks
+
+
+@pytest.mark.parametrize("axes", [None, 1])
+def test_clip_by_norm_gradient_at_zero_is_the_identity(axes: int | None) -> None:
+    # sqrt's derivative at 0 is infinite; the two-where trick keeps it out, so near 0
+    # (where clip_by_norm is the identity) the gradient is ones, not NaN
+    x = mt.tensor([[0.0, 0.0, 0.0], [0.3, -0.4, 0.0]])
+    g = mt.grad(lambda t: mt.clip_by_norm(t, 1.0, axes=axes).sum())(x)
+    assert g.data_sync() == pytest.approx([1.0] * 6)
+    assert mt.grad(lambda t: mt.clip_by_norm(t, 1.0).sum())(mt.zeros((3,))).data_sync() == [1.0, 1.0, 1.0]
+    report = mt.check_grads(lambda t: mt.clip_by_norm(t, 1.0, axes=axes), [x])
+    assert report.ok, str(report)
+
+
+def test_clip_by_global_norm_gradient_at_zero_is_finite() -> None:
+    def f(a: mt.Tensor, b: mt.Tensor) -> mt.Tensor:
+        (ca, cb), norm = mt.clip_by_global_norm([a, b], 1.0)
+        assert ca is not None and cb is not None
+        return ca.sum() + cb.sum() + norm
+
+    ga, gb = mt.grads(f)([mt.zeros((2,)), mt.zeros((1, 2))])
+    assert ga.data_sync() == [1.0, 1.0] and gb.data_sync() == [1.0, 1.0]  # the norm's gradient at 0 is 0
 
 
 def test_clip_by_global_norm_against_hand_computed_values() -> None:

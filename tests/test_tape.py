@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import shutil
+import subprocess
 
 import pytest
 
@@ -224,6 +226,25 @@ def test_operations_summary_and_dot() -> None:
     assert dot.startswith("digraph tape {") and "tape_dot_w" in dot and "|g|=" in dot and dot.endswith("}")
     assert "|g|=" not in tape.to_dot(grad_norms=False)
     assert "GradientTape(persistent=True" in repr(tape)
+
+
+def test_to_dot_escapes_names_and_graphviz_renders_it() -> None:
+    odd = 'layer "1" \\ path\nsecond line'
+    w = mt.variable(mt.tensor([1.0, 2.0]), name=odd)
+    with mt.GradientTape(persistent=True) as tape:
+        loss = (w * w).sum()
+    tape.gradient(loss, w)
+    dot = tape.to_dot()
+    assert 'label="layer \\"1\\" \\\\ path\\nsecond line\\n(2,)"' in dot
+    lines = dot.splitlines()
+    assert all(line.startswith("  ") for line in lines[1:-1]) and lines[-1] == "}"  # the name's line break is escaped
+    exe = shutil.which("dot")
+    if exe is None:
+        pytest.skip("Graphviz's dot is not installed, so the text cannot be rendered")
+    done = subprocess.run([exe, "-Tsvg"], input=dot, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "<svg" in done.stdout and "second line" in done.stdout
+    tape.release()
 
 
 def test_bad_arguments() -> None:
