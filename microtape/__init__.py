@@ -99,6 +99,7 @@ from .ops import sub as sub
 from .ops import tanh as tanh
 from .ops import transpose as transpose
 from .ops import where as where
+from .ops import zeros_like as zeros_like
 from .tape import GradientTape as GradientTape
 from .tensor import Tensor as Tensor
 from .tensor import fill as fill
@@ -111,7 +112,6 @@ from .tensor import tensor as tensor
 from .tensor import tensor1d as tensor1d
 from .tensor import tensor2d as tensor2d
 from .tensor import zeros as zeros
-from .tensor import zeros_like as zeros_like
 from .variable import Variable as Variable
 from .variable import variable as variable
 

@@ -90,6 +90,7 @@ CASES: dict[str, list[Case]] = {
     "less_equal": [Case("less_equal", (A, B))],
     "equal": [Case("equal", (A, B)), Case("equal", (ROW, A))],
     "sign": [Case("sign", (A,))],
+    "zeros_like": [Case("zeros_like", (A,))],
 }
 
 SMOOTH: frozenset[str] = frozenset(

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Sequence
 
 from ._types import Axis, Shape, is_int
 from .errors import InvalidArgumentError, ShapeError, explain
 
 __all__ = [
+    "MAX_ENTRIES",
     "broadcast_index",
     "broadcast_shapes",
+    "check_size",
     "normalize_axes",
     "reduce_index",
     "reduced_shape",
@@ -31,6 +34,45 @@ __all__ = [
 def size_of(shape: Shape) -> int:
     """Return the number of entries of a tensor of this shape."""
     return math.prod(shape)
+
+
+def _memory_entries() -> int:
+    """How many 8-byte entries the machine's physical memory could hold at most."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # no sysconf (Windows): assume 1 TiB
+        total = 2**40
+    return max(total, 2**30) // 8
+
+
+MAX_ENTRIES = _memory_entries()
+"""No tensor can have more entries than this: each takes at least 8 bytes (its list slot)."""
+
+
+def check_size(shape: Sequence[int], what: str = "shape", count: int | None = None) -> None:
+    """Refuse, before anything is allocated, a shape too large for this machine's memory.
+
+    ``count`` is what would be allocated (the number of entries by default).
+
+    Examples:
+        >>> check_size((10**17, 0))          # empty: nothing to allocate
+        >>> check_size((10**6, 10**7))
+        Traceback (most recent call last):
+        ...
+        microtape.errors.ShapeError: shape (1000000, 10000000) needs 10000000000000 entries (80000000000000 bytes), ...
+    """
+    n = math.prod(shape) if count is None else count
+    if n > MAX_ENTRIES:
+        raise ShapeError(
+            explain(
+                f"{what} {tuple(shape)} needs {n} entries ({8 * n} bytes), more than this machine's "
+                f"memory can hold ({MAX_ENTRIES} entries of 8 bytes).",
+                "A tensor keeps every entry in memory as a float64.",
+                "check the shape for a typo or a wrong axis; work in smaller batches.",
+            ),
+            shape=tuple(shape),
+            size=n,
+        )
 
 
 def validate_shape(shape: object, what: str = "shape") -> Shape:
@@ -61,6 +103,7 @@ def validate_shape(shape: object, what: str = "shape") -> Shape:
                 ),
                 shape=tuple(shape),
             )
+    check_size(shape, what)
     return tuple(shape)
 
 
@@ -93,6 +136,7 @@ def broadcast_shapes(a: Shape, b: Shape, op: str = "broadcast") -> Shape:
                 op=op,
                 shapes=(a, b),
             )
+    check_size(out, f"{op}: the broadcast shape")
     return tuple(out)
 
 

@@ -43,13 +43,14 @@ import math
 import os
 import re
 import secrets
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias, overload
 
 from ._types import Shape
 from .errors import CheckpointError, MicrotapeError, explain
-from .tensor import Tensor, _nest
+from .tensor import Tensor, _detached
 from .train import Optimizer, _Plan
 from .variable import Variable
 
@@ -113,6 +114,8 @@ def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimi
     variables. The file format is described in :mod:`microtape.checkpoint`.
     Everything is checked before the file is touched; the previous file at
     ``path`` survives any failure, even a crash in the middle of writing.
+    If ``path`` is a symbolic link it is followed, as ``open(path, "w")``
+    would: the file it points to is replaced and the link stays.
 
     Args:
         path: Where to write, for example ``"run1.json"``.
@@ -257,7 +260,14 @@ def _dumps(obj: object, where: str) -> str:
 
 
 def _write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, fsync it, and rename it over ``path``."""
+    """Write ``text`` to a temporary file next to ``path``, fsync it, and rename it over ``path``.
+
+    A symbolic link is followed, as ``open(path, "w")`` would: the file it
+    points to is replaced (the temporary file is made next to it) and the
+    link stays a link.
+    """
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     folder = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
     try:
@@ -452,7 +462,7 @@ def load_variables(
         result = {r.name: Tensor(r.data, r.shape) for r in records}
     else:
         for name, var in targets.items():
-            var.assign(_nest(by_name[name].data, var.shape))
+            var.assign(_detached(by_name[name].data, var.shape))
         result = dict(targets)
     if optimizer is not None and plan is not None:
         optimizer._install(plan)
@@ -461,6 +471,19 @@ def load_variables(
 
 def _read_text(where: str, max_bytes: int) -> str:
     try:
+        # looked at before opening: opening a FIFO blocks until a writer comes, a device may never end
+        mode = os.stat(where).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else (
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+            )
+            raise _load_error(
+                where,
+                f"it is {kind}, not a regular file.",
+                "A checkpoint is a JSON file written by mt.save_variables; nothing else is opened.",
+                "pass the path of the checkpoint file itself, for example run1/model.json.",
+                kind=kind,
+            )
         with open(where, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             raw = b"" if size > max_bytes else f.read(max_bytes + 1)

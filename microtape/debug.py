@@ -100,9 +100,10 @@ def _sub_layout(data: list[float], shape: tuple[int, ...], pad: list[int], last:
             cells = cells[:_PRINT_EDGE] + ["..."] + cells[-_PRINT_EDGE:]
         return ["[" + ", ".join(cells) + "]"]
     step = len(data) // size if size else 0
-    picks: list[int | None] = list(range(size))
-    if size > _PRINT_LIMIT:
-        picks = [*range(_PRINT_EDGE), None, *range(size - _PRINT_EDGE, size)]
+    if size > _PRINT_LIMIT:  # checked first: (10**17, 0) is summarised without a list of 10**17 picks
+        picks: list[int | None] = [*range(_PRINT_EDGE), None, *range(size - _PRINT_EDGE, size)]
+    else:
+        picks = list(range(size))
     lines: list[str] = []
     for i in picks:
         if i is None:
@@ -505,9 +506,10 @@ def _safe_norm(sum_of_squares: Tensor) -> Tensor:
     and the ``sqrt`` only ever sees 1 there, so no NaN enters the backward pass.
     """
     from .ops import sqrt, where
+    from .tensor import ones_like
 
     positive = sum_of_squares.greater(0.0)
-    safe = where(positive, sum_of_squares, 1.0)
+    safe = where(positive, sum_of_squares, ones_like(sum_of_squares))
     return where(positive, sqrt(safe), sum_of_squares)
 
 

@@ -603,6 +603,9 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
     ``save([t, ...])`` and ``grad_fn(dy, saved)`` receives that list. Saved
     tensors live exactly as long as a tape needs them (counted in
     ``memory()`` as held by tapes until then); outside a tape nothing is kept.
+    To a second differentiation they are constants, as in TF.js (they were
+    computed without a tape): for a correct second derivative, compute
+    from the inputs inside ``grad_fn``.
 
     Examples:
         >>> def softplus(x):

@@ -23,6 +23,7 @@ from ._kernels import map_flat, matmul_flat, reduce_flat, zip3_flat, zip_flat
 from ._registry import primitive
 from ._shape import (
     _expand,
+    check_size,
     normalize_axes,
     reduce_index,
     reduced_shape,
@@ -33,7 +34,7 @@ from ._shape import (
 )
 from ._types import Axis, Grads, Shape
 from .errors import InvalidArgumentError, ShapeError, explain
-from .tensor import Tensor, _new, zeros_like
+from .tensor import Tensor, _new
 
 __all__ = [
     "abs",
@@ -75,6 +76,7 @@ __all__ = [
     "unbroadcast",
     "unreduce",
     "where",
+    "zeros_like",
 ]
 
 _INF = math.inf
@@ -761,6 +763,7 @@ def matmul(x: Tensor, y: Tensor) -> Tensor:
         )
     assert x._data is not None and y._data is not None  # the op wrapper checked them
     shape = x.shape[:-1] + y.shape[1:]  # a 1-D operand's axis is contracted away, as in NumPy
+    check_size(shape, "matmul: the product's shape")  # (n, 0) @ (0, m) is n·m zeros
     return _new(matmul_flat(x._data, y._data, n, k, m), shape, "matmul")
 
 
@@ -1024,6 +1027,7 @@ def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 
             shape=x.shape,
         )
     shape = tuple(d + p[0] + p[1] for d, p in zip(x.shape, pads))
+    check_size(shape, "pad: the padded shape")
     out = [float(constant_value)] * size_of(shape)
     st = strides_of(shape)
     offset = sum(p[0] * s for p, s in zip(pads, st))
@@ -1135,6 +1139,26 @@ def _where_vjp(dout: Tensor, out: Tensor, condition: Tensor, x: Tensor, y: Tenso
 
 def _zero_vjp(dout: Tensor, out: Tensor, *inputs: Tensor) -> Grads:
     return tuple(zeros_like(x) for x in inputs)
+
+
+# ── zeros_like ──────────────────────────────────────────────────────────────
+# out = 0 in the shape of x      ∂out/∂x = 0
+# An op on x, as TF.js's ZerosLike: the zero gradients above stay connected
+# to x, so differentiating them again gives zeros too (not "no gradient").
+
+
+@primitive("zeros_like")
+def zeros_like(x: Tensor) -> Tensor:
+    """Zeros with the shape of ``x`` (``tf.zerosLike``); its gradient is zero.
+
+    Examples:
+        >>> mt.zeros_like(mt.ones((2,)))
+        Tensor([0.0, 0.0], shape=(2,))
+    """
+    return _new([0.0] * x.size, x.shape, "zeros_like")
+
+
+zeros_like.defvjp(_zero_vjp)
 
 
 

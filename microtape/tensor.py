@@ -10,6 +10,7 @@ import ``ops.py``.
 
 from __future__ import annotations
 
+import copy
 import math
 import random as _random
 from collections.abc import Callable, Sequence
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Final, NoReturn, cast
 
 from . import _habits, _runtime
 from ._runtime import DISPATCH
-from ._shape import size_of, validate_shape
+from ._shape import check_size, size_of, validate_shape
 from ._types import Axis, Nested, Shape, TensorLike, is_number
 from .errors import InvalidArgumentError, MicrotapeError, ShapeError, explain
 
@@ -33,7 +34,6 @@ __all__ = [
     "tensor1d",
     "tensor2d",
     "zeros",
-    "zeros_like",
 ]
 
 DTYPE: Final = "float64"
@@ -637,17 +637,42 @@ def _op_scope_ends(t: Tensor) -> None:
             _runtime.free(t)
 
 
+def _detached(data: list[float], shape: Shape) -> Tensor:
+    """A tensor outside the arena carrying ``data`` in exactly ``shape``, for
+    ``assign()`` and ``variable()`` (which copy it). Nested lists cannot carry
+    every shape: ``[]`` reads back as (0,), never (0, 3)."""
+    t = _new_object(Tensor)
+    t._data, t.shape, t.size, t.id, t._op = data, shape, len(data), next(_ids), "tensor"
+    t._disposed, t._holds, t._kept, t._trainable, t._origin = None, 0, False, False, None
+    return t
+
+
 def _nest(data: list[float], shape: Shape) -> Nested:
+    """Nested lists of ``data`` in ``shape``, every dimension kept (as NumPy's ``tolist``)."""
     if not shape:
         return data[0]
     if len(shape) == 1:
         return list(data)
+    if not data:
+        return _empty_nest(shape)
     rows: list[Nested] = list(data)
     for dim in reversed(shape[1:]):
-        rows = [rows[i : i + dim] for i in range(0, len(rows), dim)] if dim else []
-    if shape[0] and not rows:
-        rows = [[] for _ in range(shape[0])]
+        rows = [rows[i : i + dim] for i in range(0, len(rows), dim)]
     return rows
+
+
+def _empty_nest(shape: Shape) -> list[Nested]:
+    """Nested empty lists for a shape with a 0: (2, 3, 0) gives [[[], [], []], [[], [], []]]."""
+    lists = 1
+    for dim in shape[:-1]:
+        if dim == 0:
+            break
+        lists *= dim
+    check_size(shape[:-1], what="tolist() of an empty tensor", count=lists)
+    if shape[0] == 0 or len(shape) == 1:
+        return []
+    inner = _empty_nest(shape[1:])
+    return [copy.deepcopy(inner) for _ in range(shape[0])]
 
 
 def _bad_value(value: object, where: str) -> MicrotapeError:
@@ -785,7 +810,10 @@ def format_values(data: list[float], shape: Shape) -> str:
     """Nested-list text of the values, long dimensions summarised with '...'."""
     if not shape:
         return format_number(data[0])
-    summarise = len(data) > _REPR_LIMIT
+    slots = 1  # entries, or for an empty tensor the nested lists shown: (10**17, 0) is summarised too
+    for dim in shape:
+        slots *= max(dim, 1)
+    summarise = slots > _REPR_LIMIT
 
     def block(offset: int, dim: int) -> str:
         n = shape[dim]
@@ -913,16 +941,6 @@ def ones(shape: Sequence[int]) -> Tensor:
         Tensor([1.0, 1.0, 1.0], shape=(3,))
     """
     return fill(shape, 1.0)
-
-
-def zeros_like(t: Tensor) -> Tensor:
-    """Zeros with the shape of ``t`` (``tf.zerosLike``).
-
-    Examples:
-        >>> mt.zeros_like(mt.ones((2,)))
-        Tensor([0.0, 0.0], shape=(2,))
-    """
-    return fill(_shape_of(t, "zeros_like"), 0.0)
 
 
 def ones_like(t: Tensor) -> Tensor:

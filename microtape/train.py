@@ -40,7 +40,7 @@ from .functional import GradMap, VariableGrads, variable_grads_as
 from .memory import dispose as dispose_all
 from .ops import _safe_div as _div
 from .ops import _safe_sqrt as _sqrt
-from .tensor import Tensor, _nest, scalar
+from .tensor import Tensor, _detached, scalar
 from .variable import Variable, variable
 
 __all__ = [
@@ -463,15 +463,30 @@ class Optimizer(ABC):
                 for name in self._slot_names
             }
             updates.append((var, self._step(var.data_sync(), g, s, t), s))
-        # 2. write them
-        for var, new_w, s in updates:
-            var.assign(_nest(new_w, var.shape))
-            slot_set = self._live_slots(var)
-            if slot_set is None:
-                self._make_slots(var, s)
-            else:
-                for name, data in s.items():
-                    slot_set.variables[name].assign(_nest(data, var.shape))
+        # 2. write them; values carry their exact shape, so a (0, 3) variable is
+        # written like any other. A step is atomic: should a write still fail,
+        # every variable and slot written so far is put back.
+        undo: list[tuple[Variable, list[float] | None]] = []
+        made: list[str] = []
+        try:
+            for var, new_w, s in updates:
+                undo.append((var, var._data))
+                var.assign(_detached(new_w, var.shape))
+                slot_set = self._live_slots(var)
+                if slot_set is None:
+                    self._make_slots(var, s)
+                    made.append(var.name)
+                else:
+                    for name, data in s.items():
+                        undo.append((slot_set.variables[name], slot_set.variables[name]._data))
+                        slot_set.variables[name].assign(_detached(data, var.shape))
+        except BaseException:
+            for v, old in reversed(undo):
+                v._data = old
+            for name in made:
+                for slot_var in self._slots.pop(name).variables.values():
+                    slot_var.dispose()
+            raise
         self._iterations = t
 
     def get_weights(self) -> list[tuple[str, Tensor]]:
@@ -761,7 +776,7 @@ class Optimizer(ABC):
             while name in VARIABLES:
                 k += 1
                 name = f"{base}_{k}"
-            made[slot] = variable(_nest(values[slot], var.shape), trainable=False, name=name)
+            made[slot] = variable(_detached(values[slot], var.shape), trainable=False, name=name)
         self._slots[var.name] = _SlotSet(weakref.ref(var), made)
 
     def _export(self) -> tuple[int, list[_Entry]]:
@@ -859,7 +874,7 @@ class Optimizer(ABC):
                 self._make_slots(var, slot_values)
             else:
                 for slot, data in slot_values.items():
-                    slot_set.variables[slot].assign(_nest(data, var.shape))
+                    slot_set.variables[slot].assign(_detached(data, var.shape))
         self._iterations = plan.iterations
 
 

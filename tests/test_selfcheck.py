@@ -29,7 +29,7 @@ def test_selfcheck_command_exits_zero() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["op", "cases", "full", "fast", "order", "2", "worst", "abs", "err"]
-    assert lines[-1] == "selfcheck passed: every differentiable primitive agrees with finite differences"
+    assert lines[-1] == "selfcheck passed: every primitive agrees with finite differences, first and second derivatives"
     assert set(_rows(done.stdout)) == set(OPS)  # one row per primitive
     assert done.stderr == ""
 
@@ -38,9 +38,10 @@ def test_selfcheck_table_marks_each_kind_of_op() -> None:
     buffer = io.StringIO()
     assert selfcheck(buffer) == 0
     rows = _rows(buffer.getvalue())
-    assert rows["exp"].split()[:5] == ["exp", "1", "ok", "ok", "ok"]  # smooth: order 2 checked
-    assert rows["relu"].split()[:5] == ["relu", "1", "ok", "ok", "-"]  # a kink: no order 2
-    assert rows["greater"].split()[2:] == ["(no", "gradient:", "piecewise", "constant)"]
+    assert rows["exp"].split()[:5] == ["exp", "1", "ok", "ok", "ok"]
+    assert rows["relu"].split()[:5] == ["relu", "1", "ok", "ok", "ok"]  # away from its kink: order 2 is 0
+    assert rows["greater"].split()[2:] == ["ok", "ok", "ok", "0.00e+00"]  # piecewise constant: zero derivatives
+    assert rows["sign"].split()[2:] == ["ok", "ok", "ok", "0.00e+00"]
     assert "FAIL" not in buffer.getvalue()
 
 
@@ -67,6 +68,6 @@ def test_selfcheck_fails_when_an_op_has_no_samples(monkeypatch: pytest.MonkeyPat
 
 def test_main_runs_selfcheck(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selfcheck"]) == 0
-    assert capsys.readouterr().out.endswith("selfcheck passed: every differentiable primitive agrees with finite differences\n")
+    assert capsys.readouterr().out.endswith("selfcheck passed: every primitive agrees with finite differences, first and second derivatives\n")
     st = mt.memory()
     assert st.num_tensors_held_by_tapes == 0

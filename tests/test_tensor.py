@@ -105,7 +105,7 @@ def test_rank_specific_constructors_check_rank() -> None:
     with pytest.raises(mt.InvalidArgumentError):
         mt.fill((2,), None)  # type: ignore[arg-type]
     with pytest.raises(mt.InvalidArgumentError):
-        mt.zeros_like([1.0, 2.0])  # type: ignore[arg-type]
+        mt.zeros_like("ab")  # type: ignore[arg-type]
 
 
 def test_item_needs_one_entry() -> None:
