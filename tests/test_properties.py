@@ -249,3 +249,27 @@ def test_random_arena_sequences_stay_consistent(script: list[tuple[str, int]]) -
         assert not v.is_disposed  # tidy never disposes variables
     mt.dispose(mine)
     assert set(_runtime.LIVE) - start == set()
+
+
+# -- numbers in a tensor are always floats ------------------------------------------------------
+
+_EMPTY_OR_SMALL = st.lists(st.integers(0, 3), min_size=0, max_size=3).map(tuple)
+
+
+@SETTINGS
+@given(shape=_EMPTY_OR_SMALL, data=st.data())
+def test_every_entry_of_every_op_is_a_float(shape: tuple[int, ...], data: st.DataObject) -> None:
+    """Whatever goes in (ints, bools, empty shapes), every entry that comes out is a Python float:
+    an int 0 from an empty sum would make 1.0 / -s give +inf instead of -inf."""
+    n = math.prod(shape)
+    raw = data.draw(st.lists(st.one_of(st.integers(-3, 3), st.booleans(), st.floats(-3, 3)), min_size=n, max_size=n))
+    x = mt.tensor(raw, shape=shape)
+    outs = [x, x.clone(), mt.sum(x), mt.max(x) if n else mt.sum(x), x * 2, 1 - x, mt.relu(x),
+            mt.abs(x), mt.sign(x), mt.greater(x, mt.scalar(0.0)), mt.zeros_like(x), mt.where(x, x, 3)]  # type: ignore[arg-type]
+    if x.rank:
+        outs += [mt.sum(x, axis=0), mt.sum(x, axis=-1, keepdims=True), mt.mean(x, axis=0) if shape[0] else mt.sum(x, axis=0)]
+        flat = x.reshape((-1,))
+        outs += [flat @ flat, mt.reshape(flat, (1, -1)) @ mt.reshape(flat, (-1, 1)), mt.concat([flat, flat])]
+    for out in outs:
+        assert all(type(v) is float for v in out.data_sync()), (out.op, out.data_sync())
+    assert type(mt.sum(mt.zeros(shape)).item()) is float
