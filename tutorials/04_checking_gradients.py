@@ -271,6 +271,37 @@ print(report.culprit.op, "at", short(report.culprit.where))
 sorted({row.input for row in report.failures})
 
 # %%
+# The culprit finder judges each op with the check's own tolerances
+# (``atol``, ``rtol``), so even a small error is blamed: whatever makes the
+# check fail is traced to its op. Here a VJP is one part in a thousand too
+# large (2.002·x instead of 2·x), above the default ``rtol`` of 1e-4:
+
+
+def square_off(t: mt.Tensor) -> tuple[mt.Tensor, GradFn]:
+    return t * t, lambda dy: dy * 2.002 * t  # BUG: 0.1 % too large
+
+
+small_report = mt.check_grads(lambda t: mt.custom_grad(square_off)(t).sum(), [mt.tensor([0.5, -1.3, 2.0])])
+print(f"worst rel err {small_report.max_rel_error:.1e}")
+print(short(small_report.culprit))
+
+# %%
+# ``grad_fn`` may read ``f``'s inputs and its value. Everything else ``f``
+# makes is disposed when it returns, as in TF.js (``custom_grad`` is an op,
+# and every op runs in its own scope). To keep an intermediate for the
+# backward pass, give ``f`` a ``save`` parameter: what it saves lives as long
+# as a tape needs it and reaches ``grad_fn`` as its second argument.
+
+
+def scaled_tanh(t: mt.Tensor, save: Callable[[list[mt.Tensor]], None]) -> tuple[mt.Tensor, Callable[..., mt.Tensor]]:
+    th = mt.tanh(t)
+    save([th])
+    return 2.0 * th, lambda dy, saved: dy * 2.0 * (1.0 - saved[0] * saved[0])
+
+
+mt.check_grads(mt.custom_grad(scaled_tanh), [mt.tensor([0.3, -1.1])]).ok
+
+# %%
 # In a test suite you would call ``report.raise_if_failed()``, which raises
 # :class:`~microtape.GradientCheckError` with the same table:
 try:

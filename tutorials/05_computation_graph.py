@@ -81,7 +81,7 @@ for _ in range(5):
 growth
 
 # %%
-# That is 13 more tensors at every step, for ever. On a GPU in TF.js this is
+# That is 9 more tensors at every step, for ever. On a GPU in TF.js this is
 # how a page runs out of memory. Here is the same loop with each step inside
 # :func:`microtape.tidy`. Only what the step returns survives, and we return
 # a Python float, so nothing should survive at all:
@@ -118,10 +118,13 @@ print(short(leaks))
 #
 # * ``div`` at the ``return ((hidden @ w2 ...`` line is the loss value
 #   (``mean`` ends with a division);
-# * ``reshape`` at the ``variable_grads`` line are the four gradients;
-# * ``tensor`` and ``mul`` at the ``assign_sub`` line come from
-#   ``grads[v] * 0.1``. The Python number 0.1 becomes a tensor, then the
-#   product is one more.
+# * ``reshape`` and ``matmul`` at the ``variable_grads`` line are the four
+#   gradients (the last op of each one's backward pass);
+# * ``mul`` at the ``assign_sub`` line is ``grads[v] * 0.1``, one product
+#   per variable. The Python number 0.1 is not in the report: as in TF.js,
+#   every op runs in its own scope, so the tensor made from 0.1 for the
+#   multiplication is disposed when ``mul`` returns. Outside a tape an op
+#   adds exactly its result to ``memory()``.
 #
 # By default the report is printed. ``on_leak="raise"`` turns it into a
 # :class:`~microtape.LeakError`, which is the setting you want in a test.
@@ -272,8 +275,11 @@ print("new tensors:", held.num_tensors - before.num_tensors, "->",
 
 # %%
 # While it waited, the tape held the forward pass's inputs, outputs and
-# intermediates. After ``gradient``, the intermediates that ``tidy`` had
-# already disposed were freed, and what remains new is the loss and the four
+# intermediates, and the tensors made from Python numbers: the exponent of
+# ``** 2`` and the count that ``mean`` divides by. An op disposes those when
+# it returns, but the VJPs of ``pow`` and ``div`` read them, so they stay
+# pending, counted as held by the tape. After ``gradient``, everything
+# already disposed was freed, and what remains new is the loss and the four
 # gradients. A ``persistent=True`` tape keeps holding until you call
 # ``tape.release()``, so a persistent tape that you forget about is a leak
 # as well.
