@@ -237,7 +237,7 @@ class Culprit:
         if self.order == 2:
             lines.append(
                 "  hint: compute grad_fn with microtape ops on the inputs it closes over; values taken out "
-                "of the graph (.data_sync(), .item()) or computed in f's forward are constants to a tape"
+                "of the graph (.data_sync(), .item()) or computed in f's forward (saved ones too) are constants to a tape"
             )
         return "\n".join(lines)
 

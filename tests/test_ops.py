@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -14,9 +15,19 @@ from hypothesis import strategies as st
 
 import microtape as mt
 from microtape._registry import OPS
+from microtape import _runtime
 from microtape._runtime import DISPATCH
 
 from .op_cases import ALL_CASES, CASES, COMPOSITES, SMOOTH, Case, Composite, call, inputs_of
+
+
+@pytest.fixture(autouse=True)
+def _dispose_what_each_test_left() -> Iterator[None]:
+    """Dispose the tensors a test left in the arena, so a thousand cases do not pile up
+    (a big arena makes later memory measurements in the suite noisy)."""
+    before = set(_runtime.LIVE)
+    yield
+    mt.dispose([t for i, t in list(_runtime.LIVE.items()) if i not in before])
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
