@@ -20,7 +20,7 @@ from ._runtime import STATE
 from ._types import Grads, TensorLike
 from .errors import DisposedTensorError, GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
-from .tensor import Tensor, _new, as_tensor
+from .tensor import Tensor, _new, as_tensor, conversion_hint
 from .variable import Variable
 
 __all__ = [
@@ -90,7 +90,7 @@ def _check_input(x: object, api: str, index: int | None = None) -> Tensor:
                 explain(
                     f"{api}: {what} cannot be made a tensor: {err.message.splitlines()[0]}",
                     "Gradients are taken with respect to tensors; numbers and nested lists are converted.",
-                    "pass a tensor, a number or a nested list of numbers: mt.tensor([1.0, 2.0]).",
+                    conversion_hint(x),
                 ),
                 **err.facts,
             ) from None
