@@ -192,12 +192,21 @@ class MemoryInfo:
 def memory() -> MemoryInfo:
     """Count the tensors alive now (``tf.memory``).
 
+    As in TF.js, every op runs in its own scope: outside a tape it adds
+    exactly its result (the tensor made from the 2.0 in ``x * 2.0``, or a
+    composite's intermediates, are gone when it returns). What a tape keeps
+    for its backward pass is counted in ``num_tensors`` and in
+    ``num_tensors_held_by_tapes`` until the tape is done with it.
+
     Examples:
         >>> before = mt.memory()
         >>> x = mt.zeros((10,))
         >>> after = mt.memory()
         >>> after.num_tensors - before.num_tensors, after.num_bytes - before.num_bytes
         (1, 80)
+        >>> y = mt.softmax(x * 2.0)
+        >>> mt.memory().num_tensors - after.num_tensors
+        1
     """
     tensors = list(LIVE.values())
     # valuerefs() copies the weak references in one step: iterating the

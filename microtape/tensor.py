@@ -668,7 +668,7 @@ def _empty_nest(shape: Shape) -> list[Nested]:
         if dim == 0:
             break
         lists *= dim
-    check_size(shape[:-1], what="tolist() of an empty tensor", count=lists)
+    check_size(shape[:-1], what="tolist(): the nested empty lists for the leading dimensions", count=lists)
     if shape[0] == 0 or len(shape) == 1:
         return []
     inner = _empty_nest(shape[1:])
