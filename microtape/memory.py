@@ -204,9 +204,9 @@ def memory() -> MemoryInfo:
         >>> after = mt.memory()
         >>> after.num_tensors - before.num_tensors, after.num_bytes - before.num_bytes
         (1, 80)
-        >>> y = mt.softmax(x * 2.0)
+        >>> y = mt.softmax(x * 2.0)      # two ops, two results: no 2.0, no intermediates
         >>> mt.memory().num_tensors - after.num_tensors
-        1
+        2
     """
     tensors = list(LIVE.values())
     # valuerefs() copies the weak references in one step: iterating the
