@@ -16,6 +16,8 @@ from .composite import mean as mean
 from .composite import reduce_min as min  # noqa: A004 - TF.js's name; the package never uses the builtin via mt
 from .composite import softmax as softmax
 from .composite import stack as stack
+from .dashboard import Dashboard as Dashboard
+from .dashboard import DashboardError as DashboardError
 from .debug import GradientMonitor as GradientMonitor
 from .debug import GradStats as GradStats
 from .debug import check_numerics as check_numerics
@@ -120,6 +122,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AnomalyError",
     "CheckpointError",
+    "Dashboard",
+    "DashboardError",
     "DisposedTensorError",
     "GradCheckReport",
     "GradMap",

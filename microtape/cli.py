@@ -144,7 +144,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--hint", type=int, default=1, choices=(1, 2, 3), help="hint level after a failed check (default 1)")
     g.add_argument("--jobs", type=int, default=None, metavar="N", help="files graded at the same time (default: CPUs)")
     g.add_argument("--memory", type=int, default=1024, metavar="MB", help="memory limit per file where the OS allows (default 1024, 0: none)")
+    d = sub.add_parser("dashboard", help="the live training page in a browser (--demo trains chapter 6's recurrent net)")
+    d.add_argument("--demo", action="store_true", help="train the book's recurrent net (exploding, then clipped) while serving the page")
+    d.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    d.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0 picks a free one)")
+    d.add_argument("--steps", type=int, default=400, help="training steps (default 400)")
+    d.add_argument("--delay", type=float, default=0.03, help="seconds to pause after each step so you can watch (default 0.03)")
+    d.add_argument("--exit-when-done", action="store_true", help="stop serving when training ends instead of waiting for Ctrl-C")
     args = parser.parse_args(argv)
+    if args.command == "dashboard":
+        from . import dashboard_demo
+
+        return dashboard_demo.main(args.demo, args.host, args.port, args.steps, args.delay, not args.exit_when_done)
     if args.command == "tour":
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         return tour(args.chapter, pause=interactive and not args.no_pause)
