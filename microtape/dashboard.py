@@ -35,6 +35,10 @@ from .variable import Variable
 __all__ = ["Dashboard", "DashboardError"]
 
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
+FOOT: Final = (
+    "Drawn by microtape's dashboard; works offline. Older points are thinned "
+    "(each kept point is the largest of those it replaces)."
+)
 RATIO_RULE: Final = 1e-3  # update/weight near 1e-3 is the usual rule of thumb for SGD-like training
 
 
@@ -539,9 +543,8 @@ class Dashboard:
 
     def _document(self, live: bool) -> str:
         r = self.render()
-        foot = "Drawn by microtape's dashboard; works offline. Older points are thinned (each kept point is the largest of those it replaces)."
         assert isinstance(r["charts"], dict) and isinstance(r["status"], str) and isinstance(r["flags"], str)
-        return charts.page(self.title, r["status"], r["flags"], bool(r["flags_calm"]), r["charts"], foot, live)
+        return charts.page(self.title, r["status"], r["flags"], bool(r["flags_calm"]), r["charts"], FOOT, live)
 
     def save_html(self, path: str | os.PathLike[str]) -> Path:
         """Write the charts as one self-contained HTML file (no script, no external asset); return its path.
@@ -576,7 +579,7 @@ class Dashboard:
         """The same charts as :meth:`save_html`, for Jupyter and the book."""
         r = self.render()
         assert isinstance(r["charts"], dict) and isinstance(r["status"], str) and isinstance(r["flags"], str)
-        return charts.report(self.title, r["status"], r["flags"], bool(r["flags_calm"]), r["charts"], "")
+        return charts.report(self.title, r["status"], r["flags"], bool(r["flags_calm"]), r["charts"], FOOT)
 
     def __repr__(self) -> str:
         serving = f"serving {self.url}" if self._server is not None else "not serving"
