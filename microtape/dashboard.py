@@ -1,7 +1,7 @@
 """A live training page: loss, gradient norms, update ratios, histograms and tensor counts.
 
 Read after ``frames.py`` and ``debug.py``. A :class:`Dashboard` records what a
-training loop hands it with :meth:`Dashboard.log` (thinning old points so a
+training loop hands it with ``Dashboard.log`` (thinning old points so a
 long run takes bounded memory), draws SVG charts (``dashboard_charts.py``),
 and, while it is open as a context manager, serves them on 127.0.0.1 with
 Server-Sent Events (``dashboard_server.py``). In an ``async with`` block the
@@ -482,6 +482,11 @@ class Dashboard:
                 "flag_count": self._flag_count,
                 "thresholds": {"explode_norm": self.explode_norm, "vanish_norm": self.vanish_norm},
             }
+
+    @property
+    def steps_logged(self) -> int:
+        """How many steps :meth:`log` has recorded."""
+        return self._steps_logged
 
     def num_points(self) -> int:
         """How many points all series hold together (bounded by ``max_points`` per series)."""

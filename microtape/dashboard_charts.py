@@ -173,9 +173,10 @@ def line_chart(
         return TOP + plot_h - (min(max(v, lo), hi) - lo) / (hi - lo) * plot_h
 
     body.append(f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" class="mt-plot"/>')
+    digits = 0 if log_y or len(y_ticks) < 2 else max(0, -math.floor(math.log10(y_ticks[1] - y_ticks[0]) + 1e-9))
     for t in y_ticks:
         y = sy(10.0**t if log_y else t)
-        label = _num(10.0**t) if log_y else _num(t)
+        label = _num(10.0**t) if log_y else (f"{t:.{digits}f}" if abs(t) < 1e5 else _num(t))
         body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" class="mt-grid"/>')
         body.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" class="mt-tick" text-anchor="end">{label}</text>')
     for t in x_ticks:
@@ -250,7 +251,7 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
         data = [v for v in panel.values if math.isfinite(v)]
         bad = len(panel.values) - len(data)
         plot_x, plot_y, plot_w, plot_h = x0 + 6, y0 + 22, cell_w - 18, cell_h - 48
-        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{_esc(panel.name)} ({len(panel.values)} values)</text>')
+        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{_esc(panel.name)} ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})</text>')
         body.append(f'<rect x="{plot_x:.1f}" y="{plot_y:.1f}" width="{plot_w:.1f}" height="{plot_h:.1f}" class="mt-plot"/>')
         if not data:
             body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">all NaN/Inf</text>')

@@ -9,7 +9,7 @@ traverse to; every other path is a 404 and every method but GET and HEAD a
 405. A ticker draws the charts at most every ``interval`` seconds, only
 when something changed and somebody is watching, and writes the same bytes
 to every viewer without waiting for any of them: a viewer that does not
-read is dropped once its backlog passes :data:`MAX_BACKLOG`, so browsers
+read is dropped once its backlog passes ``MAX_BACKLOG``, so browsers
 can neither stop nor slow the training loop.
 
 It runs either in the caller's event loop (``async with``: served whenever
