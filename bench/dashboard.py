@@ -145,7 +145,7 @@ def memory_run(steps: int) -> list[tuple[int, int, int]]:
         mt.tidy(lambda: w.assign_sub(grads["w"] * 0.001))
         dash.log(i, loss=1.0 / (i + 1), grads=grads, variables=[w])
         mt.dispose(list(grads.values()))
-        if i + 1 in (1_000, 10_000, 100_000, steps):
+        if i + 1 in (1_000, 10_000, 50_000, 100_000, steps):
             gc.collect()
             rows.append((i + 1, tracemalloc.get_traced_memory()[0], dash.num_points()))
     tracemalloc.stop()
@@ -170,7 +170,7 @@ def main() -> None:
         w, c = statistics.median(wall), statistics.median(cpu)
         print(f"{mode:<14}{w * 1e3:>9.2f}ms{w / base_wall:>8.3f}{c * 1e3:>9.2f}ms{c / base_cpu:>8.3f}")
     print(f"\nmemory of dash.log over {steps:,} steps (no server; tracemalloc after gc.collect())")
-    print(f"{'steps':>9}{'traced':>12}{'points kept':>13}")
+    print(f"{'steps':>9}{'traced':>12}{'points kept':>13}   (at most {mt.Dashboard().max_points} per series)")
     for n, size, points in memory_run(steps):
         print(f"{n:>9,}{size / 1024:>10.1f}kB{points:>13,}")
 

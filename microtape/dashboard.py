@@ -223,7 +223,7 @@ class Dashboard:
         monitor: GradientMonitor | None = None,
         host: str = "127.0.0.1",
         port: int = 8765,
-        max_points: int = 1000,
+        max_points: int = 512,
         interval: float = 0.25,
     ) -> None:
         problems = []

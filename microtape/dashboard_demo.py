@@ -36,23 +36,36 @@ LEARNING_RATE: Final = 0.3
 CLIP: Final = 1.0
 
 USAGE: Final = """\
-The live training page for your own loop (python -m microtape dashboard --demo shows one):
+The live training page for your own loop; save this as watch.py and run it
+(python -m microtape dashboard --demo shows chapter 6's recurrent net instead):
 
-    import asyncio
-    import microtape as mt
+import asyncio
+import microtape as mt
 
-    async def main():
-        async with mt.Dashboard("my run", port=8765) as dash:   # serves http://127.0.0.1:8765/
-            print("open", dash.url)
-            for step in range(1000):
-                value, grads = mt.variable_grads(loss)           # your model's loss
+x, y = mt.tensor([1.0, 2.0, 3.0, 4.0]), mt.tensor([1.0, 3.0, 5.0, 7.0])
+w, b = mt.variable(mt.scalar(0.0), name="w"), mt.variable(mt.scalar(0.0), name="b")
+opt = mt.train.sgd(0.05)
+
+
+def loss():
+    return ((w * x + b - y) ** 2).mean()
+
+
+async def main():
+    async with mt.Dashboard("my run", port=8765) as dash:    # serves http://127.0.0.1:8765/
+        print("open", dash.url)
+        for step in range(2000):
+            def train_step():
+                value, grads = mt.variable_grads(loss)
                 opt.apply_gradients(grads)
                 dash.log(step, loss=value, grads=grads, variables=[w, b])
-                mt.dispose([value, *grads.values()])
-                await mt.next_frame()                            # the page is served here
-        dash.save_html("report.html")                            # the same charts, one file
+            mt.tidy(train_step)                              # nothing piles up
+            await mt.next_frame()                            # the page is served here
+            await asyncio.sleep(0.01)                        # only so that you can watch
+    dash.save_html("report.html")                            # the same charts, one file
 
-    asyncio.run(main())
+
+asyncio.run(main())
 
 A plain loop works too: `with mt.Dashboard() as dash:` serves from a background thread.
 Pass monitor=mt.GradientMonitor(...) to draw its thresholds and show its flags.

@@ -336,3 +336,14 @@ def test_cli_demo_serves_while_training_and_ctrl_c_stops_cleanly() -> None:
     assert "Traceback" not in err and "stopped" in out
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
+def test_the_program_the_cli_prints_runs(tmp_path: Path) -> None:
+    program = USAGE.split("\n\n", 1)[1].rsplit("\n\nA plain loop", 1)[0]
+    program = (program.replace("port=8765", "port=0").replace("range(2000)", "range(30)")
+               .replace("asyncio.sleep(0.01)", "asyncio.sleep(0)").replace('"report.html"', repr(str(tmp_path / "r.html"))))
+    out = subprocess.run([sys.executable, "-W", "error", "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("open http://127.0.0.1:")
+    assert (tmp_path / "r.html").read_text(encoding="utf-8").count("<svg") == 5
