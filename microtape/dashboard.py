@@ -445,7 +445,14 @@ class Dashboard:
             self.version += 1
 
     def finish(self) -> None:
-        """Say that training has ended: the page shows it (and stops listening for updates)."""
+        """Say that training has ended: the page shows it. Leaving a ``with`` block does this too.
+
+        Examples:
+            >>> dash = mt.Dashboard()
+            >>> dash.finish()
+            >>> "training finished" in dash.render()["status"]
+            True
+        """
         with self._lock:
             self.finished = True
             self.version += 1
@@ -485,17 +492,41 @@ class Dashboard:
 
     @property
     def steps_logged(self) -> int:
-        """How many steps :meth:`log` has recorded."""
+        """How many steps :meth:`log` has recorded.
+
+        Examples:
+            >>> dash = mt.Dashboard()
+            >>> dash.log(loss=1.0); dash.log(loss=0.5)
+            >>> dash.steps_logged
+            2
+        """
         return self._steps_logged
 
     def num_points(self) -> int:
-        """How many points all series hold together (bounded by ``max_points`` per series)."""
+        """How many points all series hold together (bounded by ``max_points`` per series).
+
+        Examples:
+            >>> dash = mt.Dashboard(max_points=16)
+            >>> for step in range(1000):
+            ...     dash.log(step, loss=1.0, tensors=3)
+            >>> dash.num_points() <= 2 * 16      # loss and tensors, thinned
+            True
+        """
         with self._lock:
             series = [self._loss, self._global, self._tensors, *self._norms.values(), *self._ratios.values()]
             return sum(len(s) for s in series)
 
     def render(self, viewers: int | None = None) -> dict[str, object]:
-        """Draw every chart now: ``{"charts": {id: svg}, "status": html, "flags": text, "flags_calm": bool}``."""
+        """Draw every chart now: ``{"charts": {id: svg}, "status": html, "flags": text, "flags_calm": bool}``.
+
+        This is what the event stream sends; ``viewers`` adds their count to the status line.
+
+        Examples:
+            >>> dash = mt.Dashboard()
+            >>> dash.log(0, loss=1.0)
+            >>> sorted(dash.render()["charts"])
+            ['grads', 'hist', 'loss', 'ratio', 'tensors']
+        """
         with self._lock:
             loss = self._loss.points()
             norms = {k: s.points() for k, s in self._norms.items()}
@@ -594,7 +625,12 @@ class Dashboard:
 
     @property
     def url(self) -> str:
-        """The page's address (with the real port once serving)."""
+        """The page's address (with the real port once serving).
+
+        Examples:
+            >>> mt.Dashboard(port=8765).url
+            'http://127.0.0.1:8765/'
+        """
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/"
 
@@ -638,5 +674,10 @@ class Dashboard:
 
     @property
     def viewers(self) -> int:
-        """How many browsers follow the live page now."""
+        """How many browsers follow the live page now (0 when not serving).
+
+        Examples:
+            >>> mt.Dashboard().viewers
+            0
+        """
         return 0 if self._server is None else self._server.viewers
