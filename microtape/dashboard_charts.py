@@ -201,16 +201,21 @@ def line_chart(
             body.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + plot_h}" class="mt-mark"/>')
             body.append(f'<text x="{x + 4:.1f}" y="{TOP + 12}" class="mt-mark-label">{_esc(label)}</text>')
     total = 0
+    kx, ky = plot_w / (x_hi - x_lo), plot_h / (hi - lo)  # the inner loop inlines sx and sy: it runs per point
+    bx, base = LEFT - x_lo * kx, TOP + plot_h
+    log10, isfinite = math.log10, math.isfinite
     for line in lines:
         dash = ' stroke-dasharray="6 3"' if line.dashed else ""
         segment: list[str] = []
         segments: list[list[str]] = []
         bad: list[float] = []
         for step, v in line.points:
-            if math.isfinite(v):
-                segment.append(f"{sx(step):.1f},{sy(v):.1f}")
+            if isfinite(v):
+                t = (log10(v) if v > 0 else lo) if log_y else v
+                t = lo if t < lo else hi if t > hi else t
+                segment.append(f"{step * kx + bx:.1f},{base - (t - lo) * ky:.1f}")
             else:
-                bad.append(sx(step))
+                bad.append(step * kx + bx)
                 if segment:
                     segments.append(segment)
                 segment = []
