@@ -8,7 +8,9 @@
    tabs). The viewers run in a child process. Blocks alternate (A B C, B C A,
    ...) so a slow phase of the shared machine hits every mode, and we report
    the median time per step of each and the ratios to "no viewer", in wall
-   time and in this process's CPU time (which includes the server's work).
+   time and in this process's CPU time (which includes the server's work),
+   and the server's own account of the CPU time it spent drawing and pushing
+   updates, per step (noise-free: it is the cost itself, not a difference).
 2. **Memory.** 100,000 calls of ``dash.log`` (loss, two gradients, one
    variable) with no server: tracemalloc's current size after
    ``gc.collect()`` at 1,000, 10,000 and 100,000 steps, and the points kept.
@@ -102,10 +104,13 @@ async def timed_block(dash: mt.Dashboard, params: list[mt.Variable], step: objec
     return (time.perf_counter() - wall) / n, (time.process_time() - cpu) / n
 
 
-async def slowdown(blocks: int, per_block: int) -> dict[str, tuple[list[float], list[float]]]:
+async def slowdown(blocks: int, per_block: int) -> dict[str, list[tuple[float, float, float]]]:
+    """Per mode, one (wall, cpu, server cpu) time per step for each block."""
     params, step = make_step()
-    results: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in ("0 viewers", "20 reading", "20 stalled")}
-    async with mt.Dashboard("bench", port=0, interval=0.25) as dash:
+    results: dict[str, list[tuple[float, float, float]]] = {m: [] for m in ("0 viewers", "20 reading", "20 stalled")}
+    async with mt.Dashboard("bench", port=0) as dash:
+        server = dash._server  # the server's own CPU account: read, never changed
+        assert server is not None
         counter = 0
         modes = list(results)
         for b in range(blocks):
@@ -121,12 +126,12 @@ async def slowdown(blocks: int, per_block: int) -> dict[str, tuple[list[float], 
                     while not ready.done():
                         await asyncio.sleep(0.01)  # serve the viewers while they connect
                     await asyncio.sleep(0.5)
+                busy = server.busy
                 wall, cpu = await timed_block(dash, params, step, counter, per_block)
+                results[mode].append((wall, cpu, (server.busy - busy) / per_block))
                 counter += per_block
-                results[mode][0].append(wall)
-                results[mode][1].append(cpu)
                 if child is not None:
-                    assert child.stdin is not None and child.stdout is not None
+                    assert child.stdin is not None
                     child.stdin.close()
                     child.wait(timeout=10)
                     while dash.viewers:
@@ -162,13 +167,14 @@ def main() -> None:
         return
     blocks, per_block, steps = (3, 30, 5_000) if args.quick else (9, 300, 100_000)
     results = asyncio.run(slowdown(blocks, per_block))
-    base_wall = statistics.median(results["0 viewers"][0])
-    base_cpu = statistics.median(results["0 viewers"][1])
+    base_wall = statistics.median(r[0] for r in results["0 viewers"])
+    base_cpu = statistics.median(r[1] for r in results["0 viewers"])
     print(f"slowdown of a training step ({blocks} blocks of {per_block} steps per mode, medians)")
-    print(f"{'mode':<14}{'wall/step':>11}{'ratio':>8}{'cpu/step':>11}{'ratio':>8}")
-    for mode, (wall, cpu) in results.items():
-        w, c = statistics.median(wall), statistics.median(cpu)
-        print(f"{mode:<14}{w * 1e3:>9.2f}ms{w / base_wall:>8.3f}{c * 1e3:>9.2f}ms{c / base_cpu:>8.3f}")
+    print(f"{'mode':<14}{'wall/step':>11}{'ratio':>8}{'cpu/step':>11}{'ratio':>8}{'server cpu/step':>17}{'share':>8}")
+    for mode, rows in results.items():
+        w, c, p = (statistics.median(r[i] for r in rows) for i in range(3))
+        print(f"{mode:<14}{w * 1e3:>9.2f}ms{w / base_wall:>8.3f}{c * 1e3:>9.2f}ms{c / base_cpu:>8.3f}"
+              f"{p * 1e3:>15.3f}ms{p / base_cpu:>8.1%}")
     print(f"\nmemory of dash.log over {steps:,} steps (no server; tracemalloc after gc.collect())")
     print(f"{'steps':>9}{'traced':>12}{'points kept':>13}   (at most {mt.Dashboard().max_points} per series)")
     for n, size, points in memory_run(steps):

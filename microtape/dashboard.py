@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Final, cast
+from typing import Final, TypedDict, cast
 
 from . import dashboard_charts as charts
 from .dashboard_server import DashboardError, Server
@@ -40,6 +40,15 @@ FOOT: Final = (
     "(each kept point is the largest of those it replaces)."
 )
 RATIO_RULE: Final = 1e-3  # update/weight near 1e-3 is the usual rule of thumb for SGD-like training
+
+
+class Rendered(TypedDict):
+    """One drawing of the page: what :meth:`Dashboard.render` returns and the event stream sends."""
+
+    charts: dict[str, str]
+    status: str
+    flags: str
+    flags_calm: bool
 
 
 class _Series:
@@ -180,7 +189,7 @@ class Dashboard:
         host: Address to bind; 127.0.0.1 (this machine only) by default.
         port: TCP port; 0 picks a free one (read it back from :attr:`url`).
         max_points: Points kept per series (at least 16).
-        interval: Seconds between pushes to the browsers (at most 4 a second by default).
+        interval: Seconds between pushes to the browsers (twice a second by default).
 
     Examples:
         A synchronous loop, recorded and saved (nothing is served until the
@@ -224,7 +233,7 @@ class Dashboard:
         host: str = "127.0.0.1",
         port: int = 8765,
         max_points: int = 512,
-        interval: float = 0.25,
+        interval: float = 0.5,
     ) -> None:
         problems = []
         if not isinstance(cast(object, title), str):
@@ -415,9 +424,9 @@ class Dashboard:
         if bad:
             flags.append(f"step {step}: NaN/Inf in the gradient of {', '.join(bad)}")
         elif total is not None and total > self.explode_norm:
-            flags.append(f"step {step}: exploding: global norm {charts._num(total)} > {charts._num(self.explode_norm)}")
+            flags.append(f"step {step}: exploding: global norm {charts.short(total)} > {charts.short(self.explode_norm)}")
         flags += [
-            f"step {step}: vanishing: |grad {n}| = {charts._num(v)} < {charts._num(self.vanish_norm)}"
+            f"step {step}: vanishing: |grad {n}| = {charts.short(v)} < {charts.short(self.vanish_norm)}"
             for n, v in norms.items()
             if math.isfinite(v) and v < self.vanish_norm
         ]
@@ -516,7 +525,7 @@ class Dashboard:
             series = [self._loss, self._global, self._tensors, *self._norms.values(), *self._ratios.values()]
             return sum(len(s) for s in series)
 
-    def render(self, viewers: int | None = None) -> dict[str, object]:
+    def render(self, viewers: int | None = None) -> Rendered:
         """Draw every chart now: ``{"charts": {id: svg}, "status": html, "flags": text, "flags_calm": bool}``.
 
         This is what the event stream sends; ``viewers`` adds their count to the status line.
@@ -541,8 +550,8 @@ class Dashboard:
         if total:
             norm_lines.append(charts.Line("global norm", total, "#333333", dashed=True))
         thresholds = [
-            (self.explode_norm, f"exploding above {charts._num(self.explode_norm)}", charts.EXPLODE_COLOR),
-            (self.vanish_norm, f"vanishing below {charts._num(self.vanish_norm)}", charts.VANISH_COLOR),
+            (self.explode_norm, f"exploding above {charts.short(self.explode_norm)}", charts.EXPLODE_COLOR),
+            (self.vanish_norm, f"vanishing below {charts.short(self.vanish_norm)}", charts.VANISH_COLOR),
         ]
         drawn = {
             "loss": charts.line_chart("loss", "Training loss", [charts.Line("loss", loss, "#0072b2")], y_label="loss", marks=marks),
@@ -566,7 +575,7 @@ class Dashboard:
         }
         parts = [f"<b>step {last if last is not None else '–'}</b>"]
         if last_loss is not None:
-            parts.append(f"loss {charts._num(last_loss)}")
+            parts.append(f"loss {charts.short(last_loss)}")
         parts.append(f"{steps} steps logged")
         parts.append("training finished" if finished else "training…")
         if viewers is not None:
@@ -577,10 +586,18 @@ class Dashboard:
             text = "no exploding or vanishing gradient flagged"
         return {"charts": drawn, "status": " · ".join(parts), "flags": text, "flags_calm": not flag_count}
 
-    def _document(self, live: bool) -> str:
+    def html(self, live: bool = False) -> str:
+        """The whole page as HTML text: the report :meth:`save_html` writes, or with ``live`` the served page.
+
+        The live page adds one small inline script that follows the event stream.
+
+        Examples:
+            >>> dash = mt.Dashboard()
+            >>> "<script" in dash.html(), "<script" in dash.html(live=True)
+            (False, True)
+        """
         r = self.render()
-        assert isinstance(r["charts"], dict) and isinstance(r["status"], str) and isinstance(r["flags"], str)
-        return charts.page(self.title, r["status"], r["flags"], bool(r["flags_calm"]), r["charts"], FOOT, live)
+        return charts.page(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, live)
 
     def save_html(self, path: str | os.PathLike[str]) -> Path:
         """Write the charts as one self-contained HTML file (no script, no external asset); return its path.
@@ -607,15 +624,14 @@ class Dashboard:
                 path=str(path),
             )
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(self._document(live=False), encoding="utf-8")
+        tmp.write_text(self.html(), encoding="utf-8")
         os.replace(tmp, target)
         return target
 
     def _repr_html_(self) -> str:
         """The same charts as :meth:`save_html`, for Jupyter and the book."""
         r = self.render()
-        assert isinstance(r["charts"], dict) and isinstance(r["status"], str) and isinstance(r["flags"], str)
-        return charts.report(self.title, r["status"], r["flags"], bool(r["flags_calm"]), r["charts"], FOOT)
+        return charts.report(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT)
 
     def __repr__(self) -> str:
         serving = f"serving {self.url}" if self._server is not None else "not serving"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Line", "Panel", "histogram_chart", "line_chart", "page", "report"]
+__all__ = ["Line", "Panel", "histogram_chart", "line_chart", "page", "report", "short"]
 
 WIDTH: Final = 640
 HEIGHT: Final = 280
@@ -48,8 +48,14 @@ class Panel:
     bins: int = 30
 
 
-def _num(v: float) -> str:
-    """A short label for an axis tick or a value: 1e-05, 0.01, 3.5, 1.2e+04."""
+def short(v: float) -> str:
+    """A short label for an axis tick or a value.
+
+    Examples:
+        >>> from microtape.dashboard_charts import short
+        >>> [short(v) for v in (1e-7, 0.0123, 3.5, 1000.0, 2.5e12, float("nan"))]
+        ['1e-7', '0.0123', '3.5', '1000', '2.5e12', 'NaN']
+    """
     if v == 0:
         return "0"
     if not math.isfinite(v):
@@ -176,13 +182,13 @@ def line_chart(
     digits = 0 if log_y or len(y_ticks) < 2 else max(0, -math.floor(math.log10(y_ticks[1] - y_ticks[0]) + 1e-9))
     for t in y_ticks:
         y = sy(10.0**t if log_y else t)
-        label = _num(10.0**t) if log_y else (f"{t:.{digits}f}" if abs(t) < 1e5 else _num(t))
+        label = short(10.0**t) if log_y else (f"{t:.{digits}f}" if abs(t) < 1e5 else short(t))
         body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" class="mt-grid"/>')
         body.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" class="mt-tick" text-anchor="end">{label}</text>')
     for t in x_ticks:
         x = sx(t)
         body.append(f'<line x1="{x:.1f}" y1="{TOP + plot_h}" x2="{x:.1f}" y2="{TOP + plot_h + 4}" class="mt-axis"/>')
-        body.append(f'<text x="{x:.1f}" y="{TOP + plot_h + 17}" class="mt-tick" text-anchor="middle">{_num(t)}</text>')
+        body.append(f'<text x="{x:.1f}" y="{TOP + plot_h + 17}" class="mt-tick" text-anchor="middle">{short(t)}</text>')
     body.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 6}" class="mt-axis-label" text-anchor="middle">step</text>')
     if y_label:
         body.append(
@@ -279,8 +285,8 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
         if lo <= 0 <= hi and hi > lo:
             zx = plot_x + (0 - lo) / span * plot_w
             body.append(f'<line x1="{zx:.1f}" y1="{plot_y:.1f}" x2="{zx:.1f}" y2="{plot_y + plot_h:.1f}" class="mt-zero"/>')
-        body.append(f'<text x="{plot_x:.1f}" y="{plot_y + plot_h + 13:.1f}" class="mt-tick">{_num(lo)}</text>')
-        body.append(f'<text x="{plot_x + plot_w:.1f}" y="{plot_y + plot_h + 13:.1f}" class="mt-tick" text-anchor="end">{_num(hi)}</text>')
+        body.append(f'<text x="{plot_x:.1f}" y="{plot_y + plot_h + 13:.1f}" class="mt-tick">{short(lo)}</text>')
+        body.append(f'<text x="{plot_x + plot_w:.1f}" y="{plot_y + plot_h + 13:.1f}" class="mt-tick" text-anchor="end">{short(hi)}</text>')
         if bad:
             body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h + 13:.1f}" class="mt-bad" text-anchor="middle">{bad} NaN/Inf</text>')
     return _frame(kind, title, note, body, total, None)

@@ -24,6 +24,8 @@ import base64
 import hashlib
 import json
 import threading
+import time
+from collections.abc import Mapping
 from typing import Final, Protocol
 
 from .dashboard_charts import SCRIPT
@@ -54,9 +56,9 @@ class PageSource(Protocol):
     version: int
     finished: bool
 
-    def render(self, viewers: int | None = None) -> dict[str, object]: ...
+    def render(self, viewers: int | None = None) -> Mapping[str, object]: ...
     def data(self) -> dict[str, object]: ...
-    def _document(self, live: bool) -> str: ...
+    def html(self, live: bool = False) -> str: ...
 
 
 class DashboardError(MicrotapeError, RuntimeError):
@@ -102,6 +104,7 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self.requests = 0
+        self.busy = 0.0  # CPU seconds spent drawing and pushing updates (bench/dashboard.py reports it)
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -209,6 +212,7 @@ class Server:
             await asyncio.sleep(self.source.interval)
             if not self._streams:
                 continue
+            started = time.process_time()
             if self.source.version != sent_version or (self._cache is not None and self._cache[1] != self.viewers):
                 sent_version = self.source.version
                 data, idle = self._event("update"), 0.0
@@ -219,6 +223,7 @@ class Server:
                 data, idle = b": still here\n\n", 0.0
             for writer in list(self._streams):
                 self._send(writer, data)
+            self.busy += time.process_time() - started
 
     # -- answering requests --------------------------------------------------------------------
 
@@ -269,10 +274,10 @@ class Server:
             return
         path = target.split("?", 1)[0].split("#", 1)[0]
         if path in ("/", "/index.html"):
-            body = self.source._document(live=True).encode()
+            body = self.source.html(live=True).encode()
             writer.write(_response("200 OK", "text/html; charset=utf-8", body, head_only))
         elif path == "/report.html":
-            body = self.source._document(live=False).encode()
+            body = self.source.html().encode()
             writer.write(_response("200 OK", "text/html; charset=utf-8", body, head_only,
                                    'Content-Disposition: inline; filename="training-report.html"\r\n'))
         elif path == "/data.json":
