@@ -55,52 +55,52 @@ class _Series:
     """(step, value) points, at most ``limit`` of them: old ones are thinned by halving.
 
     When the list is full, neighbouring points are merged in pairs and from then
-    on every ``stride`` incoming points make one. A merged point keeps the larger
+    on every ``stride`` incoming points make one (the point being built is kept
+    as one running winner, never as a list). A merged point keeps the larger
     value (NaN and Inf win), so a spike is never thinned away.
     """
 
-    __slots__ = ("steps", "values", "limit", "stride", "_pending")
+    __slots__ = ("steps", "values", "limit", "stride", "_count", "_best")
 
     def __init__(self, limit: int) -> None:
         self.steps: list[int] = []
         self.values: list[float] = []
         self.limit = limit
         self.stride = 1
-        self._pending: list[tuple[int, float]] = []
+        self._count = 0
+        self._best: tuple[int, float] = (0, 0.0)
 
     @staticmethod
     def _wins(a: float, b: float) -> bool:
-        return not math.isfinite(a) if not math.isfinite(a) or not math.isfinite(b) else a >= b
-
-    def _merge(self, pts: list[tuple[int, float]]) -> tuple[int, float]:
-        best = pts[0]
-        for p in pts[1:]:
-            if not self._wins(best[1], p[1]):
-                best = p
-        return best
+        """Whether ``a`` beats ``b``: larger, and any non-finite value beats a finite one."""
+        if math.isfinite(a) and math.isfinite(b):
+            return a >= b
+        return not math.isfinite(a)
 
     def add(self, step: int, value: float) -> None:
-        self._pending.append((step, value))
-        if len(self._pending) < self.stride:
+        if self._count == 0 or not self._wins(self._best[1], value):
+            self._best = (step, value)
+        self._count += 1
+        if self._count < self.stride:
             return
-        step, value = self._merge(self._pending)
-        self._pending.clear()
-        self.steps.append(step)
-        self.values.append(value)
+        self._count = 0
+        self.steps.append(self._best[0])
+        self.values.append(self._best[1])
         if len(self.steps) >= self.limit:
-            pairs = [self._merge(list(zip(self.steps[i : i + 2], self.values[i : i + 2]))) for i in range(0, len(self.steps), 2)]
-            self.steps = [s for s, _ in pairs]
-            self.values = [v for _, v in pairs]
+            steps, values = self.steps, self.values
+            keep = [i if i + 1 == len(steps) or self._wins(values[i], values[i + 1]) else i + 1 for i in range(0, len(steps), 2)]
+            self.steps = [steps[i] for i in keep]
+            self.values = [values[i] for i in keep]
             self.stride *= 2
 
     def points(self) -> list[tuple[int, float]]:
         pts = list(zip(self.steps, self.values))
-        if self._pending:
-            pts.append(self._merge(self._pending))
+        if self._count:
+            pts.append(self._best)
         return pts
 
     def __len__(self) -> int:
-        return len(self.steps) + (1 if self._pending else 0)
+        return len(self.steps) + (1 if self._count else 0)
 
 
 def _norm(data: list[float]) -> float:
