@@ -180,9 +180,10 @@ def line_chart(
 
     body.append(f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" class="mt-plot"/>')
     digits = 0 if log_y or len(y_ticks) < 2 else max(0, -math.floor(math.log10(y_ticks[1] - y_ticks[0]) + 1e-9))
+    powers = any(t <= -3 or t >= 4 for t in y_ticks)  # a wide log axis labels every tick as 1eN
     for t in y_ticks:
         y = sy(10.0**t if log_y else t)
-        label = short(10.0**t) if log_y else (f"{t:.{digits}f}" if abs(t) < 1e5 else short(t))
+        label = (f"1e{int(t)}" if powers else short(10.0**t)) if log_y else (f"{t:.{digits}f}" if abs(t) < 1e5 else short(t))
         body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" class="mt-grid"/>')
         body.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" class="mt-tick" text-anchor="end">{label}</text>')
     for t in x_ticks:
