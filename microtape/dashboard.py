@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import Final, TypedDict, cast
 
 from . import dashboard_charts as charts
+from .dashboard_series import Series
 from .dashboard_server import DashboardError, Server
 from ._types import is_int, is_number
 from .debug import GradientMonitor
@@ -49,58 +50,6 @@ class Rendered(TypedDict):
     status: str
     flags: str
     flags_calm: bool
-
-
-class _Series:
-    """(step, value) points, at most ``limit`` of them: old ones are thinned by halving.
-
-    When the list is full, neighbouring points are merged in pairs and from then
-    on every ``stride`` incoming points make one (the point being built is kept
-    as one running winner, never as a list). A merged point keeps the larger
-    value (NaN and Inf win), so a spike is never thinned away.
-    """
-
-    __slots__ = ("steps", "values", "limit", "stride", "_count", "_best")
-
-    def __init__(self, limit: int) -> None:
-        self.steps: list[int] = []
-        self.values: list[float] = []
-        self.limit = limit
-        self.stride = 1
-        self._count = 0
-        self._best: tuple[int, float] = (0, 0.0)
-
-    @staticmethod
-    def _wins(a: float, b: float) -> bool:
-        """Whether ``a`` beats ``b``: larger, and any non-finite value beats a finite one."""
-        if math.isfinite(a) and math.isfinite(b):
-            return a >= b
-        return not math.isfinite(a)
-
-    def add(self, step: int, value: float) -> None:
-        if self._count == 0 or not self._wins(self._best[1], value):
-            self._best = (step, value)
-        self._count += 1
-        if self._count < self.stride:
-            return
-        self._count = 0
-        self.steps.append(self._best[0])
-        self.values.append(self._best[1])
-        if len(self.steps) >= self.limit:
-            steps, values = self.steps, self.values
-            keep = [i if i + 1 == len(steps) or self._wins(values[i], values[i + 1]) else i + 1 for i in range(0, len(steps), 2)]
-            self.steps = [steps[i] for i in keep]
-            self.values = [values[i] for i in keep]
-            self.stride *= 2
-
-    def points(self) -> list[tuple[int, float]]:
-        pts = list(zip(self.steps, self.values))
-        if self._count:
-            pts.append(self._best)
-        return pts
-
-    def __len__(self) -> int:
-        return len(self.steps) + (1 if self._count else 0)
 
 
 def _norm(data: list[float]) -> float:
@@ -267,11 +216,11 @@ class Dashboard:
         self.explode_norm = defaults.explode_norm
         self.vanish_norm = defaults.vanish_norm
         self._lock = threading.Lock()
-        self._loss = _Series(max_points)
-        self._norms: dict[str, _Series] = {}
-        self._global = _Series(max_points)
-        self._ratios: dict[str, _Series] = {}
-        self._tensors = _Series(max_points)
+        self._loss = Series(max_points)
+        self._norms: dict[str, Series] = {}
+        self._global = Series(max_points)
+        self._ratios: dict[str, Series] = {}
+        self._tensors = Series(max_points)
         self._latest: dict[str, list[float]] = {}
         self._latest_step: int | None = None
         self._weights: dict[str, list[float]] = {}
@@ -406,9 +355,9 @@ class Dashboard:
                 self._add_flags(self._check(step, norms, total))
             self.version += 1
 
-    def _series(self, table: dict[str, _Series], name: str) -> _Series:
+    def _series(self, table: dict[str, Series], name: str) -> Series:
         if name not in table:
-            table[name] = _Series(self.max_points)
+            table[name] = Series(self.max_points)
         self._color(name)
         return table[name]
 
@@ -479,7 +428,7 @@ class Dashboard:
             ([[0, 1.5]], [[0, 7.0]], 1)
         """
 
-        def pts(s: _Series) -> list[list[float]]:
+        def pts(s: Series) -> list[list[float]]:
             return [[st, v] for st, v in s.points()]
 
         with self._lock:

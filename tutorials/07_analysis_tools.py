@@ -359,8 +359,7 @@ dash
 #
 # We read the cost of a step with ``profile``, found optimizer state with
 # ``memory``, kept an asyncio program responsive with ``next_frame``, and
-# wrote a training loop that watches its own memory, numerics and gradients,
-# and watched one live on a page served between its steps.
+# wrote a training loop that watches its own memory, numerics and gradients.
 # That ends the book. To practise, try the exercises in
 # ``tutorials/exercises`` and check each one with ``python -m microtape grade
 # FILE``. To replay any chapter in a terminal, run
