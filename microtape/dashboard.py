@@ -44,7 +44,7 @@ RATIO_RULE: Final = 1e-3  # update/weight near 1e-3 is the usual rule of thumb f
 
 
 class Rendered(TypedDict):
-    """One drawing of the page: what :meth:`Dashboard.render` returns and the event stream sends."""
+    """One drawing of the page: what ``Dashboard.render`` returns and the event stream sends."""
 
     charts: dict[str, str]
     status: str
