@@ -596,7 +596,8 @@ class Dashboard:
             >>> mt.Dashboard(port=8765).url
             'http://127.0.0.1:8765/'
         """
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(self.host, self.host)  # every address: open it here
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port}/"
 
     def _make_server(self) -> Server:

@@ -15,6 +15,7 @@ import asyncio
 import math
 import random
 import sys
+import warnings
 from typing import Final, TextIO
 
 from .dashboard import Dashboard, DashboardError
@@ -166,7 +167,9 @@ def main(run_demo: bool, host: str, port: int, steps: int, delay: float, keep_se
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: serving on {host}: other machines may be able to open the page (it is read-only)", file=sys.stderr)
     try:
-        return demo(host, port, steps, delay, keep_serving, stream)
+        with warnings.catch_warnings():  # said once above, in the terminal's words
+            warnings.filterwarnings("ignore", "the training page will be served on", UserWarning)
+            return demo(host, port, steps, delay, keep_serving, stream)
     except DashboardError as err:
         print(f"dashboard: {err}", file=sys.stderr)
         return 1
