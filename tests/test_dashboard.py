@@ -370,3 +370,12 @@ def test_the_program_the_cli_prints_runs(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("open http://127.0.0.1:")
     assert (tmp_path / "r.html").read_text(encoding="utf-8").count("<svg") == 5
+
+
+@pytest.mark.slow
+def test_the_dashboard_benchmark_runs() -> None:
+    """``bench/dashboard.py --quick`` still works (it asserts nothing about time: that is for a person to read)."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "dashboard.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "20 reading" in out.stdout and "20 stalled" in out.stdout and "points kept" in out.stdout
