@@ -231,9 +231,13 @@ def normalize_axes(axis: Axis, rank: int, op: str) -> tuple[int, ...]:
 
 def reduced_shape(shape: Shape, axes: tuple[int, ...], keepdims: bool) -> Shape:
     """Shape after reducing ``axes``, with 1s left in place when ``keepdims``."""
+    # tuple([...]), not tuple(... for ...), here and in every op: CPython
+    # allocates a tuple from a generator long and shrinks it, and the shrunk
+    # block becomes one more spare tuple of the new length (up to 2,000 per
+    # length), so a training loop's memory would creep up step after step.
     if keepdims:
-        return tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return tuple(d for i, d in enumerate(shape) if i not in axes)
+        return tuple([1 if i in axes else d for i, d in enumerate(shape)])
+    return tuple([d for i, d in enumerate(shape) if i not in axes])
 
 
 @functools.lru_cache(maxsize=4096)

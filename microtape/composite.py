@@ -29,7 +29,7 @@ def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """
     x = as_tensor(x)
     axes = normalize_axes(axis, x.rank, "mean")
-    count = size_of(tuple(x.shape[a] for a in axes))
+    count = size_of(tuple([x.shape[a] for a in axes]))
     return reduce_sum(x, axis=axis, keepdims=keepdims) / float(count)
 
 

@@ -691,7 +691,7 @@ def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
         scope = _runtime.Scope(name, f"the op {name} when it returned")
         STATE.set(st.but(scopes=st.scopes + (scope,)))
         try:
-            xs = tuple(x if isinstance(x, Tensor) else as_tensor(x) for x in args)  # type: ignore[arg-type]  # as_tensor reports bad values
+            xs = tuple([x if isinstance(x, Tensor) else as_tensor(x) for x in args])  # type: ignore[arg-type]  # as_tensor reports bad values
             value, grad_fn, saved = call_f(xs, kwargs)
             if takes_save and not _accepts_saved(grad_fn):
                 raise InvalidArgumentError(

@@ -105,7 +105,7 @@ def unbroadcast(dout: Tensor, shape: Shape) -> Tensor:
         return dout
     lead = len(dout.shape) - len(shape)
     axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and dout.shape[lead + i] != 1
+        [lead + i for i, d in enumerate(shape) if d == 1 and dout.shape[lead + i] != 1]
     )
     return reshape(reduce_sum(dout, axis=axes, keepdims=True), shape=shape)
 
@@ -813,7 +813,7 @@ def transpose(x: Tensor, perm: Sequence[int] | None = None) -> Tensor:
     p = _check_perm(perm, x.rank)
     assert x._data is not None  # the op wrapper checked it
     data = x._data
-    shape = tuple(x.shape[i] for i in p)
+    shape = tuple([x.shape[i] for i in p])
     return _new([data[i] for i in transpose_index(x.shape, p)], shape, "transpose")
 
 
@@ -845,7 +845,7 @@ def _infer_shape(x: Tensor, shape: Sequence[int]) -> Shape:
             shapes=(x.shape, shape),
         )
     if -1 in dims:
-        known = size_of(tuple(d for d in dims if d != -1))
+        known = size_of(tuple([d for d in dims if d != -1]))
         if known == 0 or x.size % known:
             raise ShapeError(
                 explain(
@@ -967,7 +967,7 @@ def _clip_by_value_vjp(dout: Tensor, out: Tensor, x: Tensor, clip_value_min: flo
 
 def _slice_spec(x: Tensor, begin: Sequence[int], size: Sequence[int] | None) -> tuple[Shape, Shape]:
     b = tuple(begin)
-    s = tuple(size) if size is not None else tuple(-1 for _ in b)
+    s = tuple(size) if size is not None else (-1,) * len(b)
     ok = len(b) == len(s) == x.rank and all(
         0 <= bi <= d and (si == -1 or 0 <= si <= d - bi) for bi, si, d in zip(b, s, x.shape)
     )
@@ -981,7 +981,7 @@ def _slice_spec(x: Tensor, begin: Sequence[int], size: Sequence[int] | None) -> 
             op="slice",
             shape=x.shape,
         )
-    return b, tuple(d - bi if si == -1 else si for bi, si, d in zip(b, s, x.shape))
+    return b, tuple([d - bi if si == -1 else si for bi, si, d in zip(b, s, x.shape)])
 
 
 @primitive("slice")
@@ -1026,7 +1026,7 @@ def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 
             op="pad",
             shape=x.shape,
         )
-    shape = tuple(d + p[0] + p[1] for d, p in zip(x.shape, pads))
+    shape = tuple([d + p[0] + p[1] for d, p in zip(x.shape, pads)])
     check_size(shape, "pad: the padded shape")
     out = [float(constant_value)] * size_of(shape)
     st = strides_of(shape)
@@ -1138,7 +1138,7 @@ def _where_vjp(dout: Tensor, out: Tensor, condition: Tensor, x: Tensor, y: Tenso
 
 
 def _zero_vjp(dout: Tensor, out: Tensor, *inputs: Tensor) -> Grads:
-    return tuple(zeros_like(x) for x in inputs)
+    return tuple([zeros_like(x) for x in inputs])
 
 
 # ── zeros_like ──────────────────────────────────────────────────────────────

@@ -135,7 +135,7 @@ class GradientTape:
 
     def __exit__(self, *exc: object) -> None:
         st = STATE.get()
-        STATE.set(st.but(tapes=tuple(t for t in st.tapes if t is not self)))
+        STATE.set(st.but(tapes=tuple([t for t in st.tapes if t is not self])))
 
     def _record(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor) -> None:
         if self._used:
@@ -225,7 +225,7 @@ class GradientTape:
                     "use it as: with tape: ... with tape.stop_recording(): ...",
                 )
             )
-        STATE.set(st.but(tapes=tuple(t for t in st.tapes if t is not self)))
+        STATE.set(st.but(tapes=tuple([t for t in st.tapes if t is not self])))
         try:
             yield
         finally:
@@ -437,7 +437,7 @@ class GradientTape:
         first_id = _runtime.next_id()  # ids only grow: a result older than this is not fresh
         st = STATE.get()
         scope = Scope("gradient()")
-        others = tuple(t for t in st.tapes if t is not self)
+        others = tuple([t for t in st.tapes if t is not self])
         token = STATE.set(
             st.but(
                 tapes=others,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import math
+import subprocess
+import sys
 import threading
 import tracemalloc
 from collections.abc import Callable
@@ -224,6 +226,57 @@ def test_ten_thousand_tidy_steps_keep_memory_flat() -> None:
     assert late - early < 64 * 1024, f"memory grew by {late - early} bytes over 9,000 steps"
     opt.dispose()
     w.dispose()
+
+
+_FLAT_STEPS = """
+import gc, tracemalloc
+import microtape as mt
+
+w = mt.variable(mt.tensor([[0.5, -0.5, 0.1], [0.2, 0.3, -0.4]]), name="w")
+x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
+labels = mt.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+opt = mt.train.sgd(0.01)
+
+def loss():
+    h = x @ w
+    cross_entropy = -(labels * mt.log_softmax(h)).sum(axis=-1).mean()  # broadcasting backward
+    folded = mt.where(h.greater(0.0), h, -h).max(axis=0)  # a zero-derivative op
+    return cross_entropy + (folded**2).mean() + mt.transpose(h).reshape([-1]).mean()
+
+def step():
+    opt.minimize(loss)
+
+mt.tidy(step)
+counts = mt.memory().num_tensors
+gc.collect()
+gc.disable()  # a full collection in the loop would empty the free lists again and hide a rise
+tracemalloc.start()
+for _ in range(10):
+    mt.tidy(step)  # refill the free lists to what a step holds at once
+early, _ = tracemalloc.get_traced_memory()
+for _ in range(600):
+    mt.tidy(step)
+late, _ = tracemalloc.get_traced_memory()
+assert mt.memory().num_tensors == counts
+print(late - early)
+"""
+
+
+def test_training_steps_after_a_full_collection_keep_memory_flat() -> None:
+    # A fresh interpreter, measured from gc.collect(), which empties CPython's
+    # free lists of spare tuples: the result does not depend on what ran
+    # before (other tests' tensors, a full collection at some step). A step
+    # then refills the free lists to what it uses at once and no further,
+    # unless it builds tuples from generators: tuple(d for d in shape) is
+    # allocated long and shrunk, and each call leaves one more spare tuple of
+    # its final length (up to 2,000 per length), about 150 bytes a step.
+    done = subprocess.run(
+        [sys.executable, "-c", _FLAT_STEPS], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    grew = int(done.stdout)
+    # The 80-deep free lists of dicts and lists may still fill: at most about 10 KB.
+    assert grew < 16 * 1024, f"memory grew by {grew} bytes over 600 steps"
 
 
 def test_persistent_tape_release_frees_what_it_held() -> None:
