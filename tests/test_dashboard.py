@@ -35,8 +35,9 @@ def _feed(dash: mt.Dashboard, steps: range, spike_at: int | None = None) -> None
     for step in steps:
         loss = 1e9 if step == spike_at else 1.0 / (step + 1)
         grads = {"w": mt.tensor([0.1 * (step + 1), -0.2]), "b": mt.tensor([0.01])}
-        dash.log(step, loss=loss, grads=grads, variables={"w": mt.tensor([1.0 + step, 2.0])})
-        mt.dispose(list(grads.values()))
+        variables = {"w": mt.tensor([1.0 + step, 2.0])}
+        dash.log(step, loss=loss, grads=grads, variables=variables)
+        mt.dispose([*grads.values(), *variables.values()])  # later memory tests measure a small arena
 
 
 def _get(dash: mt.Dashboard, path: str, method: str = "GET", host: str | None = None) -> tuple[int, dict[str, str], bytes]:
