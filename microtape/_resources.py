@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-__all__ = ["chapter_files", "exercises_dir", "tutorials_dir"]
+__all__ = ["chapter_files", "exercises_dir", "starter_files", "tutorials_dir"]
 
 PACKAGED: Final = "_tutorials"
 """The folder inside the package that holds the book in a wheel."""
@@ -61,3 +61,15 @@ def exercises_dir() -> Path | None:
     """
     folder = tutorials_dir()
     return folder / "exercises" if folder is not None and (folder / "exercises").is_dir() else None
+
+
+def starter_files() -> list[Path]:
+    """The starter exercises a student copies (``ex*.py`` at the top of :func:`exercises_dir`).
+
+    Examples:
+        >>> from microtape._resources import starter_files
+        >>> [p.name for p in starter_files()][:1]
+        ['ex00_gradient_by_hand.py']
+    """
+    folder = exercises_dir()
+    return sorted(folder.glob("ex*.py")) if folder is not None else []

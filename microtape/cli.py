@@ -1,15 +1,19 @@
-"""The command line: ``python -m microtape tour | selfcheck | grade FILE``.
+"""The command line: ``python -m microtape tour | selfcheck | exercises DIR | grade FILE``.
 
 Read last. ``tour`` prints the book's chapters in the terminal,
-``selfcheck`` gradient-checks every primitive in the op table, and
+``selfcheck`` gradient-checks every primitive in the op table,
+``exercises DIR`` copies the starter exercises into a folder for a student, and
 ``grade FILE`` checks a classroom exercise (see :mod:`microtape.grader`).
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from ._registry import OPS
@@ -17,7 +21,7 @@ from ._samples import CASES, Case
 from .gradcheck import check_grads
 from .tensor import Tensor, tensor
 
-__all__ = ["main", "selfcheck"]
+__all__ = ["exercises", "main", "program_name", "selfcheck"]
 
 
 def _run_case(case: Case, mode: str, order: int) -> tuple[bool, float]:
@@ -109,10 +113,11 @@ def _mini_tour(out: TextIO) -> None:
     print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)
 
 
-def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False) -> int:
+def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, figures: Path | None = None) -> int:
     """Print the book's chapters in the terminal (all, or one with ``chapter``).
 
-    With ``pause``, wait for Enter between chapters.
+    With ``pause``, wait for Enter between chapters; with ``figures`` (a
+    folder), save each plot there as a PNG and print its path.
 
     Examples:
         >>> import io
@@ -126,17 +131,76 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
     stream = out if out is not None else sys.stdout
     from . import _tour
 
-    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None)
+    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None, figures=figures)
+
+
+def program_name() -> str:
+    """How the user called the command line: ``python3 -m microtape`` or ``microtape``.
+
+    Examples:
+        >>> from microtape.cli import program_name
+        >>> program_name().endswith("microtape")
+        True
+    """
+    called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    if called == "__main__.py":
+        interpreter = Path(sys.orig_argv[0]).name if sys.orig_argv else "python"
+        return f"{interpreter} -m microtape"
+    if called.startswith("microtape"):
+        return "microtape"
+    return "python -m microtape"
+
+
+def exercises(folder: Path, force: bool = False, out: TextIO | None = None) -> int:
+    """Copy the starter exercises into ``folder``; return the exit code.
+
+    Only the starters (``ex*.py``) are copied, never the solutions. Files
+    already in ``folder`` are not overwritten unless ``force``; when one is
+    in the way nothing is copied (exit code 1).
+
+    Examples:
+        >>> import io, tempfile
+        >>> from pathlib import Path
+        >>> from microtape.cli import exercises
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     buffer = io.StringIO()
+        ...     code = exercises(Path(tmp) / "mine", out=buffer)
+        ...     names = sorted(p.name for p in (Path(tmp) / "mine").iterdir())
+        >>> code, names[0], "solution" in " ".join(names)
+        (0, 'ex00_gradient_by_hand.py', False)
+    """
+    from . import _resources
+
+    stream = out if out is not None else sys.stdout
+    starters = _resources.starter_files()
+    if not starters:
+        print("the starter exercises are not installed with this copy of microtape", file=stream)
+        return 1
+    in_the_way = [folder / p.name for p in starters if (folder / p.name).exists()]
+    if in_the_way and not force:
+        names = ", ".join(str(p) for p in in_the_way)
+        print(f"not copying: {names} already exist{'s' if len(in_the_way) == 1 else ''} (your work?).", file=stream)
+        print(f"Pick another folder, or add --force to overwrite: {program_name()} exercises {folder} --force", file=stream)
+        return 1
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in starters:
+        shutil.copyfile(path, folder / path.name)
+        print(f"wrote {folder / path.name}", file=stream)
+    print(f"\nWork on a file, then grade it, e.g.: {program_name()} grade {folder / starters[0].name}", file=stream)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m microtape``."""
-    parser = argparse.ArgumentParser(prog="python -m microtape", description="microtape: learn gradient debugging")
+    parser = argparse.ArgumentParser(prog=program_name(), description="microtape: learn gradient debugging")
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
     t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
     t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
+    e = sub.add_parser("exercises", help="copy the starter exercises into a folder (never the solutions)")
+    e.add_argument("folder", metavar="DIR", type=Path, help="where to put them (made if missing)")
+    e.add_argument("--force", action="store_true", help="overwrite files that are already there")
     g = sub.add_parser("grade", help="check exercise files or folders of them, each in its own process with a time limit")
     g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files, or folders searched for *.py")
     g.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds each file may take (default 10)")
@@ -158,7 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return dashboard_demo.main(args.demo, args.host, args.port, args.steps, args.delay, not args.exit_when_done)
     if args.command == "tour":
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-        return tour(args.chapter, pause=interactive and not args.no_pause)
+        figures = Path(tempfile.gettempdir()) / "microtape-tour"
+        return tour(args.chapter, pause=interactive and not args.no_pause, figures=figures)
+    if args.command == "exercises":
+        return exercises(args.folder, force=args.force)
     if args.command == "grade":
         from . import grader
 

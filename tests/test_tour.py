@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from microtape import _tour
+from microtape import _resources, _tour
 from microtape.cli import _mini_tour, tour
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,12 +55,15 @@ def test_pausing_between_chapters_and_quitting() -> None:
     assert "Gradient debugging" in out.getvalue() and "Variables (" not in out.getvalue()
 
 
-def test_without_a_source_checkout_the_short_tour_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(_tour, "TUTORIALS", tmp_path / "nowhere")
+def test_without_the_book_the_short_tour_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_resources, "tutorials_dir", lambda: None)
     out = io.StringIO()
     assert tour(out=out) == 0
     text = out.getvalue()
     assert "dL/dw = Tensor(-17.5, shape=())" in text and "x = 1.6, y = 2.4" in text
+    out = io.StringIO()
+    assert tour(chapter=3, out=out) == 2  # a chapter that cannot be shown is an error, never ignored
+    assert out.getvalue() == "no chapter 3; the book's chapters are not installed\n"
 
 
 def test_cells_keep_the_chapter_line_numbers() -> None:
@@ -69,3 +72,54 @@ def test_cells_keep_the_chapter_line_numbers() -> None:
     assert doc.startswith("Title")
     assert cells == [("Some prose.", "x = 1\nx + 1", 7), ("More.", "y = 2", 12)]
     assert _tour._execute("x = 1\nx + 1", {}) == "2\n"
+
+
+def test_without_matplotlib_every_chapter_runs_and_says_how_to_draw_the_plots() -> None:
+    # A fresh process where `import matplotlib` fails, as in a plain install.
+    script = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from microtape.cli import main\n"
+        "sys.exit(main(['tour', '--no-pause']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "figure saved" not in result.stdout
+    notes = [line for line in result.stdout.splitlines() if "matplotlib" in line and line.startswith("    ▸")]
+    plotting_cells = sum(
+        cell_code.count("fig.tight_layout()") + cell_code.count("ax.imshow(")
+        for path in _tour.chapters()
+        for _, cell_code, _ in _tour._cells(path.read_text(encoding="utf-8"))[1]
+    )
+    assert len(notes) == plotting_cells > 0, notes
+    assert all(line == "    ▸ " + _tour.NO_PLOTS for line in notes)
+    assert "pip install 'microtape[book]'" in _tour.NO_PLOTS
+    # the rest of each plotting chapter still ran: chapter 6's numbers are there
+    assert "lr=0.125" in result.stdout and "final loss" in result.stdout
+
+
+def test_leaving_plots_out_keeps_the_rest_of_a_cell() -> None:
+    tainted: set[str] = set()
+    code = "import matplotlib.pyplot as plt\nn = 3\nfig, ax = plt.subplots()\nfor i in range(n):\n    ax.plot([i])\nn * 2"
+    assert _tour._execute(code, {}, tainted=tainted) == "6\n" + _tour.NO_PLOTS + "\n"
+    # a loop variable that a left-out loop used is not tainted; the figure is
+    assert _tour._execute("for i in range(2):\n    print(i)", {}, tainted=tainted) == "0\n1\n"
+    assert _tour._execute("ax.set(title='t')", {}, tainted=tainted) == _tour.NO_PLOTS + "\n"
+    assert _tour._execute("import matplotlib\nx = 1\nx", {}, tainted=tainted) == "1\n"  # an import alone: no note
+
+
+def test_with_matplotlib_the_figures_are_saved_and_named(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = io.StringIO()
+    assert tour(chapter=0, out=out, figures=tmp_path) == 0
+    saved = sorted(tmp_path.glob("*.png"))
+    assert [p.name for p in saved] == ["00_gradient_debugging_1.png"]
+    assert saved[0].read_bytes().startswith(b"\x89PNG")
+    assert f"▸ (figure saved as {saved[0]})" in out.getvalue()

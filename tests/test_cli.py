@@ -1,0 +1,72 @@
+"""The command line's own commands: ``exercises DIR`` and the program's name in ``--help``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from microtape import _resources, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_exercises_copies_the_starters_and_nothing_else(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "class" / "mine"
+    assert cli.main(["exercises", str(target)]) == 0
+    copied = sorted(p.name for p in target.iterdir())
+    starters = sorted(p.name for p in (ROOT / "tutorials" / "exercises").glob("ex*.py"))
+    assert copied == starters and len(copied) >= 8
+    for name in copied:
+        assert (target / name).read_bytes() == (ROOT / "tutorials" / "exercises" / name).read_bytes()
+    out = capsys.readouterr().out
+    assert f"wrote {target / copied[0]}" in out
+    assert f"grade {target / copied[0]}" in out  # how to grade the copy
+
+
+def test_exercises_never_overwrites_work_without_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = _resources.starter_files()[0].name
+    (tmp_path / first).write_text("my work\n", encoding="utf-8")
+    assert cli.main(["exercises", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"not copying: {tmp_path / first} already exists" in out and "--force" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == [first]  # nothing copied
+    assert (tmp_path / first).read_text(encoding="utf-8") == "my work\n"
+    assert cli.main(["exercises", str(tmp_path), "--force"]) == 0
+    assert (tmp_path / first).read_text(encoding="utf-8") != "my work\n"
+
+
+def test_exercises_without_the_book_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(_resources, "tutorials_dir", lambda: None)
+    assert cli.main(["exercises", str(tmp_path / "x")]) == 1
+    assert "not installed" in capsys.readouterr().out
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv0", "orig", "expected"),
+    [
+        ("/venv/lib/python3.11/site-packages/microtape/__main__.py", ["python3", "-m", "microtape"], "python3 -m microtape"),
+        ("/venv/bin/microtape", ["/venv/bin/python", "/venv/bin/microtape"], "microtape"),
+        ("-c", ["python", "-c", "..."], "python -m microtape"),
+    ],
+)
+def test_the_program_is_named_as_the_user_called_it(
+    monkeypatch: pytest.MonkeyPatch, argv0: str, orig: list[str], expected: str
+) -> None:
+    monkeypatch.setattr(sys, "argv", [argv0])
+    monkeypatch.setattr(sys, "orig_argv", orig)
+    assert cli.program_name() == expected
+
+
+def test_help_in_a_fresh_process_names_python_dash_m() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "microtape", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0
+    assert result.stdout.startswith(f"usage: {Path(sys.executable).name} -m microtape ")
+    assert "exercises" in result.stdout

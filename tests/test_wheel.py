@@ -1,0 +1,158 @@
+"""The installed product: build the wheel, install it alone in a fresh venv, use it as a reader would.
+
+Everything here runs from a folder outside the checkout, with the venv's own
+interpreter and no extras (so no matplotlib), which is what ``pip install
+microtape-*.whl`` gives a student.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    python: Path
+    work: Path  # an empty folder outside the checkout
+    build_log: str
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.python), "-m", "microtape", *args],
+            cwd=self.work,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=_clean_env(self.python.parent),
+        )
+
+
+def _clean_env(bin_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env["PATH"] = f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    return env
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    base = tmp_path_factory.mktemp("wheel")
+    # Build from a copy of the tracked files, so nothing generated in this checkout can leak in.
+    source = base / "source"
+    listing = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    tracked = subprocess.run(listing, cwd=ROOT, capture_output=True, check=True).stdout
+    for name in tracked.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    # A stale __pycache__ beside the solutions must not get into the wheel either.
+    (source / "tutorials" / "exercises" / "solutions" / "__pycache__").mkdir(parents=True)
+    (source / "tutorials" / "exercises" / "solutions" / "__pycache__" / "x.pyc").write_bytes(b"")
+    dist = base / "dist"
+    build = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    (wheel,) = dist.glob("microtape-*.whl")
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index", "--no-deps", str(wheel)]
+    subprocess.run(pip, check=True, capture_output=True, timeout=300)
+    work = base / "student"
+    work.mkdir()
+    yield Installed(wheel, python, work, build.stdout + build.stderr)
+
+
+def test_the_build_makes_an_sdist_and_a_wheel_without_a_warning(installed: Installed) -> None:
+    assert re.search(r"Successfully built microtape-[\d.]+\.tar\.gz and microtape-[\d.]+-py3-none-any\.whl", installed.build_log)
+    assert not re.search(r"warn|deprecat", installed.build_log, re.IGNORECASE), installed.build_log
+
+
+def test_the_wheel_carries_the_book_and_no_solution(installed: Installed) -> None:
+    names = zipfile.ZipFile(installed.wheel).namelist()
+    chapters = sorted(p.name for p in (ROOT / "tutorials").glob("[0-9][0-9]_*.py"))
+    starters = sorted(p.name for p in (ROOT / "tutorials" / "exercises").glob("ex*.py"))
+    assert [n for n in chapters if f"microtape/_tutorials/{n}" not in names] == []
+    assert [n for n in starters if f"microtape/_tutorials/exercises/{n}" not in names] == []
+    assert "microtape/py.typed" in names
+    assert [n for n in names if "solution" in n or "__pycache__" in n or n.endswith(".pyc")] == []
+    assert [n for n in names if not n.startswith(("microtape/", "microtape-"))] == []
+    metadata = zipfile.ZipFile(installed.wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+
+
+def test_it_runs_from_the_wheel_not_the_checkout(installed: Installed) -> None:
+    result = subprocess.run(
+        [str(installed.python), "-c", "import microtape, importlib.util; print(microtape.__file__);"
+         "print(importlib.util.find_spec('matplotlib'))"],
+        cwd=installed.work, capture_output=True, text=True, timeout=60, env=_clean_env(installed.python.parent),
+    )
+    where, matplotlib = result.stdout.split()
+    assert where.startswith(str(installed.python.parents[1])) and matplotlib == "None"
+
+
+def test_the_tour_shows_the_real_chapter_without_matplotlib(installed: Installed) -> None:
+    result = installed.run("tour", "--chapter", "3", "--no-pause")
+    assert result.returncode == 0, result.stderr
+    (chapter,) = (ROOT / "tutorials").glob("03_*.py")
+    title = chapter.read_text(encoding="utf-8").split('"""')[1].strip().splitlines()[0]
+    assert result.stdout.splitlines()[1] == title
+    assert "▸ GradientTape(persistent=True" in result.stdout  # a real output of a real cell
+    assert "pip install 'microtape[book]'" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    missing = installed.run("tour", "--chapter", "42", "--no-pause")
+    assert missing.returncode == 2 and "no chapter 42; the chapters are 0, 1, 2, 3, 4, 5, 6, 7" in missing.stdout
+
+
+def test_selfcheck_passes(installed: Installed) -> None:
+    result = installed.run("selfcheck")
+    assert result.returncode == 0 and "selfcheck passed" in result.stdout
+
+
+def test_a_student_copies_the_starters_and_grades_one(installed: Installed) -> None:
+    result = installed.run("exercises", "mine")
+    assert result.returncode == 0, result.stdout + result.stderr
+    copied = sorted(p.name for p in (installed.work / "mine").iterdir())
+    assert copied == sorted(p.name for p in (ROOT / "tutorials" / "exercises").glob("ex*.py"))
+    assert "-m microtape grade mine/ex00_gradient_by_hand.py" in result.stdout
+    graded = installed.run("grade", "mine/ex04_softplus_vjp.py")
+    assert graded.returncode == 1  # the starter's TODOs are not done: it fails, helpfully
+    assert "ex04_softplus_vjp" in graded.stdout and "TODO" in graded.stdout
+    assert "Traceback" not in graded.stdout + graded.stderr
+
+
+def test_the_console_script_names_itself(installed: Installed) -> None:
+    result = subprocess.run(
+        [str(installed.python.parent / "microtape"), "--help"],
+        cwd=installed.work, capture_output=True, text=True, timeout=60, env=_clean_env(installed.python.parent),
+    )
+    assert result.returncode == 0 and result.stdout.startswith("usage: microtape ")
+
+
+def test_pyright_sees_every_exported_type(installed: Installed) -> None:
+    # verifytypes resolves packages with the `python` first on PATH: the wheel's venv here.
+    result = subprocess.run(
+        [sys.executable, "-m", "pyright", "--verifytypes", "microtape", "--ignoreexternal"],
+        cwd=installed.work, capture_output=True, text=True, timeout=300, env=_clean_env(installed.python.parent),
+    )
+    assert f'Package directory: "{installed.python.parents[1]}' in result.stdout, result.stdout[:2000]
+    assert "Type completeness score: 100%" in result.stdout, result.stdout[-6000:]
+    assert result.returncode == 0
