@@ -15,14 +15,14 @@ from microtape.cli import _mini_tour, tour
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_tour_runs_every_chapter_in_a_fresh_process() -> None:
+def test_tour_runs_every_chapter_in_a_fresh_process(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-W", "error", "-m", "microtape", "tour"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
-        env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"},
+        env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)},  # the figures go to TMPDIR
     )
     assert result.returncode == 0, result.stderr[-3000:]
     for path in _tour.chapters():
@@ -30,6 +30,8 @@ def test_tour_runs_every_chapter_in_a_fresh_process() -> None:
         assert title in result.stdout, f"{path.name}'s title is missing from the tour"
     assert "▸ Tensor(-17.5, shape=())" in result.stdout or "-17.5" in result.stdout  # a real computed output
     assert "Traceback" not in result.stdout
+    figures = sorted(p.name for p in (tmp_path / "microtape-tour").glob("*.png"))
+    assert "06_practice_1.png" in figures and f"(figure saved as {tmp_path}" in result.stdout
 
 
 def test_one_chapter_and_a_missing_one() -> None:
