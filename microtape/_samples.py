@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._types import Nested
+from ._types import TensorLike
 
 __all__ = ["CASES", "Case", "SMOOTH"]
 
@@ -19,7 +19,7 @@ class Case:
     """One call of an op: nested-list inputs and keyword params."""
 
     name: str
-    inputs: tuple[Nested, ...]
+    inputs: tuple[TensorLike, ...]
     params: dict[str, object] = field(default_factory=dict)
 
     def __str__(self) -> str:
@@ -28,7 +28,7 @@ class Case:
         return f"{self.name}[{shapes}{extra}]"
 
 
-def _shape_text(v: Nested) -> str:
+def _shape_text(v: object) -> str:
     dims = []
     while isinstance(v, (list, tuple)):
         dims.append(len(v))

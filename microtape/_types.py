@@ -16,15 +16,32 @@ if TYPE_CHECKING:
 
 Shape: TypeAlias = tuple[int, ...]
 Grads: TypeAlias = "tuple[Tensor | None, ...]"
-Nested: TypeAlias = Union[float, int, bool, Sequence["Nested"]]
-TensorLike: TypeAlias = Union["Tensor", float, int, bool, Sequence["Nested"]]
+Nested: TypeAlias = Union[float, list["Nested"]]
+"""What ``tolist()`` returns: a float, or nested lists of floats."""
+# What mt.tensor accepts: a number, what tolist() returns, or a regular nesting of
+# sequences of numbers up to rank 6 (as TF.js's tensor6d). The sequences are spelled out
+# level by level, not recursively, so that a str (a sequence of str, all the way down)
+# is not a TensorLike.
+Rows1: TypeAlias = Sequence[float]
+Rows2: TypeAlias = Sequence[Rows1]
+Rows3: TypeAlias = Sequence[Rows2]
+Rows4: TypeAlias = Sequence[Rows3]
+Rows5: TypeAlias = Sequence[Rows4]
+Rows6: TypeAlias = Sequence[Rows5]
+TensorLike: TypeAlias = Union["Tensor", float, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Nested]
+# A list of inputs (grads' xs): any sequence of tensors, or a list or tuple that mixes in
+# numbers and nested lists (not any sequence of numbers: a range is not a list of inputs).
+TensorLikes: TypeAlias = Union[Sequence["Tensor"], list[TensorLike], tuple[TensorLike, ...]]
 Axis: TypeAlias = Union[int, Sequence[int], None]
 
 
 class HasVariables(Protocol):
     """Anything an optimizer can train: a model, a layer, a list holder."""
 
-    def variables(self) -> list[Variable]: ...
+    def variables(self) -> list[Variable]:
+        """The variables to train."""
+        ...
+
 
 
 def is_int(value: object) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, TextIO
+from typing import Final, TextIO, overload
 
 from . import _runtime
 from ._registry import Op
@@ -545,7 +545,15 @@ def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None =
     return result
 
 
-def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[list[Tensor | None], Tensor]:
+@overload
+def clip_by_global_norm(ts: Sequence[Tensor], clip_norm: float) -> tuple[list[Tensor], Tensor]: ...
+
+
+@overload
+def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[list[Tensor | None], Tensor]: ...
+
+
+def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[list[Tensor], Tensor] | tuple[list[Tensor | None], Tensor]:
     """Rescale a list of tensors together so their joint L2 norm is at most ``clip_norm``.
 
     Returns ``(clipped, global_norm)`` as ``tf.clip_by_global_norm`` does:

@@ -12,20 +12,24 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import NamedTuple, ParamSpec
+from typing import NamedTuple, ParamSpec, Protocol
 
 from . import _runtime
 from ._registry import Op
 from ._runtime import STATE
-from ._types import Grads, TensorLike
+from ._types import Grads, TensorLike, TensorLikes
 from .errors import DisposedTensorError, GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
 from .tensor import Tensor, _new, as_tensor, conversion_hint
 from .variable import Variable
 
 __all__ = [
+    "GradFunction",
     "GradMap",
     "GradientKeyError",
+    "GradsFunction",
+    "ValueAndGradFunction",
+    "ValueAndGradsFunction",
     "VariableGrads",
     "custom_grad",
     "grad",
@@ -65,6 +69,60 @@ _USES: dict[str, tuple[str, str]] = {
         "square = mt.custom_grad(lambda x: (x * x, lambda dy: dy * 2.0 * x))",
     ),
 }
+
+
+
+# What grad, grads, value_and_grad and value_and_grads return: the signature a
+# type checker holds a call to (a string, a range or a wrong count of arguments
+# is an error before the code runs).
+
+
+class GradFunction(Protocol):
+    """What :func:`grad` returns: ``g(x, dy=None)`` is the gradient of ``f`` at ``x``.
+
+    Examples:
+        >>> g: mt.functional.GradFunction = mt.grad(lambda x: x * x)
+        >>> g(mt.scalar(3.0))
+        Tensor(6.0, shape=())
+    """
+
+    def __call__(self, x: TensorLike, dy: TensorLike | None = None) -> Tensor: ...
+
+
+class GradsFunction(Protocol):
+    """What :func:`grads` returns: ``g(xs, dy=None)`` is the list of gradients of ``f(*xs)``.
+
+    Examples:
+        >>> g: mt.functional.GradsFunction = mt.grads(lambda a, b: a * b)
+        >>> g([mt.scalar(2.0), mt.scalar(5.0)])
+        [Tensor(5.0, shape=()), Tensor(2.0, shape=())]
+    """
+
+    def __call__(self, xs: TensorLikes, dy: TensorLike | None = None) -> list[Tensor]: ...
+
+
+class ValueAndGradFunction(Protocol):
+    """What :func:`value_and_grad` returns: ``g(x, dy=None)`` is ``(f(x), gradient)``.
+
+    Examples:
+        >>> g: mt.functional.ValueAndGradFunction = mt.value_and_grad(lambda x: x * x)
+        >>> g(mt.scalar(3.0))
+        (Tensor(9.0, shape=()), Tensor(6.0, shape=()))
+    """
+
+    def __call__(self, x: TensorLike, dy: TensorLike | None = None) -> tuple[Tensor, Tensor]: ...
+
+
+class ValueAndGradsFunction(Protocol):
+    """What :func:`value_and_grads` returns: ``g(xs, dy=None)`` is ``(f(*xs), gradients)``.
+
+    Examples:
+        >>> g: mt.functional.ValueAndGradsFunction = mt.value_and_grads(lambda a, b: a * b)
+        >>> g([mt.scalar(2.0), mt.scalar(5.0)])
+        (Tensor(10.0, shape=()), [Tensor(5.0, shape=()), Tensor(2.0, shape=())])
+    """
+
+    def __call__(self, xs: TensorLikes, dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]: ...
 
 
 def _check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> None:
@@ -213,7 +271,7 @@ def _convert_inputs(xs: list[object], api: str) -> list[Tensor]:
     return [_check_input(x, api, i) for i, x in enumerate(xs)]
 
 
-def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
+def grad(f: Callable[[Tensor], Tensor]) -> GradFunction:
     """Return ``g(x, dy=None)``: the gradient of ``f`` at ``x`` (``tf.grad``).
 
     For a non-scalar ``f`` the result is the gradient of ``sum(f(x))``, or
@@ -244,7 +302,7 @@ def grad(f: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
     return g
 
 
-def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
+def grads(f: Callable[..., Tensor]) -> GradsFunction:
     """Return ``g(xs, dy=None)``: gradients of ``f(*xs)`` for each input (``tf.grads``).
 
     The result has one gradient per input, in order. An input that ``f``'s
@@ -263,7 +321,7 @@ def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
     """
     _check_callable(f, "grads")
 
-    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> list[Tensor]:
+    def g(xs: TensorLikes, dy: TensorLike | None = None) -> list[Tensor]:
         inputs = _inputs(xs, "grads")
         result = _runtime.run_in_scope("grads()", lambda: _vjp(f, _convert_inputs(inputs, "grads"), dy, "grads")[1])
         assert isinstance(result, list)
@@ -272,7 +330,7 @@ def grads(f: Callable[..., Tensor]) -> Callable[..., list[Tensor]]:
     return g
 
 
-def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., tuple[Tensor, Tensor]]:
+def value_and_grad(f: Callable[[Tensor], Tensor]) -> ValueAndGradFunction:
     """Like :func:`grad`, but return ``(f(x), gradient)`` (``tf.valueAndGrad``).
 
     Examples:
@@ -294,7 +352,7 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> Callable[..., tuple[Tensor,
     return g
 
 
-def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, list[Tensor]]]:
+def value_and_grads(f: Callable[..., Tensor]) -> ValueAndGradsFunction:
     """Like :func:`grads`, but return ``(f(*xs), gradients)`` (``tf.valueAndGrads``).
 
     Examples:
@@ -305,7 +363,7 @@ def value_and_grads(f: Callable[..., Tensor]) -> Callable[..., tuple[Tensor, lis
     """
     _check_callable(f, "value_and_grads")
 
-    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
+    def g(xs: TensorLikes, dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
         inputs = _inputs(xs, "value_and_grads")
         result = _runtime.run_in_scope(
             "value_and_grads()", lambda: _vjp(f, _convert_inputs(inputs, "value_and_grads"), dy, "value_and_grads")

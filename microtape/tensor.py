@@ -216,7 +216,9 @@ class Tensor:
     def __str__(self) -> str:
         return self.__repr__()
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        # By identity (as ``==`` is): a tensor is a dict key or set member only as itself.
+        return id(self)
 
     def __bool__(self) -> bool:
         if self.size == 1:
@@ -732,14 +734,19 @@ def _flatten(values: object, shape: Sequence[int] | None) -> tuple[list[float], 
     return data, target
 
 
+def _is_row(v: object) -> bool:
+    """A list, a tuple or any other sequence but a str (``range``, ``bytes``): what TensorLike admits."""
+    return isinstance(v, (list, tuple)) or (isinstance(v, Sequence) and not isinstance(v, str))
+
+
 def _flatten_nested(values: object) -> tuple[list[float], Shape]:
     if isinstance(values, (bool, int, float)):
         return [float(values)], ()
-    if not isinstance(values, (list, tuple)):
+    if not _is_row(values):
         raise _bad_value(values, "")
     shape: list[int] = []
     level: list[object] = [values]
-    while level and all(isinstance(v, (list, tuple)) for v in level):
+    while level and all(_is_row(v) for v in level):
         rows = cast("list[Sequence[object]]", level)
         n = len(rows[0])
         for row in rows:
@@ -756,7 +763,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
                 )
         shape.append(n)
         level = [x for row in rows for x in row]
-    if any(isinstance(v, (list, tuple)) for v in level):
+    if any(_is_row(v) for v in level):
         raise ShapeError(
             explain(
                 f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
@@ -842,7 +849,8 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
     """Make a tensor from numbers, nested lists, a tensor, or anything with ``tolist()``.
 
     Like ``tf.tensor(values, shape)``. Values are converted to float64. With
-    ``shape``, the values (flat or nested) are laid out in that shape.
+    ``shape``, the values (flat or nested) are laid out in that shape. Any
+    sequence but a string nests like a list (a tuple, a ``range``).
 
     Raises:
         ShapeError: ragged nested lists, or a shape that does not fit the values.
@@ -857,6 +865,8 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
         Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2))
         >>> mt.tensor(3.5)
         Tensor(3.5, shape=())
+        >>> mt.tensor(range(3))
+        Tensor([0.0, 1.0, 2.0], shape=(3,))
     """
     data, inferred = _flatten(values, shape)
     return _new(data, inferred, "tensor")

@@ -68,8 +68,11 @@ ITER_NAME: Final = "iter"
 """Name of the iteration count in :meth:`Optimizer.get_weights` (as in TF.js)."""
 
 Gradients: TypeAlias = (
-    "VariableGrads | Mapping[str, Tensor | None] | Mapping[Variable, Tensor | None]"
-    " | Mapping[str | Variable, Tensor | None] | Sequence[tuple[Tensor | None, Variable | str]]"
+    VariableGrads
+    | Mapping[str, Tensor | None]
+    | Mapping[Variable, Tensor | None]
+    | Mapping[str | Variable, Tensor | None]
+    | Sequence[tuple[Tensor | None, Variable | str]]
 )
 """What :meth:`Optimizer.apply_gradients` accepts."""
 

@@ -13,6 +13,7 @@ import gc
 import itertools
 from . import _runtime
 from ._runtime import VARIABLES
+from ._types import TensorLike
 from .errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
 from .tensor import Tensor, _flatten, _new_object, as_tensor
 
@@ -77,7 +78,7 @@ class Variable(Tensor):
             )
         return data
 
-    def assign(self, value: object) -> Variable:
+    def assign(self, value: TensorLike) -> Variable:
         """Replace the values (``variable.assign`` in TF.js); returns the variable.
 
         Examples:
@@ -88,7 +89,7 @@ class Variable(Tensor):
         self._data = self._checked(value, "assign")
         return self
 
-    def assign_add(self, delta: object) -> Variable:
+    def assign_add(self, delta: TensorLike) -> Variable:
         """Add ``delta`` to the values in place; returns the variable.
 
         Examples:
@@ -102,7 +103,7 @@ class Variable(Tensor):
         self._data = [a + b for a, b in zip(old, new)]
         return self
 
-    def assign_sub(self, delta: object) -> Variable:
+    def assign_sub(self, delta: TensorLike) -> Variable:
         """Subtract ``delta`` from the values in place; returns the variable.
 
         Examples:
@@ -175,7 +176,7 @@ def _check_trainable(value: object) -> bool:
     return value
 
 
-def variable(initial: object, trainable: bool = True, name: str | None = None) -> Variable:
+def variable(initial: TensorLike, trainable: bool = True, name: str | None = None) -> Variable:
     """Make a variable from a tensor or values (``tf.variable``).
 
     Args:
@@ -222,7 +223,7 @@ def variable(initial: object, trainable: bool = True, name: str | None = None) -
     if isinstance(initial, Tensor):
         data, shape = list(initial._values()), initial.shape
     else:
-        source = as_tensor(initial)  # type: ignore[arg-type]  # as_tensor reports bad values
+        source = as_tensor(initial)
         data, shape = list(source._values()), source.shape
         source.dispose()
     v = _new_object(Variable)

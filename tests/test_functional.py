@@ -65,7 +65,7 @@ def test_bad_f_and_inputs() -> None:
     with pytest.raises(mt.InvalidArgumentError, match="cannot be made a tensor"):
         mt.grad(lambda x: x)("one")
     with pytest.raises(mt.InvalidArgumentError, match="list of tensors"):
-        mt.grads(lambda x: x)(mt.scalar(1.0))
+        mt.grads(lambda x: x)(mt.scalar(1.0))  # type: ignore[arg-type]
 
 
 def test_every_call_returns_fresh_gradients() -> None:

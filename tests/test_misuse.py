@@ -83,7 +83,7 @@ def _tidy_disposed(_tmp: Path) -> Action:
 
 
 def _var(name: str, value: object = (1.0, 2.0), trainable: bool = True) -> mt.Variable:
-    return mt.variable(list(value) if isinstance(value, tuple) else value, name=name, trainable=trainable)
+    return mt.variable(list(value) if isinstance(value, tuple) else value, name=name, trainable=trainable)  # type: ignore[arg-type]  # any value, to test the checks
 
 
 KEEP: list[object] = []  # variables made in set-ups stay alive until the test ends
@@ -198,8 +198,8 @@ x23 = lambda: mt.ones((2, 3))  # noqa: E731
 CASES: list[Misuse] = [
     # creation
     Misuse("ragged", simple(lambda: mt.tensor([[1.0, 2.0], [3.0]])), mt.ShapeError, ("ragged", "2", "1")),
-    Misuse("mixed depth", simple(lambda: mt.tensor([[1.0], 2.0])), mt.ShapeError, ("mixed",)),
-    Misuse("string", simple(lambda: mt.tensor(["1"])), mt.InvalidArgumentError, ("'1'", "str")),
+    Misuse("mixed depth", simple(lambda: mt.tensor([[1.0], 2.0])), mt.ShapeError, ("mixed",)),  # type: ignore[arg-type]
+    Misuse("string", simple(lambda: mt.tensor(["1"])), mt.InvalidArgumentError, ("'1'", "str")),  # type: ignore[arg-type]
     Misuse("none", simple(lambda: mt.tensor(None)), mt.InvalidArgumentError, ("None",)),  # type: ignore[arg-type]
     Misuse("tensor list", on(lambda t: mt.tensor([t]), lambda: mt.scalar(1.0)), mt.InvalidArgumentError, ("mt.stack",)),
     Misuse("shape mismatch", simple(lambda: mt.tensor([1.0, 2.0, 3.0], shape=(2, 2))), mt.ShapeError, ("(2, 2)", "4", "3")),
@@ -236,7 +236,7 @@ CASES: list[Misuse] = [
     # variables
     Misuse("assign shape", _with_var(lambda v: (lambda: v.assign([1.0, 2.0, 3.0])), "mis_assign"), mt.ShapeError, ("mis_assign", "(2,)", "(3,)")),
     Misuse("assign_add shape", _with_var(lambda v: (lambda: v.assign_add([1.0])), "mis_add"), mt.ShapeError, ("mis_add", "(1,)")),
-    Misuse("assign_sub string", _with_var(lambda v: (lambda: v.assign_sub(["a", "b"])), "mis_sub"), mt.InvalidArgumentError, ("'a'",)),
+    Misuse("assign_sub string", _with_var(lambda v: (lambda: v.assign_sub(["a", "b"])), "mis_sub"), mt.InvalidArgumentError, ("'a'",)),  # type: ignore[arg-type]
     Misuse("duplicate name", _with_var(lambda v: (lambda: mt.variable(0.0, name="mis_dup")), "mis_dup"), mt.VariableError, ("mis_dup", "already exists")),
     Misuse("trainable flag", simple(lambda: mt.variable(0.0, trainable="yes")), mt.InvalidArgumentError, ("'yes'",)),  # type: ignore[arg-type]
     Misuse("empty name", simple(lambda: mt.variable(0.0, name="")), mt.InvalidArgumentError, ("''",)),
@@ -268,7 +268,7 @@ CASES: list[Misuse] = [
     Misuse("tidy generator", simple(lambda: mt.tidy(lambda: (mt.ones((1,)) for _ in range(1)))), mt.TidyError, ("generator",)),
     Misuse("tidy not callable", simple(lambda: mt.tidy(3)), mt.InvalidArgumentError, ("int",)),  # type: ignore[call-overload]
     Misuse("tidy name only", simple(lambda: mt.tidy("step")), mt.InvalidArgumentError, ("'step'",)),  # type: ignore[call-overload]
-    Misuse("tidy raises", simple(lambda: mt.tidy(lambda: [mt.ones((4,)), mt.tensor([[1.0], 2.0])])), mt.ShapeError, ("mixed",)),
+    Misuse("tidy raises", simple(lambda: mt.tidy(lambda: [mt.ones((4,)), mt.tensor([[1.0], 2.0])])), mt.ShapeError, ("mixed",)),  # type: ignore[arg-type]
     Misuse("leak option", simple(lambda: mt.leak_check(on_leak="shout").__enter__()), mt.InvalidArgumentError, ("'shout'",)),
     # checker and debugging
     Misuse("check_grads wrong vjp", _check_grads_wrong, mt.GradientCheckError, ("FAILED", "custom_grad"), hint=False),

@@ -286,11 +286,11 @@ du.clip_by_value(-1, 1)
 # 1 means the direction is unchanged.
 
 
-def joint(ts: list[mt.Tensor | None]) -> list[float]:
-    return [v for t in ts if t is not None for v in t.data_sync()]
+def joint(ts: list[mt.Tensor]) -> list[float]:
+    return [v for t in ts for v in t.data_sync()]
 
 
-def compare(name: str, ts: list[mt.Tensor | None]) -> None:
+def compare(name: str, ts: list[mt.Tensor]) -> None:
     a, b = joint(ts), joint(list(raw))
     cosine = sum(p * q for p, q in zip(a, b)) / (math.hypot(*a) * math.hypot(*b))
     print(f"{name:<22} joint norm {math.hypot(*a):8.3f}   cosine with raw {cosine:.3f}")

@@ -37,7 +37,7 @@ def loss_fn(w: mt.Tensor, u: mt.Tensor) -> mt.Tensor:
 def clipped_grads(grads: list[mt.Tensor], max_norm: float) -> list[mt.Tensor]:
     """Rescale the gradients together so their global L2 norm is at most ``max_norm``."""
     clipped, _ = mt.clip_by_global_norm(grads, max_norm)
-    return [g for g in clipped if g is not None]
+    return clipped
 
 
 def train_rnn(steps: int, lr: float, max_norm: float) -> tuple[list[float], mt.GradientMonitor]:
