@@ -7,7 +7,7 @@ tensor input, ``None`` where there is no gradient) and ``TensorLike`` is what
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias, Union
 
 if TYPE_CHECKING:
@@ -29,9 +29,17 @@ Rows4: TypeAlias = Sequence[Rows3]
 Rows5: TypeAlias = Sequence[Rows4]
 Rows6: TypeAlias = Sequence[Rows5]
 TensorLike: TypeAlias = Union["Tensor", float, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Nested]
-# A list of inputs (grads' xs): any sequence of tensors, or a list or tuple that mixes in
-# numbers and nested lists (not any sequence of numbers: a range is not a list of inputs).
-TensorLikes: TypeAlias = Union[Sequence["Tensor"], list[TensorLike], tuple[TensorLike, ...]]
+# A function of 1 to 6 tensors (what grads and check_grads differentiate). A union of
+# fixed counts rather than Callable[..., Tensor], so that a type checker infers a
+# lambda's parameters as tensors (with ``...`` they would be unknown).
+TensorFn: TypeAlias = Union[
+    "Callable[[Tensor], Tensor]",
+    "Callable[[Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
+]
 Axis: TypeAlias = Union[int, Sequence[int], None]
 
 

@@ -17,7 +17,7 @@ from typing import NamedTuple, ParamSpec, Protocol
 from . import _runtime
 from ._registry import Op
 from ._runtime import STATE
-from ._types import Grads, TensorLike, TensorLikes
+from ._types import Grads, TensorFn, TensorLike
 from .errors import DisposedTensorError, GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
 from .tensor import Tensor, _new, as_tensor, conversion_hint
@@ -98,7 +98,7 @@ class GradsFunction(Protocol):
         [Tensor(5.0, shape=()), Tensor(2.0, shape=())]
     """
 
-    def __call__(self, xs: TensorLikes, dy: TensorLike | None = None) -> list[Tensor]: ...
+    def __call__(self, xs: Sequence[TensorLike], dy: TensorLike | None = None) -> list[Tensor]: ...
 
 
 class ValueAndGradFunction(Protocol):
@@ -122,7 +122,7 @@ class ValueAndGradsFunction(Protocol):
         (Tensor(10.0, shape=()), [Tensor(5.0, shape=()), Tensor(2.0, shape=())])
     """
 
-    def __call__(self, xs: TensorLikes, dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]: ...
+    def __call__(self, xs: Sequence[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]: ...
 
 
 def _check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> None:
@@ -302,7 +302,7 @@ def grad(f: Callable[[Tensor], Tensor]) -> GradFunction:
     return g
 
 
-def grads(f: Callable[..., Tensor]) -> GradsFunction:
+def grads(f: TensorFn) -> GradsFunction:
     """Return ``g(xs, dy=None)``: gradients of ``f(*xs)`` for each input (``tf.grads``).
 
     The result has one gradient per input, in order. An input that ``f``'s
@@ -321,7 +321,7 @@ def grads(f: Callable[..., Tensor]) -> GradsFunction:
     """
     _check_callable(f, "grads")
 
-    def g(xs: TensorLikes, dy: TensorLike | None = None) -> list[Tensor]:
+    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> list[Tensor]:
         inputs = _inputs(xs, "grads")
         result = _runtime.run_in_scope("grads()", lambda: _vjp(f, _convert_inputs(inputs, "grads"), dy, "grads")[1])
         assert isinstance(result, list)
@@ -352,7 +352,7 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> ValueAndGradFunction:
     return g
 
 
-def value_and_grads(f: Callable[..., Tensor]) -> ValueAndGradsFunction:
+def value_and_grads(f: TensorFn) -> ValueAndGradsFunction:
     """Like :func:`grads`, but return ``(f(*xs), gradients)`` (``tf.valueAndGrads``).
 
     Examples:
@@ -363,7 +363,7 @@ def value_and_grads(f: Callable[..., Tensor]) -> ValueAndGradsFunction:
     """
     _check_callable(f, "value_and_grads")
 
-    def g(xs: TensorLikes, dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
+    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
         inputs = _inputs(xs, "value_and_grads")
         result = _runtime.run_in_scope(
             "value_and_grads()", lambda: _vjp(f, _convert_inputs(inputs, "value_and_grads"), dy, "value_and_grads")

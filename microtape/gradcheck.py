@@ -22,7 +22,7 @@ from . import _runtime
 from ._registry import Op
 from ._runtime import DISPATCH, STATE
 from ._shape import strides_of
-from ._types import Grads, Shape, is_int, is_number
+from ._types import Grads, Shape, TensorFn, is_int, is_number
 from .errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
 from .tensor import Tensor, _new, conversion_hint, format_number
@@ -141,7 +141,7 @@ def _check_eps(eps: float, method: str = "central") -> None:
 
 
 def numerical_grad(
-    f: Fn, inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: str = "central"
+    f: TensorFn, inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: str = "central"
 ) -> list[Tensor]:
     """Gradient of ``sum(f(*inputs))`` by finite differences, one tensor per input.
 
@@ -744,7 +744,7 @@ def find_culprit(
 
 
 def check_grads(
-    f: Fn,
+    f: TensorFn,
     inputs: Tensor | Sequence[Tensor],
     *,
     eps: float = 1e-6,

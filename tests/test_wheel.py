@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_typing import mypy_on, user_folder
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
@@ -156,3 +158,8 @@ def test_pyright_sees_every_exported_type(installed: Installed) -> None:
     assert f'Package directory: "{installed.python.parents[1]}' in result.stdout, result.stdout[:2000]
     assert "Type completeness score: 100%" in result.stdout, result.stdout[-6000:]
     assert result.returncode == 0
+
+
+def test_mypy_strict_on_a_user_script_sees_the_wheel_types(installed: Installed, tmp_path: Path) -> None:
+    result = mypy_on(user_folder(tmp_path), python=installed.python)  # the user scripts' assert_type lines
+    assert result.returncode == 0, result.stdout + result.stderr
