@@ -376,7 +376,7 @@ def _stats(name: str, t: Tensor) -> GradStats:
     )
 
 
-def grad_stats(grads: Tensor | Sequence[Tensor] | Mapping[str, Tensor]) -> dict[str, GradStats]:
+def grad_stats(grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | None]) -> dict[str, GradStats]:
     """Per-gradient norm, max |g|, mean |g|, share of zeros and NaN/Inf counts.
 
     Accepts a tensor, a list or a dict of gradients (the ``.grads`` of
@@ -433,7 +433,7 @@ class GradientMonitor:
         self.global_norms: list[float] = []
         self.flags: list[str] = []
 
-    def record(self, grads: Tensor | Sequence[Tensor] | Mapping[str, Tensor]) -> list[str]:
+    def record(self, grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | None]) -> list[str]:
         """Add one step's gradients; return the flags raised at this step."""
         stats = grad_stats(grads)
         step = len(self.global_norms)

@@ -214,7 +214,7 @@ def test_detect_anomaly_restores_state_after_an_error_and_nests() -> None:
 
 
 def test_grad_stats_numbers() -> None:
-    stats = mt.grad_stats({"w": mt.tensor([3.0, 0.0, -4.0, 0.0]), "b": mt.tensor([NAN, 2.0, INF]), "none": None})  # type: ignore[dict-item]  # None entries are skipped
+    stats = mt.grad_stats({"w": mt.tensor([3.0, 0.0, -4.0, 0.0]), "b": mt.tensor([NAN, 2.0, INF]), "none": None})  # None entries are skipped
     assert list(stats) == ["w", "b"]
     w = stats["w"]
     assert (w.name, w.shape, w.norm, w.max_abs, w.mean_abs, w.zero_fraction, w.nan_count, w.inf_count) == (
@@ -226,7 +226,7 @@ def test_grad_stats_numbers() -> None:
 
 
 def test_grad_stats_accepts_lists_tensors_and_variable_grads() -> None:
-    assert list(mt.grad_stats([mt.tensor([1.0]), None, mt.tensor([2.0])])) == ["0", "2"]  # type: ignore[list-item]  # None entries are skipped
+    assert list(mt.grad_stats([mt.tensor([1.0]), None, mt.tensor([2.0])])) == ["0", "2"]  # None entries are skipped
     assert mt.grad_stats(mt.tensor([6.0, 8.0]))["grad"].norm == 10.0
     w = mt.variable(mt.tensor([1.0, 2.0]), name="stats_w")
     _, grads = mt.variable_grads(lambda: (w * w).sum())

@@ -54,6 +54,9 @@ stats = mt.grad_stats(grads)
 assert_type(stats["typing_train_w"].norm, float)
 monitor = mt.GradientMonitor()
 assert_type(monitor.record(grads), list[str])
+with mt.GradientTape() as tape:
+    cost = loss()
+assert_type(mt.grad_stats(tape.gradient(cost, {"w": w, "b": b})), dict[str, mt.GradStats])  # tape results as they come
 assert_type(mt.memory().num_tensors, int)
 assert_type(mt.numerical_grad(lambda t: (t * t).sum(), [x]), list[mt.Tensor])
 
