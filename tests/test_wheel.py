@@ -97,6 +97,11 @@ def test_the_wheel_carries_the_book_and_no_solution(installed: Installed) -> Non
     assert "microtape/py.typed" in names
     assert [n for n in names if "solution" in n or "__pycache__" in n or n.endswith(".pyc")] == []
     assert [n for n in names if not n.startswith(("microtape/", "microtape-"))] == []
+    # the chapters' translations (for tour --lang), and no other page's catalog
+    locale = ROOT / "docs" / "locale"
+    catalogs = sorted(p.relative_to(locale).as_posix() for p in locale.glob("*/LC_MESSAGES/book/*.po"))
+    shipped = sorted(n.removeprefix("microtape/_tutorials/locale/") for n in names if "/locale/" in n)
+    assert shipped == catalogs
     metadata = zipfile.ZipFile(installed.wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
     assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
 
