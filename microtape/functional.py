@@ -17,7 +17,7 @@ from typing import NamedTuple, ParamSpec, Protocol
 from . import _runtime
 from ._registry import Op
 from ._runtime import STATE
-from ._types import Grads, TensorFn, TensorLike
+from ._types import Grads, ListLike, TensorFn, TensorLike
 from .errors import DisposedTensorError, GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
 from .tape import GradientTape
 from .tensor import Tensor, _new, as_tensor, conversion_hint
@@ -98,7 +98,7 @@ class GradsFunction(Protocol):
         [Tensor(5.0, shape=()), Tensor(2.0, shape=())]
     """
 
-    def __call__(self, xs: Sequence[TensorLike], dy: TensorLike | None = None) -> list[Tensor]: ...
+    def __call__(self, xs: ListLike[TensorLike], dy: TensorLike | None = None) -> list[Tensor]: ...
 
 
 class ValueAndGradFunction(Protocol):
@@ -122,7 +122,7 @@ class ValueAndGradsFunction(Protocol):
         (Tensor(10.0, shape=()), [Tensor(5.0, shape=()), Tensor(2.0, shape=())])
     """
 
-    def __call__(self, xs: Sequence[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]: ...
+    def __call__(self, xs: ListLike[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]: ...
 
 
 def _check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> None:
@@ -321,7 +321,7 @@ def grads(f: TensorFn) -> GradsFunction:
     """
     _check_callable(f, "grads")
 
-    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> list[Tensor]:
+    def g(xs: ListLike[TensorLike], dy: TensorLike | None = None) -> list[Tensor]:
         inputs = _inputs(xs, "grads")
         result = _runtime.run_in_scope("grads()", lambda: _vjp(f, _convert_inputs(inputs, "grads"), dy, "grads")[1])
         assert isinstance(result, list)
@@ -363,7 +363,7 @@ def value_and_grads(f: TensorFn) -> ValueAndGradsFunction:
     """
     _check_callable(f, "value_and_grads")
 
-    def g(xs: Sequence[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
+    def g(xs: ListLike[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
         inputs = _inputs(xs, "value_and_grads")
         result = _runtime.run_in_scope(
             "value_and_grads()", lambda: _vjp(f, _convert_inputs(inputs, "value_and_grads"), dy, "value_and_grads")

@@ -734,19 +734,14 @@ def _flatten(values: object, shape: Sequence[int] | None) -> tuple[list[float], 
     return data, target
 
 
-def _is_row(v: object) -> bool:
-    """A list, a tuple or any other sequence but a str (``range``, ``bytes``): what TensorLike admits."""
-    return isinstance(v, (list, tuple)) or (isinstance(v, Sequence) and not isinstance(v, str))
-
-
 def _flatten_nested(values: object) -> tuple[list[float], Shape]:
     if isinstance(values, (bool, int, float)):
         return [float(values)], ()
-    if not _is_row(values):
+    if not isinstance(values, (list, tuple)):
         raise _bad_value(values, "")
     shape: list[int] = []
     level: list[object] = [values]
-    while level and all(_is_row(v) for v in level):
+    while level and all(isinstance(v, (list, tuple)) for v in level):
         rows = cast("list[Sequence[object]]", level)
         n = len(rows[0])
         for row in rows:
@@ -763,7 +758,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
                 )
         shape.append(n)
         level = [x for row in rows for x in row]
-    if any(_is_row(v) for v in level):
+    if any(isinstance(v, (list, tuple)) for v in level):
         raise ShapeError(
             explain(
                 f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
@@ -849,8 +844,7 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
     """Make a tensor from numbers, nested lists, a tensor, or anything with ``tolist()``.
 
     Like ``tf.tensor(values, shape)``. Values are converted to float64. With
-    ``shape``, the values (flat or nested) are laid out in that shape. Any
-    sequence but a string nests like a list (a tuple, a ``range``).
+    ``shape``, the values (flat or nested) are laid out in that shape.
 
     Raises:
         ShapeError: ragged nested lists, or a shape that does not fit the values.
@@ -865,8 +859,6 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
         Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2))
         >>> mt.tensor(3.5)
         Tensor(3.5, shape=())
-        >>> mt.tensor(range(3))
-        Tensor([0.0, 1.0, 2.0], shape=(3,))
     """
     data, inferred = _flatten(values, shape)
     return _new(data, inferred, "tensor")

@@ -17,7 +17,9 @@ import microtape as mt
 
 x = mt.tensor([1.0, 2.0, 3.0])
 assert_type(x, mt.Tensor)
-assert_type(mt.tensor(range(3)), mt.Tensor)  # any sequence but a str nests like a list
+assert_type(mt.tensor(list(range(3))), mt.Tensor)
+ints = [1, 2, 3]
+assert_type(mt.tensor([ints, ints]), mt.Tensor)  # a list[list[int]] is fine (ListLike is covariant)
 w = mt.variable(mt.scalar(0.5), name="typing_w")
 b = mt.variable(0.0, name="typing_b")
 assert_type(w, mt.Variable)
@@ -77,9 +79,12 @@ def what_the_runtime_refuses() -> None:
     square(x, "ones")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     square(x, None, 3)  # type: ignore[call-arg]  # pyright: ignore[reportCallIssue]
     mt.tensor("abc")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+    mt.tensor(range(3))  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+    mt.tensor(b"abc")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     mt.tensor(["1", "2"])  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     mt.variable("0.5")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     mt.grads(lambda p, q: p * q)(x)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+    mt.grads(lambda p, q: p * q)(range(2))  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     mt.grad(two_inputs)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     softplus(x, x)  # type: ignore[call-arg]  # pyright: ignore[reportCallIssue]
     softplus(1.0)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
@@ -92,7 +97,6 @@ def what_the_types_accept() -> None:
     assert_type(square(3.0), mt.Tensor)
     assert_type(square([1.0, 2.0]), mt.Tensor)
     assert_type(mt.grads(lambda p, q: p * q)([x, 2.0]), list[mt.Tensor])
-    assert_type(mt.grads(lambda p, q: p * q)(range(2)), list[mt.Tensor])
 
 
 print("gradients:", dxs[0], grads[w])
