@@ -50,6 +50,18 @@ def chapter_files() -> list[Path]:
     return sorted(folder.glob("[0-9][0-9]_*.py")) if folder is not None else []
 
 
+def starter_files() -> list[Path]:
+    """The starter exercises a student copies (``ex*.py`` at the top of :func:`exercises_dir`).
+
+    Examples:
+        >>> from microtape._resources import starter_files
+        >>> [p.name for p in starter_files()][:1]
+        ['ex00_gradient_by_hand.py']
+    """
+    folder = exercises_dir()
+    return sorted(folder.glob("ex*.py")) if folder is not None else []
+
+
 def exercises_dir() -> Path | None:
     """The folder holding the starter exercises (never the solutions in a wheel).
 
@@ -62,14 +74,3 @@ def exercises_dir() -> Path | None:
     folder = tutorials_dir()
     return folder / "exercises" if folder is not None and (folder / "exercises").is_dir() else None
 
-
-def starter_files() -> list[Path]:
-    """The starter exercises a student copies (``ex*.py`` at the top of :func:`exercises_dir`).
-
-    Examples:
-        >>> from microtape._resources import starter_files
-        >>> [p.name for p in starter_files()][:1]
-        ['ex00_gradient_by_hand.py']
-    """
-    folder = exercises_dir()
-    return sorted(folder.glob("ex*.py")) if folder is not None else []
