@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import NamedTuple, ParamSpec, Protocol
+from typing import NamedTuple, ParamSpec, Protocol, overload
 
 from . import _runtime
 from ._registry import Op
@@ -645,7 +645,25 @@ def _takes_save(f: Callable[..., object]) -> bool:
     return param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
 
 
-def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
+# custom_grad keeps the signature of f; an f that takes ``save`` (1 to 3 tensors, then
+# save) gives a function of the tensors alone.
+@overload
+def custom_grad(
+    f: Callable[[Tensor, Callable[[Sequence[Tensor]], None]], tuple[Tensor, GradFn]],
+) -> Callable[[TensorLike], Tensor]: ...
+@overload
+def custom_grad(
+    f: Callable[[Tensor, Tensor, Callable[[Sequence[Tensor]], None]], tuple[Tensor, GradFn]],
+) -> Callable[[TensorLike, TensorLike], Tensor]: ...
+@overload
+def custom_grad(
+    f: Callable[[Tensor, Tensor, Tensor, Callable[[Sequence[Tensor]], None]], tuple[Tensor, GradFn]],
+) -> Callable[[TensorLike, TensorLike, TensorLike], Tensor]: ...
+@overload
+def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]: ...
+
+
+def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
     """Give a function your own gradient (``tf.customGrad``).
 
     ``f(*inputs)`` returns ``(value, grad_fn)``; ``grad_fn(dy)`` returns one

@@ -345,7 +345,6 @@ def test_clip_by_norm_gradient_at_zero_is_the_identity(axes: int | None) -> None
 def test_clip_by_global_norm_gradient_at_zero_is_finite() -> None:
     def f(a: mt.Tensor, b: mt.Tensor) -> mt.Tensor:
         (ca, cb), norm = mt.clip_by_global_norm([a, b], 1.0)
-        assert ca is not None and cb is not None
         return ca.sum() + cb.sum() + norm
 
     ga, gb = mt.grads(f)([mt.zeros((2,)), mt.zeros((1, 2))])

@@ -63,7 +63,7 @@ def test_bad_f_and_inputs() -> None:
     with pytest.raises(mt.GradientError, match="must be a tensor"):
         mt.grad(lambda x: 2.0)(mt.scalar(1.0))  # type: ignore[arg-type, return-value]
     with pytest.raises(mt.InvalidArgumentError, match="cannot be made a tensor"):
-        mt.grad(lambda x: x)("one")
+        mt.grad(lambda x: x)("one")  # type: ignore[arg-type]
     with pytest.raises(mt.InvalidArgumentError, match="list of tensors"):
         mt.grads(lambda x: x)(mt.scalar(1.0))  # type: ignore[arg-type]
 

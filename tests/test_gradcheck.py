@@ -264,7 +264,7 @@ def test_high_curvature_is_not_mistaken_for_a_kink() -> None:
 # -- second order -------------------------------------------------------------------------------
 
 
-def cube_with_frozen_grad(x: mt.Tensor, save: Callable[[list[mt.Tensor]], None]) -> tuple[mt.Tensor, Callable[..., mt.Tensor]]:
+def cube_with_frozen_grad(x: mt.Tensor, save: Callable[[list[mt.Tensor]], None]) -> tuple[mt.Tensor, Callable[[mt.Tensor, list[mt.Tensor]], mt.Tensor]]:
     frozen = mt.tensor(x.data_sync(), shape=x.shape)  # a copy outside the graph
     save([frozen])  # kept for grad_fn; an unsaved intermediate is disposed when f returns
     return x * x * x, lambda dy, saved: dy * 3.0 * saved[0] * saved[0]

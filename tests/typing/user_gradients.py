@@ -59,6 +59,20 @@ def softplus(t: mt.Tensor) -> tuple[mt.Tensor, Callable[[mt.Tensor], mt.Tensor]]
 assert_type(softplus(x), mt.Tensor)
 assert_type(mt.grad(softplus)(x), mt.Tensor)
 
+
+# with save, custom_grad gives a function of the tensors alone
+def scaled_tanh(
+    t: mt.Tensor, save: Callable[[list[mt.Tensor]], None]
+) -> tuple[mt.Tensor, Callable[[mt.Tensor, list[mt.Tensor]], mt.Tensor]]:
+    th = mt.tanh(t)
+    save([th])
+    return 2.0 * th, lambda dy, saved: dy * 2.0 * (1.0 - saved[0] * saved[0])
+
+
+scaled = mt.custom_grad(scaled_tanh)
+assert_type(scaled(x), mt.Tensor)
+assert_type(mt.grad(scaled)(x), mt.Tensor)
+
 # the tape: one source, a list of sources, a dict of sources
 with mt.GradientTape(persistent=True) as tape:
     y = (x * w + b).sum()
@@ -88,6 +102,7 @@ def what_the_runtime_refuses() -> None:
     mt.grad(two_inputs)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     softplus(x, x)  # type: ignore[call-arg]  # pyright: ignore[reportCallIssue]
     softplus(1.0)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+    scaled(x, x)  # type: ignore[call-arg]  # pyright: ignore[reportCallIssue]
     grads[0]  # type: ignore[index]  # pyright: ignore[reportArgumentType]
     dxs[0] = None  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
 
