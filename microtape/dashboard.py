@@ -212,9 +212,9 @@ class Dashboard:
         self.host = host
         self.port = port
         self.max_points = max_points
-        self.interval = float(interval)
-        self.explode_norm = defaults.explode_norm
-        self.vanish_norm = defaults.vanish_norm
+        self.interval: float = float(interval)
+        self.explode_norm: float = defaults.explode_norm
+        self.vanish_norm: float = defaults.vanish_norm
         self._lock = threading.Lock()
         self._loss = Series(max_points)
         self._norms: dict[str, Series] = {}
@@ -233,8 +233,8 @@ class Dashboard:
         self._last_step: int | None = None
         self._last_loss: float | None = None
         self._steps_logged = 0
-        self.version = 0
-        self.finished = False
+        self.version: int = 0
+        self.finished: bool = False
         self._server: Server | None = None
 
     # -- feeding ------------------------------------------------------------------------

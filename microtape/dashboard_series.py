@@ -33,8 +33,8 @@ class Series:
     def __init__(self, limit: int) -> None:
         self.steps: list[int] = []
         self.values: list[float] = []
-        self.limit = limit
-        self.stride = 1
+        self.limit: int = limit
+        self.stride: int = 1
         self._count = 0
         self._best: tuple[int, float] = (0, 0.0)
 

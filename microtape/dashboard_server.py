@@ -95,7 +95,7 @@ class Server:
 
     def __init__(self, source: PageSource) -> None:
         self.source = source
-        self.viewers = 0
+        self.viewers: int = 0
         self._streams: set[asyncio.StreamWriter] = set()
         self._connections: set[asyncio.StreamWriter] = set()
         self._server: asyncio.Server | None = None
@@ -103,8 +103,8 @@ class Server:
         self._cache: tuple[int, int, bytes] | None = None  # (version, viewers, event bytes)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self.requests = 0
-        self.busy = 0.0  # CPU seconds spent drawing and pushing updates (bench/dashboard.py reports it)
+        self.requests: int = 0
+        self.busy: float = 0.0  # CPU seconds spent drawing and pushing updates (bench/dashboard.py reports it)
 
     # -- life cycle ----------------------------------------------------------------------
 
