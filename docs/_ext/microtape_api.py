@@ -115,7 +115,11 @@ def api_lines() -> Iterator[str]:
         items = sorted(grouped[title], key=_order)
         names = ", ".join(f":obj:`~{PACKAGE}.{n}`" for n, o in items if not isinstance(o, types.ModuleType))
         if names:
-            yield f"*In this section:* {names}."
+            # The label and the list are apart so that only the label is a
+            # message to translate (a list of names is not prose).
+            yield ".. rubric:: In this section"
+            yield ""
+            yield f"{names}."
             yield ""
         for name, obj in items:
             yield from _directive(name, obj)
