@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from ._prose import chapter_catalog, plain, render
+
 TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
 _RULE = "─" * 72
 
@@ -59,30 +61,6 @@ def _cells(source: str) -> tuple[str, list[tuple[str, str, int]]]:
     return doc, cells
 
 
-_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
-
-
-def _name(target: str) -> str:
-    if target.startswith("microtape."):
-        return "mt." + target.removeprefix("microtape.")
-    return target
-
-
-def plain(rst: str) -> str:
-    """Turn the chapters' reStructuredText prose into terminal text.
-
-    Examples:
-        >>> from microtape._tour import plain
-        >>> plain("Use :func:`~microtape.grad` on ``x``. .. note:: Careful.")
-        'Use mt.grad on `x`. Note: Careful.'
-    """
-    text = _ROLE.sub(lambda m: _name(m.group(1)), rst)
-    text = text.replace("``", "`")
-    text = re.sub(r"\.\. code-block:: *(\w+)", lambda m: f"In {m.group(1).replace('javascript', 'JavaScript')}:", text)
-    text = re.sub(r"\.\. (note|warning|tip|important)::", lambda m: m.group(1).capitalize() + ":", text)
-    return text
-
-
 def _execute(code: str, namespace: dict[str, object], filename: str = "<tour>", line: int = 1) -> str:
     """Run a cell; return what it printed plus the repr of a final expression.
 
@@ -104,16 +82,17 @@ def _execute(code: str, namespace: dict[str, object], filename: str = "<tour>", 
     return buffer.getvalue()
 
 
-def show(path: Path, out: TextIO) -> None:
-    """Print one chapter: title, then each cell's prose, code and output."""
+def show(path: Path, out: TextIO, lang: str = "en") -> None:
+    """Print one chapter: title, then each cell's prose (in ``lang`` where translated), code and output."""
     doc, cells = _cells(path.read_text(encoding="utf-8"))
+    catalog = chapter_catalog(path.stem, lang)
     print(_RULE, file=out)
-    print(plain(doc.strip()), file=out)
+    print(render(doc.strip(), catalog, lang), file=out)
     print(_RULE, file=out)
     namespace: dict[str, object] = {"__name__": "__main__", "__file__": str(path)}
     for prose, code, line in cells:
         if prose:
-            print(plain(prose), file=out)
+            print(render(prose, catalog, lang), file=out)
         if code:
             print(textwrap.indent(code, "    │ "), file=out)
             output = _execute(code, namespace, str(path), line)
@@ -127,6 +106,7 @@ def run(
     out: TextIO,
     fallback: Callable[[TextIO], None],
     pause: Callable[[str], str] | None = None,
+    lang: str = "en",
 ) -> int:
     """Show every chapter (or chapter N); return the exit code.
 
@@ -149,5 +129,5 @@ def run(
             answer = pause(f"── Enter for chapter {int(path.name[:2])}, q to stop ── ")
             if answer.strip().lower().startswith("q"):
                 break
-        show(path, out)
+        show(path, out, lang=lang)
     return 0

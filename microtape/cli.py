@@ -109,10 +109,12 @@ def _mini_tour(out: TextIO) -> None:
     print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)
 
 
-def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False) -> int:
+def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, lang: str = "en") -> int:
     """Print the book's chapters in the terminal (all, or one with ``chapter``).
 
-    With ``pause``, wait for Enter between chapters.
+    With ``pause``, wait for Enter between chapters. ``lang="ru"`` prints the
+    prose in Russian, from the Russian edition's catalogs (English where a
+    paragraph has no translation).
 
     Examples:
         >>> import io
@@ -126,7 +128,7 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
     stream = out if out is not None else sys.stdout
     from . import _tour
 
-    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None)
+    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None, lang=lang)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
     t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
     t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
+    t.add_argument("--lang", choices=("en", "ru"), default="en", help="language of the prose (ru: Russian)")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
     g = sub.add_parser("grade", help="check exercise files or folders of them, each in its own process with a time limit")
     g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files, or folders searched for *.py")
@@ -158,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return dashboard_demo.main(args.demo, args.host, args.port, args.steps, args.delay, not args.exit_when_done)
     if args.command == "tour":
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-        return tour(args.chapter, pause=interactive and not args.no_pause)
+        return tour(args.chapter, pause=interactive and not args.no_pause, lang=args.lang)
     if args.command == "grade":
         from . import grader
 
