@@ -379,7 +379,8 @@ class ChapterRole(SphinxRole):
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         explicit, title, number = split_explicit_title(self.text)
-        label = title if explicit else f"chapter {int(number)}"
+        word = "глава" if (self.config.language or "").startswith("ru") else "chapter"  # the Russian edition
+        label = title if explicit else f"{word} {int(number)}"
         found = sorted((Path(self.env.srcdir).parent / "tutorials").glob(f"{int(number):02d}_*.py"))
         text = nodes.inline(label, label)
         if not found:
