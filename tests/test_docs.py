@@ -144,6 +144,9 @@ def test_russian_edition_builds_and_reads_in_russian(editions: Editions) -> None
         if cyrillic_share(prose(page)) < 0.6
     }
     assert not english_prose, f"pages whose prose is not mostly Russian (share of Cyrillic letters): {english_prose}"
+    gallery = (out / "book" / "index.html").read_text(encoding="utf-8")
+    captions = re.findall(r'sphx-glr-thumbnail-title">([^<]*)<', gallery)
+    assert captions and all(cyrillic_share(c) > 0.6 for c in captions), f"gallery captions: {captions}"
     # furo's own words (Previous/Next, "On this page") come from docs/locale/ru/LC_MESSAGES/sphinx.po.
     chapter_html = (out / "book" / "03_gradient_tape.html").read_text(encoding="utf-8")
     assert "Next" not in page_text(out / "book" / "03_gradient_tape.html").split("Copyright")[0]
