@@ -35,7 +35,7 @@ language = os.environ.get("DOCS_LANG", "en")  # or -D language=ru on the command
 
 # -- Translations (the Russian edition: -D language=ru) ------------------------------
 
-# One catalog per page (docs/locale/ru/LC_MESSAGES/book/03_gradient_tape.po, ...),
+# One catalog per page (docs/locale/ru/LC_MESSAGES/book/<chapter>.po, index.po, ...),
 # and no source locations or uuids in them, so a catalog changes only when its
 # page's text does.
 locale_dirs = ["locale/"]

@@ -271,3 +271,12 @@ def test_a_chapter_that_raises_breaks_the_build(tmp_path: Path) -> None:
     proc = build(project)
     assert proc.returncode != 0, "a chapter that raises must fail the build"
     assert "this chapter is broken on purpose" in proc.stderr + proc.stdout
+
+
+def test_conf_py_points_only_at_files_that_exist() -> None:
+    """Paths that docs/conf.py tells a reader to open (docs/..., *.md) are in the repository."""
+    conf = (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
+    named = set(re.findall(r"\b(?:docs/[\w./-]+\.\w+|[\w-]+\.md)\b", conf))
+    assert named, "conf.py names no file at all: this test looks for the wrong pattern"
+    missing = sorted(name for name in named if not (ROOT / name).exists())
+    assert not missing, f"docs/conf.py mentions files that do not exist: {missing}"

@@ -54,6 +54,8 @@ def _role(match: re.Match[str]) -> str:
         text = body
     if role.split(":")[-1] in _WORD_ROLES:
         return text
+    if text.startswith("microtape."):  # the notebooks import microtape as mt
+        text = "mt." + text.removeprefix("microtape.")
     if role in ("func", "meth") and not text.endswith(")"):
         text += "()"
     return f"`{text}`"
@@ -63,7 +65,7 @@ def roles_to_markdown(rst: str) -> str:
     """Sphinx roles as Markdown: inline code for code objects, words for pages.
 
     >>> roles_to_markdown("Use :func:`~microtape.grad` and :class:`microtape.Tensor`, see :doc:`tfjs`.")
-    'Use `grad()` and `microtape.Tensor`, see tfjs.'
+    'Use `grad()` and `mt.Tensor`, see tfjs.'
     """
     return _ROLE.sub(_role, rst)
 
