@@ -426,7 +426,7 @@ print(safe_grad, all(math.isfinite(v) for v in safe_grad.data_sync()))
 #    included (its gradients are computed by running kernels too): it logs
 #    each kernel's name, time and shapes to the console, reads the result
 #    back, and when the result holds a NaN or an infinity it prints a warning
-#    (*Found NaN in the result of 'Log'*) and carries on. Nothing stops at the
+#    (``Found NaN in the result of 'Log'``) and carries on. Nothing stops at the
 #    first bad value, and reading back every result slows everything down.
 #    microtape's anomaly mode stops with an error at the first NaN or Inf of
 #    either pass, names the op and the line, and costs nothing when it is
