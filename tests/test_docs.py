@@ -236,7 +236,8 @@ def test_notebooks_are_markdown_and_say_how_to_install(editions: Editions) -> No
     assert len(notebooks) == len(list((ROOT / "tutorials").glob("[0-9][0-9]_*.py")))
     for notebook in notebooks:
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-        assert cells[0]["cell_type"] == "code" and "pip install microtape" in "".join(cells[0]["source"])
+        first = "".join(cells[0]["source"])
+        assert cells[0]["cell_type"] == "code" and "%pip install" in first and "microtape" in first, first
         markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
         outside_code = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
         for markup in (":func:`", ":class:`", ":meth:`", ":attr:`", ":doc:`", ":chapter:`", ".. note::", ".. "):

@@ -22,10 +22,10 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 
 FIRST_CELL = (
-    "# This notebook is a chapter of the microtape book. It needs microtape\n"
-    "# (pure Python, no dependencies) and, for its figures, matplotlib:\n"
-    "# %pip install microtape matplotlib\n"
-    "# (from a checkout of the repository: %pip install -e '.[dev]')\n"
+    "# A chapter of the microtape book. Run it where microtape (pure Python, no\n"
+    "# dependencies) and matplotlib (for the figures) are installed. Uncomment one:\n"
+    "# %pip install -e '/path/to/your/checkout/of/microtape[dev]'\n"
+    "# %pip install /path/to/microtape-*.whl matplotlib   # a wheel made with python -m build\n"
     "%matplotlib inline"
 )
 
