@@ -281,3 +281,16 @@ def test_conf_py_points_only_at_files_that_exist() -> None:
     assert named, "conf.py names no file at all: this test looks for the wrong pattern"
     missing = sorted(name for name in named if not (ROOT / name).exists())
     assert not missing, f"docs/conf.py mentions files that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("name", ["editions", "notebooks"])
+def test_extension_examples(name: str) -> None:
+    """The examples in docs/_ext's docstrings (link layout, reST roles to Markdown) hold."""
+    import doctest
+
+    spec = importlib.util.spec_from_file_location(f"_ext_{name}", ROOT / "docs" / "_ext" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0, result
