@@ -1,10 +1,12 @@
 """Sphinx configuration for the microtape book and API reference.
 
-Build with ``python -m sphinx -W -b html docs docs/_build`` from the repository
-root. The chapters in ``../tutorials`` are executed by sphinx-gallery on every
-build and their output is written into ``docs/book/`` (generated, gitignored).
-The settings below were chosen to survive ``-W``; see TOOLCHAIN.md before
-changing one of them.
+Build the English edition with ``python -m sphinx -W -b html docs docs/_build/html``
+and the Russian one with ``python -m sphinx -W -b html -D language=ru docs
+docs/_build/html/ru`` from the repository root (the editions link to each other
+in that layout; see ``docs/_ext/editions.py``). The chapters in ``../tutorials``
+are executed by sphinx-gallery on every build and their output is written into
+``docs/book/`` (generated, gitignored). The settings below were chosen to
+survive ``-W``; the comments next to them say why.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ sys.path.insert(0, str(ROOT))  # import the microtape next to docs/, not another
 sys.path.insert(0, str(HERE / "_ext"))
 
 import microtape  # noqa: E402 - after the path set-up above
+from notebooks import FIRST_CELL  # noqa: E402 - docs/_ext/notebooks.py
 
 # -- Project -------------------------------------------------------------------
 
@@ -28,17 +31,19 @@ author = "the microtape authors"
 copyright = "the microtape authors"  # noqa: A001 - Sphinx's name
 release = microtape.__version__
 version = release
-language = os.environ.get("DOCS_LANG", "en")
+language = os.environ.get("DOCS_LANG", "en")  # or -D language=ru on the command line
 
 # -- Translations (the Russian edition: -D language=ru) ------------------------------
 
-# One catalog per page (docs/locale/ru/LC_MESSAGES/book/03_gradient_tape.po, ...),
+# One catalog per page (docs/locale/ru/LC_MESSAGES/book/<chapter>.po, index.po, ...),
 # and no source locations or uuids in them, so a catalog changes only when its
 # page's text does.
 locale_dirs = ["locale/"]
 gettext_compact = False
 gettext_location = False
 gettext_uuid = False
+# The catalogs are refreshed with ``python docs/update_catalogs.py`` (gettext
+# builder, then sphinx-intl); the .mo files are compiled by every build.
 
 # -- Extensions ----------------------------------------------------------------
 
@@ -51,10 +56,12 @@ extensions = [
     "mathml",  # docs/_ext/mathml.py: formulas as MathML, readable offline (MathJax needs a CDN)
     "sphinx_gallery.gen_gallery",
     "microtape_api",  # docs/_ext/microtape_api.py: the API page, generated from microtape.__all__
+    "editions",  # docs/_ext/editions.py: English and Russian editions, linked page to page
+    "notebooks",  # docs/_ext/notebooks.py: the chapters' notebooks get Markdown, not reST
 ]
 
 exclude_patterns = ["_build"]
-templates_path: list[str] = []
+templates_path = ["_templates"]
 python_use_unqualified_type_names = True  # signatures show Tensor, not microtape.tensor.Tensor
 nitpicky = True  # a broken :class:/:func: reference is an error, not a silent plain word
 
@@ -64,7 +71,18 @@ html_theme = "furo"
 html_math_renderer = "mathml"
 html_title = "microtape: the gradient debugging book"
 html_static_path = ["_static"]
-html_css_files = ["book.css"]
+html_css_files = ["book.css", "editions.css"]
+# furo's sidebar, plus the link to this page in the other edition under the search box.
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/search.html",
+        "sidebar/language.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 html_last_updated_fmt = None
 html_show_sourcelink = False
 
@@ -136,6 +154,7 @@ sphinx_gallery_conf = {
     "show_signature": False,
     "line_numbers": False,
     "plot_gallery": "True",
+    "first_notebook_cell": FIRST_CELL,  # how to install microtape, then %matplotlib inline
 }
 
 # Fail fast if a chapter name would be ignored by accident (a typo in the pattern above).

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-__all__ = ["chapter_files", "exercises_dir", "starter_files", "tutorials_dir"]
+__all__ = ["chapter_files", "exercises_dir", "locale_dir", "starter_files", "tutorials_dir"]
 
 PACKAGED: Final = "_tutorials"
 """The folder inside the package that holds the book in a wheel."""
@@ -74,3 +74,22 @@ def exercises_dir() -> Path | None:
     folder = tutorials_dir()
     return folder / "exercises" if folder is not None and (folder / "exercises").is_dir() else None
 
+
+def locale_dir() -> Path | None:
+    """The folder of the book's translations (``<lang>/LC_MESSAGES/book/<chapter>.po``), or None.
+
+    The tour reads the chapters' Russian text from the same catalogs the
+    Russian edition of the book is built from: ``docs/locale`` in a checkout,
+    ``_tutorials/locale`` (the chapters' catalogs only) in a wheel.
+
+    Examples:
+        >>> from microtape._resources import locale_dir
+        >>> folder = locale_dir()
+        >>> folder is None or (folder / "ru" / "LC_MESSAGES").is_dir()
+        True
+    """
+    packaged = resources.files("microtape") / PACKAGED / "locale"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    checkout = Path(__file__).resolve().parent.parent / "docs" / "locale"
+    return checkout if checkout.is_dir() else None

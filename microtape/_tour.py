@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import _resources
+from ._prose import chapter_catalog, render
 
 _RULE = "─" * 72
 NO_PLOTS: str = "(a plot is left out here: matplotlib is not installed; pip install 'microtape[book]' to draw it)"
@@ -74,30 +75,6 @@ def _cells(source: str) -> tuple[str, list[tuple[str, str, int]]]:
             code.append(line)
     flush()
     return doc, cells
-
-
-_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
-
-
-def _name(target: str) -> str:
-    if target.startswith("microtape."):
-        return "mt." + target.removeprefix("microtape.")
-    return target
-
-
-def plain(rst: str) -> str:
-    """Turn the chapters' reStructuredText prose into terminal text.
-
-    Examples:
-        >>> from microtape._tour import plain
-        >>> plain("Use :func:`~microtape.grad` on ``x``. .. note:: Careful.")
-        'Use mt.grad on `x`. Note: Careful.'
-    """
-    text = _ROLE.sub(lambda m: _name(m.group(1)), rst)
-    text = text.replace("``", "`")
-    text = re.sub(r"\.\. code-block:: *(\w+)", lambda m: f"In {m.group(1).replace('javascript', 'JavaScript')}:", text)
-    text = re.sub(r"\.\. (note|warning|tip|important)::", lambda m: m.group(1).capitalize() + ":", text)
-    return text
 
 
 def _loop_names(stmt: ast.stmt) -> set[str]:
@@ -207,22 +184,24 @@ def _save_figures(chapter: Path, figures: Path | None, first: int) -> list[str]:
     return saved
 
 
-def show(path: Path, out: TextIO, figures: Path | None = None, plots: bool | None = None) -> None:
+def show(path: Path, out: TextIO, figures: Path | None = None, plots: bool | None = None, lang: str = "en") -> None:
     """Print one chapter: title, then each cell's prose, code and output.
 
+    Prose is printed in ``lang`` where the Russian edition translates it.
     Figures are saved into ``figures`` (if given) and closed after each cell;
     ``plots=False`` (the default when matplotlib is missing) leaves plotting out.
     """
     doc, cells = _cells(path.read_text(encoding="utf-8"))
+    catalog = chapter_catalog(path.stem, lang)
     print(_RULE, file=out)
-    print(plain(doc.strip()), file=out)
+    print(render(doc.strip(), catalog, lang), file=out)
     print(_RULE, file=out)
     namespace: dict[str, object] = {"__name__": "__main__", "__file__": str(path)}
     tainted: set[str] | None = None if (have_matplotlib() if plots is None else plots) else set()
     saved = 0
     for prose, code, line in cells:
         if prose:
-            print(plain(prose), file=out)
+            print(render(prose, catalog, lang), file=out)
         if code:
             print(textwrap.indent(code, "    │ "), file=out)
             output = _execute(code, namespace, str(path), line, tainted)
@@ -240,6 +219,7 @@ def run(
     fallback: Callable[[TextIO], None],
     pause: Callable[[str], str] | None = None,
     figures: Path | None = None,
+    lang: str = "en",
 ) -> int:
     """Show every chapter (or chapter N); return the exit code.
 
@@ -264,5 +244,5 @@ def run(
             answer = pause(f"── Enter for chapter {int(path.name[:2])}, q to stop ── ")
             if answer.strip().lower().startswith("q"):
                 break
-        show(path, out, figures)
+        show(path, out, figures, lang=lang)
     return 0

@@ -113,11 +113,13 @@ def _mini_tour(out: TextIO) -> None:
     print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)
 
 
-def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, figures: Path | None = None) -> int:
+def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, figures: Path | None = None, lang: str = "en") -> int:
     """Print the book's chapters in the terminal (all, or one with ``chapter``).
 
     With ``pause``, wait for Enter between chapters; with ``figures`` (a
-    folder), save each plot there as a PNG and print its path.
+    folder), save each plot there as a PNG and print its path. ``lang="ru"``
+    prints the prose in Russian, from the Russian edition's catalogs (English
+    where a paragraph has no translation).
 
     Examples:
         >>> import io
@@ -131,7 +133,7 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
     stream = out if out is not None else sys.stdout
     from . import _tour
 
-    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None, figures=figures)
+    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None, figures=figures, lang=lang)
 
 
 def program_name() -> str:
@@ -197,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
     t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
     t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
+    t.add_argument("--lang", choices=("en", "ru"), default="en", help="language of the prose (ru: Russian)")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
     e = sub.add_parser("exercises", help="copy the starter exercises into a folder (never the solutions)")
     e.add_argument("folder", metavar="DIR", type=Path, help="where to put them (made if missing)")
@@ -223,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "tour":
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         figures = Path(tempfile.gettempdir()) / "microtape-tour"
-        return tour(args.chapter, pause=interactive and not args.no_pause, figures=figures)
+        return tour(args.chapter, pause=interactive and not args.no_pause, figures=figures, lang=args.lang)
     if args.command == "exercises":
         return exercises(args.folder, force=args.force)
     if args.command == "grade":

@@ -1,29 +1,42 @@
-"""The book builds with ``sphinx -W``, shows real computed output, and breaks on a broken chapter.
+"""The book builds with ``sphinx -W`` in English and in Russian, shows real computed output,
+breaks on a broken chapter, and its Russian catalogs are complete and up to date.
 
-Each test copies ``docs/``, ``tutorials/`` and the package into ``tmp_path``
-and runs ``python -m sphinx -W -b html docs out`` there in a subprocess, so
-the repository's own ``docs/book/`` and ``docs/_build/`` are never touched.
+One copy of ``docs/``, ``tutorials/`` and the package goes into a temporary
+folder, and both editions are built there in subprocesses, in the layout the
+README gives (English in ``out/``, Russian in ``out/ru/``), so the
+repository's own ``docs/book/`` and ``docs/_build/`` are never touched.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+HAVE_DOT = shutil.which("dot") is not None
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("dot") is None,
-    reason="Graphviz `dot` is not installed (apt-get install graphviz); the book's graphs need it",
-)
+_GENERATED = shutil.ignore_patterns("_build", "__pycache__", "*.pyc", "*.mo", "sg_execution_times.rst")
 
-GENERATED = shutil.ignore_patterns("_build", "book", "__pycache__", "*.pyc", "sg_execution_times.rst")
+
+def GENERATED(folder: str, names: list[str]) -> set[str]:
+    """What the copy leaves out: build output, and the gallery's generated ``docs/book/``
+    (but not ``docs/locale/ru/LC_MESSAGES/book/``, the chapters' catalogs)."""
+    skipped = set(_GENERATED(folder, names))
+    if Path(folder) == ROOT / "docs" and "book" in names:
+        skipped.add("book")
+    return skipped
+PAGES = ("index", "api", "tfjs", "teachers", "glossary", "bridge", "book/index")
+REFRESH = "python docs/update_catalogs.py"
 
 
 def copy_project(dest: Path) -> Path:
@@ -36,15 +49,18 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-def build(project: Path) -> subprocess.CompletedProcess[str]:
+def sphinx(project: Path, *args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "MPLBACKEND": "Agg",
         "PYTHONPATH": os.pathsep.join([str(project), os.environ.get("PYTHONPATH", "")]),
         "PYTHONHASHSEED": "0",
     }
+    env.pop("DOCS_LANG", None)
+    if path is not None:
+        env["PATH"] = path
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "docs", "out"],
+        [sys.executable, "-m", "sphinx", "-W", "-q", *args],
         cwd=project,
         env=env,
         capture_output=True,
@@ -53,31 +69,195 @@ def build(project: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def build(project: Path, out: str = "out", *options: str) -> subprocess.CompletedProcess[str]:
+    return sphinx(project, "-b", "html", *options, "docs", out)
+
+
 def page_text(path: Path) -> str:
     """The visible text of a generated page, without tags."""
     return re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8"))
 
 
-def test_book_builds_with_real_output(tmp_path: Path) -> None:
-    project = copy_project(tmp_path)
-    proc = build(project)
-    assert proc.returncode == 0, f"sphinx -W failed:\n{proc.stderr[-6000:]}"
-    out = project / "out"
-    for page in ("index", "api", "tfjs", "teachers", "book/index"):
+def prose(path: Path) -> str:
+    """The text of a page's paragraphs and headings, without code or program output."""
+    html = path.read_text(encoding="utf-8")
+    html = html.split('<article role="main"', 1)[-1].split("</article>", 1)[0]
+    html = re.sub(r"<(pre|code|math|table)\b.*?</\1>", " ", html, flags=re.DOTALL)
+    found = re.findall(r"<(p|h1|h2|h3|li)\b[^>]*>(.*?)</\1>", html, flags=re.DOTALL)
+    return " ".join(re.sub(r"<[^>]+>", "", body) for _, body in found)
+
+
+def cyrillic_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum("а" <= c.lower() <= "я" or c in "ёЁ" for c in letters) / max(1, len(letters))
+
+
+def load_catalog_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("update_catalogs", ROOT / "docs" / "update_catalogs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Editions:
+    project: Path
+    english: subprocess.CompletedProcess[str]
+    russian: subprocess.CompletedProcess[str]
+
+    @property
+    def en(self) -> Path:
+        return self.project / "out"
+
+    @property
+    def ru(self) -> Path:
+        return self.project / "out" / "ru"
+
+
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory: pytest.TempPathFactory) -> Editions:
+    project = copy_project(tmp_path_factory.mktemp("book"))
+    english = build(project)
+    russian = build(project, "out/ru", "-D", "language=ru")
+    return Editions(project, english, russian)
+
+
+def test_english_edition_builds_with_real_output(editions: Editions) -> None:
+    assert editions.english.returncode == 0, f"sphinx -W failed:\n{editions.english.stderr[-6000:]}"
+    out = editions.en
+    for page in PAGES:
         assert (out / f"{page}.html").is_file(), f"{page}.html was not generated"
     chapter = page_text(out / "book" / "02_automatic_gradients.html")
     # The gradient of the text's linear model at w=0.5, b=0, printed by data_sync():
     # only a chapter that really ran can show it.
     assert "[-17.5]" in chapter and "[-5.5]" in chapter, "chapter 2's computed gradients are missing"
-    tape_page = (out / "book" / "03_gradient_tape.html").read_text(encoding="utf-8")
-    assert re.search(r'<img [^>]*src="[^"]*sphx_glr_03_gradient_tape_001\.png"', tape_page), (
-        "chapter 3's rendered tape graph is missing"
-    )
     api = page_text(out / "api.html")
     import microtape as mt
 
     missing = [name for name in mt.__all__ if f"microtape.{name}" not in api and f"mt.{name}" not in api]
     assert not missing, f"names in microtape.__all__ without an API entry: {missing}"
+
+
+def test_russian_edition_builds_and_reads_in_russian(editions: Editions) -> None:
+    assert editions.russian.returncode == 0, f"sphinx -W -D language=ru failed:\n{editions.russian.stderr[-6000:]}"
+    out = editions.ru
+    for page in PAGES:
+        assert (out / f"{page}.html").is_file(), f"ru/{page}.html was not generated"
+    assert re.search(r'<html [^>]*lang="ru"', (out / "index.html").read_text(encoding="utf-8"))
+    chapter = page_text(out / "book" / "02_automatic_gradients.html")
+    assert "[-17.5]" in chapter and "[-5.5]" in chapter, "the Russian chapter 2 lost its computed output"
+    english_prose = {
+        page.relative_to(out).as_posix(): round(cyrillic_share(prose(page)), 2)
+        for page in [*sorted((out / "book").glob("[0-9][0-9]_*.html")), *(out / f"{p}.html" for p in PAGES)]
+        if page.name != "api.html" and cyrillic_share(prose(page)) < 0.6
+    }
+    assert not english_prose, f"pages whose prose is not mostly Russian (share of Cyrillic letters): {english_prose}"
+    # The API page: its own words are Russian, and it says that the entries (docstrings) are English.
+    api = (out / "api.html").read_text(encoding="utf-8")
+    headings = " ".join(re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<h[12]>(.*?)</h[12]>", api, flags=re.DOTALL))
+    assert cyrillic_share(headings) > 0.6, headings
+    assert "на английском" in page_text(out / "api.html")
+    gallery = (out / "book" / "index.html").read_text(encoding="utf-8")
+    captions = re.findall(r'sphx-glr-thumbnail-title">([^<]*)<', gallery)
+    assert captions and all(cyrillic_share(c) > 0.6 for c in captions), f"gallery captions: {captions}"
+    # furo's own words (Previous/Next, "On this page") come from docs/locale/ru/LC_MESSAGES/sphinx.po.
+    chapter_html = (out / "book" / "03_gradient_tape.html").read_text(encoding="utf-8")
+    assert "Next" not in page_text(out / "book" / "03_gradient_tape.html").split("Copyright")[0]
+    assert "Далее" in chapter_html or "Следующ" in chapter_html
+
+
+def test_each_page_links_to_itself_in_the_other_edition(editions: Editions) -> None:
+    assert editions.english.returncode == editions.russian.returncode == 0
+    link = re.compile(r'class="sidebar-edition-link" href="([^"]+)"')
+    checked = 0
+    for here, there in ((editions.en, editions.ru), (editions.ru, editions.en)):
+        for page in here.rglob("*.html"):
+            rel = page.relative_to(here)
+            if rel.parts[0] in ("ru", "_static", "_sources", "_downloads", "_images"):
+                continue
+            found = link.findall(page.read_text(encoding="utf-8"))
+            assert found, f"{page} has no link to the other edition"
+            target = (page.parent / found[0]).resolve()
+            assert target == (there / rel).resolve(), f"{page} links to {target}, not to {there / rel}"
+            assert target.is_file(), f"{page} links to {target}, which was not built"
+            checked += 1
+    assert checked >= 2 * len(PAGES)
+
+
+def test_catalogs_are_fully_translated() -> None:
+    tool = load_catalog_tool()
+    catalogs = sorted((ROOT / "docs" / "locale").rglob("*.po"))
+    assert catalogs, "no catalogs under docs/locale"
+    problems = [f"{po.relative_to(ROOT)}: {msg[:100]}" for po in catalogs for msg in tool.untranslated(po)]
+    assert not problems, (
+        f"{len(problems)} messages are untranslated or fuzzy; translate them (and drop the fuzzy flag):\n"
+        + "\n".join(problems[:40])
+    )
+
+
+def test_catalogs_match_the_sources(tmp_path: Path) -> None:
+    tool = load_catalog_tool()
+    project = copy_project(tmp_path)
+    proc = sphinx(project, "-b", "gettext", "-D", "plot_gallery=0", "docs", "pot")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    problems = tool.stale(project / "pot", ROOT / "docs" / "locale", "ru")
+    assert not problems, (
+        f"the Russian catalogs are out of date with the sources; run `{REFRESH}` from the repository root, "
+        "then translate the new and fuzzy messages:\n" + "\n".join(problems[:40])
+    )
+
+
+def test_the_tape_figure_is_drawn(editions: Editions) -> None:
+    if not HAVE_DOT:
+        pytest.skip("Graphviz `dot` is not installed: only the drawn tape graph is not checked")
+    for out in (editions.en, editions.ru):
+        tape_page = (out / "book" / "03_gradient_tape.html").read_text(encoding="utf-8")
+        assert re.search(r'<img [^>]*src="[^"]*sphx_glr_03_gradient_tape_001\.png"', tape_page), (
+            f"chapter 3's rendered tape graph is missing in {out}"
+        )
+
+
+def test_every_chapter_has_a_figure_for_its_thumbnail(editions: Editions) -> None:
+    """sphinx-gallery makes a chapter's gallery thumbnail from its first figure (or a placeholder)."""
+    gallery = (editions.en / "book" / "index.html").read_text(encoding="utf-8")
+    for chapter in sorted(p.stem for p in (ROOT / "tutorials").glob("[0-9][0-9]_*.py")):
+        assert f"sphx_glr_{chapter}_thumb.png" in gallery, f"{chapter} is not in the gallery"
+        page = (editions.en / "book" / f"{chapter}.html").read_text(encoding="utf-8")
+        if chapter.startswith("03_") and not HAVE_DOT:
+            continue  # its figure is the Graphviz drawing
+        assert re.search(rf'<img [^>]*src="[^"]*sphx_glr_{chapter}_0\d\d\.png"', page), (
+            f"{chapter} draws no figure, so its thumbnail is sphinx-gallery's placeholder"
+        )
+
+
+def test_notebooks_are_markdown_and_say_how_to_install(editions: Editions) -> None:
+    notebooks = sorted((editions.project / "docs" / "book").glob("[0-9][0-9]_*.ipynb"))
+    assert len(notebooks) == len(list((ROOT / "tutorials").glob("[0-9][0-9]_*.py")))
+    for notebook in notebooks:
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        first = "".join(cells[0]["source"])
+        assert cells[0]["cell_type"] == "code" and "%pip install" in first and "microtape" in first, first
+        markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        outside_code = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
+        for markup in (":func:`", ":class:`", ":meth:`", ":attr:`", ":doc:`", ":chapter:`", ".. note::", ".. "):
+            assert markup not in outside_code, f"{notebook.name} still has reST markup {markup!r}"
+        assert "``" not in outside_code, f"{notebook.name} still has reST ``literals``"
+
+
+def test_chapter_3_falls_back_to_text_without_dot(tmp_path: Path) -> None:
+    """Without Graphviz the tape chapter prints the graph's DOT text instead of drawing it."""
+    env = {**os.environ, "PATH": str(tmp_path), "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tutorials" / "03_gradient_tape.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "digraph tape {" in proc.stdout and "rankdir=TB" in proc.stdout
 
 
 def test_a_chapter_that_raises_breaks_the_build(tmp_path: Path) -> None:
@@ -92,3 +272,25 @@ def test_a_chapter_that_raises_breaks_the_build(tmp_path: Path) -> None:
     proc = build(project)
     assert proc.returncode != 0, "a chapter that raises must fail the build"
     assert "this chapter is broken on purpose" in proc.stderr + proc.stdout
+
+
+def test_conf_py_points_only_at_files_that_exist() -> None:
+    """Paths that docs/conf.py tells a reader to open (docs/..., *.md) are in the repository."""
+    conf = (ROOT / "docs" / "conf.py").read_text(encoding="utf-8")
+    named = set(re.findall(r"\b(?:docs/[\w./-]+\.\w+|[\w-]+\.md)\b", conf))
+    assert named, "conf.py names no file at all: this test looks for the wrong pattern"
+    missing = sorted(name for name in named if not (ROOT / name).exists())
+    assert not missing, f"docs/conf.py mentions files that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("name", ["editions", "notebooks"])
+def test_extension_examples(name: str) -> None:
+    """The examples in docs/_ext's docstrings (link layout, reST roles to Markdown) hold."""
+    import doctest
+
+    spec = importlib.util.spec_from_file_location(f"_ext_{name}", ROOT / "docs" / "_ext" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0, result

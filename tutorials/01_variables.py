@@ -93,6 +93,11 @@ print(weight)
 # block. Variables read there are *watched automatically*, so the tape can
 # give the gradient with respect to ``weight``. At :math:`w = 1.5` we expect
 # :math:`dL/dw = 18 \cdot 1.5 - 36 = -9`.
+#
+# ``GradientTape`` is an API of TensorFlow for Python, not of TF.js: TF.js
+# has no tape object you can hold, and computes gradients with ``tf.grad``
+# and ``tf.variableGrads`` instead (chapter 2). microtape has both kinds;
+# chapter 3 looks inside the tape.
 with mt.GradientTape() as tape:
     loss = (weight * 3.0 - 6.0) ** 2
 dw = tape.gradient(loss, weight)
@@ -105,6 +110,32 @@ dw
 assert dw is not None  # the tape saw weight, so there is a gradient
 weight.assign_sub(dw * 0.05)
 weight
+
+# %%
+# On the curve of the loss, the gradient is the slope of the tangent at the
+# old ``w``, and the update moves ``w`` downhill, against the slope:
+w_old, w_new, slope = weight.item() + 0.05 * dw.item(), weight.item(), dw.item()
+
+
+def loss_at(v: float) -> float:
+    return (3 * v - 6) ** 2
+
+
+# %%
+import matplotlib.pyplot as plt
+
+grid = [0.75 + i / 50 for i in range(101)]
+fig, ax = plt.subplots(figsize=(6.4, 3.4))
+ax.plot(grid, [loss_at(v) for v in grid], label="L(w) = (3w − 6)²")
+ax.plot([w_old - 0.4, w_old + 0.4], [loss_at(w_old) - 0.4 * slope, loss_at(w_old) + 0.4 * slope], "--",
+        label=f"tangent at w = {w_old:g}, slope {slope:g}")
+ax.annotate("", xy=(w_new, loss_at(w_new)), xytext=(w_old, loss_at(w_old)),
+            arrowprops={"arrowstyle": "->", "color": "C3", "lw": 2})
+ax.plot([w_old, w_new], [loss_at(w_old), loss_at(w_new)], "o", color="C3", label=f"one step: w = {w_new:g}")
+ax.set_xlabel("w")
+ax.set_ylabel("loss")
+ax.set_ylim(-1, 20)
+ax.legend()
 
 # %%
 # .. note:: TF.js variables have only ``assign``; ``assign_add`` and

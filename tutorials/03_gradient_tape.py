@@ -79,7 +79,23 @@ print("\n".join(dot_text.splitlines()[:8]))
 # ``rankdir="TB"`` (top to bottom) to fit the page, and show the
 # picture with matplotlib. If ``dot`` is not installed, the text is printed
 # instead.
-vertical = tape.to_dot(rankdir="TB")
+#
+# We also hang each leaf's gradient on the drawing: a note next to each
+# variable with the gradient of the loss with respect to it (-17.5 and -5.5,
+# as above), and a note next to each data tensor saying that it is a
+# constant and gets no gradient. Graphviz nodes are named ``t`` plus the
+# tensor's id, so we add the notes to the text ``to_dot`` wrote:
+leaf_grads = tape.gradient(loss, [line_w, line_b])
+notes = []
+for leaf, g in zip((line_w, line_b), leaf_grads):
+    assert g is not None
+    label = f"dloss/d{leaf.name} = {g.item():g}"
+    notes.append(f'  note{leaf.id} [shape=note, style=filled, fillcolor="#dbeafe", label="{label}"];')
+    notes.append(f"  t{leaf.id} -> note{leaf.id} [style=dashed, arrowhead=none];")
+for data in (x_data, y_data):
+    notes.append(f'  note{data.id} [shape=note, fontcolor="#6b7280", label="constant: no gradient"];')
+    notes.append(f"  t{data.id} -> note{data.id} [style=dashed, arrowhead=none];")
+vertical = tape.to_dot(rankdir="TB").rstrip().removesuffix("}") + "\n".join(notes) + "\n}"
 if shutil.which("dot"):
     command = ["dot", "-Tpng", "-Gdpi=100", "-Efontname=Helvetica"]
     png = subprocess.run(command, input=vertical.encode(), capture_output=True, check=True)
@@ -235,6 +251,36 @@ jac_tape.jacobian(q, v)
 # Each row of the Jacobian is the gradient of one entry of ``q``, and the
 # summed gradient above is the sum of its rows.
 #
+# Recording only part of the operations
+# -------------------------------------
+#
+# The section says that a tape helps "where only part of the operations has
+# to be tracked". TensorFlow for Python's tape has two switches for this,
+# and microtape has both. With ``watch_accessed_variables=False`` the tape
+# watches nothing by itself: only what we pass to ``watch`` gets a gradient.
+# Here ``x`` is watched and ``y`` is not, so for :math:`x^2 + y^2` at
+# :math:`(1.28, 1.92)` we expect :math:`2x = 2.56` for ``x`` and ``None`` for
+# ``y``:
+with mt.GradientTape(watch_accessed_variables=False) as part_tape:
+    part_tape.watch(x)
+    both = x.square() + y.square()
+part_tape.gradient(both, [x, y])
+
+# %%
+# ``stop_recording()`` pauses a tape inside its ``with`` block. The ops run
+# there are computed but not recorded, so no gradient flows through them:
+# use it for a target you hold fixed, a statistic you log, or any value you
+# do not want to differentiate. Here a weight is computed from ``y`` without
+# recording, so the tape treats it as a constant. The gradient of
+# ``weight_of_y * y²`` is then :math:`0.96 \cdot 2y \approx 3.686`, and not
+# the :math:`1.5 y^2 \approx 5.53` of the recorded :math:`0.5 y^3`:
+with mt.GradientTape() as part_tape:
+    with part_tape.stop_recording():
+        weight_of_y = y * 0.5  # computed, not recorded
+    penalty = weight_of_y * y.square()
+part_tape.gradient(penalty, y)
+
+# %%
 # The text's nested snippet, and why it fails
 # -------------------------------------------
 #
@@ -300,7 +346,9 @@ print(value, grads[x])
 # A tape is a list of records, read backwards. We can list it
 # (``operations``), draw it (``to_dot``) and follow the gradient through it
 # (``summary``). A persistent tape answers many questions, nested tapes give
-# higher derivatives, and ``jacobian`` keeps the outputs apart. TF.js hides
+# higher derivatives, and ``jacobian`` keeps the outputs apart.
+# ``watch_accessed_variables=False`` and ``stop_recording()`` limit what a
+# tape records. TF.js hides
 # all of this inside ``tf.grad``, and its ``variableGrads`` needs a function
 # that returns the loss.
 #

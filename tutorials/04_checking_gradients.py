@@ -123,6 +123,37 @@ for h in (1e-1, 1e-3, 1e-5, 1e-8, 1e-11):
     print(f"{h:8.0e} {forward_err:12.2e} {central_err:12.2e}")
 
 # %%
+# With many more steps, on log-log axes, each effect is a straight line. On
+# the right, the *truncation* error of the formula falls as h shrinks, like h
+# for the forward difference and like h² for the central one. On the left,
+# the *rounding* error grows like ε/h, where ε ≈ 2.2e-16 is the spacing of
+# float64 numbers near 1. The best h is where the two lines cross. We use
+# f = exp at x = 1 here, because for x² the central difference has no
+# truncation error at all:
+steps = [10.0 ** (-k / 4) for k in range(2, 62)]
+slope = math.exp(1.0)
+forward_errors = [abs((math.exp(1 + h) - math.exp(1)) / h - slope) for h in steps]
+central_errors = [abs((math.exp(1 + h) - math.exp(1 - h)) / (2 * h) - slope) for h in steps]
+best_forward = steps[forward_errors.index(min(forward_errors))]
+best_central = steps[central_errors.index(min(central_errors))]
+print(f"best h: forward {best_forward:.0e}, central {best_central:.0e}")
+
+# %%
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(6.4, 4.2))
+ax.loglog(steps, forward_errors, ".-", label="forward difference")
+ax.loglog(steps, central_errors, ".-", label="central difference")
+for best, color in ((best_forward, "C0"), (best_central, "C1")):
+    ax.axvline(best, color=color, linestyle=":")
+ax.annotate("rounding wins:\nerror ≈ ε/h", xy=(1e-12, 1e-10), ha="center")
+ax.annotate("truncation wins:\nerror ≈ h or h²", xy=(1e-2, 1e-11), ha="center")
+ax.set_xlabel("step h")
+ax.set_ylabel("|numeric − exact| derivative of exp at 1")
+ax.set_ylim(1e-13, 1e1)
+ax.legend(loc="upper center")
+
+# %%
 # The table shows both effects. In float64, h = 1e-6 is a good
 # middle ground for central differences, and it is microtape's default.
 # TF.js computes in float32, which keeps only about 7 digits, so there the
@@ -390,9 +421,16 @@ print(safe_grad, all(math.isfinite(v) for v in safe_grad.data_sync()))
 
 # %%
 # .. note:: TF.js has neither ``check_numerics`` nor an anomaly mode. The
-#    closest it gets is ``tf.env().set('DEBUG', true)``, which checks every
-#    kernel's output (forward only) and slows everything down. In microtape,
-#    anomaly mode checks both passes and costs nothing when it is off.
+#    closest it gets is debug mode, ``tf.env().set('DEBUG', true)``. In
+#    debug mode TF.js profiles every kernel call, the backward pass's
+#    included (its gradients are computed by running kernels too): it logs
+#    each kernel's name, time and shapes to the console, reads the result
+#    back, and when the result holds a NaN or an infinity it prints a warning
+#    (``Found NaN in the result of 'Log'``) and carries on. Nothing stops at the
+#    first bad value, and reading back every result slows everything down.
+#    microtape's anomaly mode stops with an error at the first NaN or Inf of
+#    either pass, names the op and the line, and costs nothing when it is
+#    off.
 #
 
 # %%

@@ -265,6 +265,18 @@ print(f"|dW| = {norm(dw):.3g}, |dU| = {norm(du):.3g}")
 print(mt.histogram(dw, bins=6, width=24))
 
 # %%
+# The same spread as a plot, for both gradients. The dotted lines mark ±1,
+# the range that ``clip_by_value(-1, 1)`` keeps:
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+for ax, (name, g) in zip(axes, (("dW", dw), ("dU", du))):
+    ax.hist(g.data_sync(), bins=20, color="C0" if name == "dW" else "C3")
+    for edge in (-1.0, 1.0):
+        ax.axvline(edge, color="grey", linestyle=":")
+    ax.set_title(f"the {g.size} entries of {name}")
+    ax.set_xlabel("value")
+axes[0].set_ylabel("count")
+
+# %%
 # The Russian text's form, ``grads[w].clipByValue(-1, 1)``, works as a method
 # here too, as ``clip_by_value``. It clips each entry on its own, so it
 # changes only the entries outside ±1. For dW those are a few entries in the

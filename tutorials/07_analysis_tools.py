@@ -92,6 +92,25 @@ for k in info.kernels:
     print(f"{k.name:<14}{inputs:<22}{str(k.output_shapes[0]):<8}{k.bytes_added:>7}")
 
 # %%
+# The same list as a picture: one bar per kernel in the order they ran, as
+# high as the bytes it added, the forward pass in one colour and the backward
+# pass in another. Profiling the forward pass alone tells us where the
+# backward pass starts:
+forward_kernels = len(mt.profile(lambda: mt.tidy(lambda: loss().item())).kernels)
+forward_kernels
+
+# %%
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(7, 3.4))
+colors = ["C0" if i < forward_kernels else "C1" for i in range(len(info.kernels))]
+ax.bar(range(len(info.kernels)), [k.bytes_added for k in info.kernels], color=colors)
+ax.set_xticks(range(len(info.kernels)), [k.name for k in info.kernels], rotation=60, ha="right")
+ax.set_ylabel("bytes added")
+ax.set_title("mt.profile: forward pass (blue), backward pass (orange)")
+fig.tight_layout()
+
+# %%
 # A second ``pow`` and a ``sub`` appear in the backward half. They come
 # from the VJP of ``** 2``: ``pow`` is a general power, so its VJP computes
 # e·bᵉ⁻¹ (a ``sub`` for e − 1, a ``pow`` and two ``mul``), where the VJP of

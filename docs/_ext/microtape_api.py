@@ -115,7 +115,11 @@ def api_lines() -> Iterator[str]:
         items = sorted(grouped[title], key=_order)
         names = ", ".join(f":obj:`~{PACKAGE}.{n}`" for n, o in items if not isinstance(o, types.ModuleType))
         if names:
-            yield f"*In this section:* {names}."
+            # The label and the list are apart so that only the label is a
+            # message to translate (a list of names is not prose).
+            yield ".. rubric:: In this section"
+            yield ""
+            yield f"{names}."
             yield ""
         for name, obj in items:
             yield from _directive(name, obj)
@@ -375,7 +379,8 @@ class ChapterRole(SphinxRole):
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         explicit, title, number = split_explicit_title(self.text)
-        label = title if explicit else f"chapter {int(number)}"
+        word = "глава" if (self.config.language or "").startswith("ru") else "chapter"  # the Russian edition
+        label = title if explicit else f"{word} {int(number)}"
         found = sorted((Path(self.env.srcdir).parent / "tutorials").glob(f"{int(number):02d}_*.py"))
         text = nodes.inline(label, label)
         if not found:
