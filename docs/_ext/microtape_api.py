@@ -415,7 +415,10 @@ class BookContentsDirective(SphinxDirective):
             found = sorted(tutorials.glob(f"{int(number):02d}_*.py")) if number.isdigit() else []
             if found:
                 self.env.note_dependency(str(found[0]))
-                chapter = f":doc:`{english} <book/{found[0].stem}>`"
+                # The English edition names the chapter as the row does; any other
+                # edition shows the chapter's own (translated) title.
+                english_edition = (self.env.config.language or "en").startswith("en")
+                chapter = f":doc:`{english} <book/{found[0].stem}>`" if english_edition else f":doc:`book/{found[0].stem}`"
             elif number.isdigit() and "`" not in english:
                 chapter = f"{english} *(being written)*"
             else:
