@@ -23,6 +23,9 @@ from .tensor import Tensor, tensor
 
 __all__ = ["exercises", "main", "program_name", "selfcheck"]
 
+LANGUAGES = ("en", "ru")
+"""The languages of the tour's prose and the exercises' task statements."""
+
 
 def _run_case(case: Case, mode: str, order: int) -> tuple[bool, float]:
     op = OPS[case.name]
@@ -153,12 +156,14 @@ def program_name() -> str:
     return "python -m microtape"
 
 
-def exercises(folder: Path, force: bool = False, out: TextIO | None = None) -> int:
+def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: str = "en") -> int:
     """Copy the starter exercises into ``folder``; return the exit code.
 
     Only the starters (``ex*.py``) are copied, never the solutions. Files
     already in ``folder`` are not overwritten unless ``force``; when one is
-    in the way nothing is copied (exit code 1).
+    in the way nothing is copied (exit code 1). With ``lang="ru"`` each
+    starter's task statement (its docstring) is written in Russian, from the
+    catalog of the book's exercises page; the code stays as it is.
 
     Examples:
         >>> import io, tempfile
@@ -171,9 +176,12 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None) -> i
         >>> code, names[0], "solution" in " ".join(names)
         (0, 'ex00_gradient_by_hand.py', False)
     """
-    from . import _resources
+    from . import _resources, _statements
 
     stream = out if out is not None else sys.stdout
+    if lang not in LANGUAGES:
+        print(f"no starters in {lang!r}: the languages are {', '.join(LANGUAGES)}", file=stream)
+        return 2
     starters = _resources.starter_files()
     if not starters:
         print("the starter exercises are not installed with this copy of microtape", file=stream)
@@ -185,8 +193,13 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None) -> i
         print(f"Pick another folder, or add --force to overwrite: {program_name()} exercises {folder} --force", file=stream)
         return 1
     folder.mkdir(parents=True, exist_ok=True)
+    messages = _statements.catalog(lang)
     for path in starters:
-        shutil.copyfile(path, folder / path.name)
+        if messages:
+            source = path.read_text(encoding="utf-8")
+            (folder / path.name).write_text(_statements.translate_starter(source, messages), encoding="utf-8")
+        else:
+            shutil.copyfile(path, folder / path.name)
         print(f"wrote {folder / path.name}", file=stream)
     print(f"\nWork on a file, then grade it, e.g.: {program_name()} grade {folder / starters[0].name}", file=stream)
     return 0
@@ -199,11 +212,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
     t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
     t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
-    t.add_argument("--lang", choices=("en", "ru"), default="en", help="language of the prose (ru: Russian)")
+    t.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the prose (ru: Russian)")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
     e = sub.add_parser("exercises", help="copy the starter exercises into a folder (never the solutions)")
     e.add_argument("folder", metavar="DIR", type=Path, help="where to put them (made if missing)")
     e.add_argument("--force", action="store_true", help="overwrite files that are already there")
+    e.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the task statements (ru: Russian)")
     g = sub.add_parser("grade", help="check exercise files or folders of them, each in its own process with a time limit")
     g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files, or folders searched for *.py")
     g.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds each file may take (default 10)")
@@ -228,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures = Path(tempfile.gettempdir()) / "microtape-tour"
         return tour(args.chapter, pause=interactive and not args.no_pause, figures=figures, lang=args.lang)
     if args.command == "exercises":
-        return exercises(args.folder, force=args.force)
+        return exercises(args.folder, force=args.force, lang=args.lang)
     if args.command == "grade":
         from . import grader
 

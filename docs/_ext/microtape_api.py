@@ -458,8 +458,33 @@ class ExerciseListDirective(SphinxDirective):
         return _parse(self, lines)
 
 
+# -- .. exercise-statements:: -------------------------------------------------------
+
+
+class ExerciseStatementsDirective(SphinxDirective):
+    """Every starter exercise's task statement (its module docstring), one section each.
+
+    The statement's first line is the section title and the rest is parsed as
+    written, so its paragraphs enter this page's gettext catalog with the
+    message ids ``microtape._statements`` looks up when ``exercises DIR --lang
+    ru`` writes the starters in Russian.
+    """
+
+    def run(self) -> list[nodes.Node]:
+        from microtape._resources import starter_files
+        from microtape._statements import statement
+
+        lines: list[str] = []
+        for path in starter_files():
+            self.env.note_dependency(str(path))
+            title, _, rest = statement(path).strip("\n").partition("\n")
+            lines += [title, "~" * len(title), "", f"File ``{path.name}``.", "", *rest.splitlines(), ""]
+        return _parse(self, lines)
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("exercise-list", ExerciseListDirective)
+    app.add_directive("exercise-statements", ExerciseStatementsDirective)
     _alias_names_in_unions()
     app.add_role("mt", MtRole())
     app.add_role("chapter", ChapterRole())
