@@ -3,7 +3,7 @@
 Chapter 6, "In practice" (Практическое применение).
 
 A linear recurrent net runs h ← w·h + u·x over 20 time steps. With
-|w| > 1, h grows like wᵗ, and so does the gradient: at the starting point
+``|w| > 1``, h grows like wᵗ, and so does the gradient: at the starting point
 W0 = 1.25 its norm is in the tens of thousands. One plain SGD step then
 jumps so far that the next loss is astronomically large, and a few steps
 later it is inf and NaN.
