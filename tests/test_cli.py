@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from microtape import _resources, cli
+from microtape import _resources, _statements, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,6 +46,52 @@ def test_exercises_without_the_book_says_so(
     assert cli.main(["exercises", str(tmp_path / "x")]) == 1
     assert "not installed" in capsys.readouterr().out
     assert not (tmp_path / "x").exists()
+
+
+def test_every_task_statement_is_translated_in_the_exercises_catalog() -> None:
+    russian = _statements.catalog("ru")
+    assert russian, "docs/locale/ru/LC_MESSAGES/exercises.po is missing or empty"
+    untranslated = {
+        path.name: [m for m in _statements.message_ids(_statements.statement(path)) if m not in russian]
+        for path in _resources.starter_files()
+    }
+    assert {name: ids for name, ids in untranslated.items() if ids} == {}
+
+
+def test_exercises_in_russian_translate_only_the_statements(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["exercises", str(tmp_path), "--lang", "ru"]) == 0
+    starters = _resources.starter_files()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [p.name for p in starters]
+    for path in starters:
+        english = path.read_text(encoding="utf-8")
+        copy = (tmp_path / path.name).read_text(encoding="utf-8")
+        tree = ast.parse(copy)  # still valid Python
+        statement = ast.get_docstring(tree, clean=False) or ""
+        # the code after the statement is untouched, the EXERCISE line included
+        assert copy.split('"""', 2)[2] == english.split('"""', 2)[2]
+        assert f'EXERCISE = "{path.stem}"' in copy
+        # no English paragraph is left, and the literal blocks (commands, code) are the English ones
+        left = set(_statements.message_ids(statement)) & set(_statements.message_ids(_statements.statement(path)))
+        assert left == set(), f"{path.name} kept English prose: {left}"
+        literal = [b.lines for b in _statements.blocks(_statements.statement(path)) if not b.msgid]
+        assert literal == [b.lines for b in _statements.blocks(statement) if not b.msgid]
+        assert statement.splitlines()[0].startswith("Упражнение"), statement.splitlines()[0]
+        assert f"python -m microtape grade {path.name}" in statement
+    # a Russian starter grades like the English one: its TODOs fail, helpfully
+    capsys.readouterr()
+    for name in ("ex00_gradient_by_hand", "ex04b_find_the_bug"):
+        assert cli.main(["grade", str(tmp_path / f"{name}.py")]) == 1
+        out = capsys.readouterr().out
+        assert name in out and "TODO" in out and "Traceback" not in out, out
+
+
+def test_exercises_know_only_their_languages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["exercises", str(tmp_path / "de"), "--lang", "de"])
+    assert exit_info.value.code == 2 and "invalid choice: 'de'" in capsys.readouterr().err
+    assert cli.exercises(tmp_path / "de", lang="de") == 2
+    assert "the languages are en, ru" in capsys.readouterr().out
+    assert not (tmp_path / "de").exists()
 
 
 @pytest.mark.parametrize(

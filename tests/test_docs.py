@@ -35,7 +35,7 @@ def GENERATED(folder: str, names: list[str]) -> set[str]:
     if Path(folder) == ROOT / "docs" and "book" in names:
         skipped.add("book")
     return skipped
-PAGES = ("index", "api", "tfjs", "teachers", "glossary", "bridge", "book/index")
+PAGES = ("index", "api", "tfjs", "teachers", "exercises", "glossary", "bridge", "book/index")
 REFRESH = "python docs/update_catalogs.py"
 
 

@@ -97,9 +97,14 @@ def test_the_wheel_carries_the_book_and_no_solution(installed: Installed) -> Non
     assert "microtape/py.typed" in names
     assert [n for n in names if "solution" in n or "__pycache__" in n or n.endswith(".pyc")] == []
     assert [n for n in names if not n.startswith(("microtape/", "microtape-"))] == []
-    # the chapters' translations (for tour --lang), and no other page's catalog
+    # the chapters' translations (for tour --lang) and the exercises page's (for exercises --lang),
+    # and no other page's catalog
     locale = ROOT / "docs" / "locale"
-    catalogs = sorted(p.relative_to(locale).as_posix() for p in locale.glob("*/LC_MESSAGES/book/*.po"))
+    catalogs = sorted(
+        p.relative_to(locale).as_posix()
+        for p in [*locale.glob("*/LC_MESSAGES/book/*.po"), *locale.glob("*/LC_MESSAGES/exercises.po")]
+    )
+    assert "ru/LC_MESSAGES/exercises.po" in catalogs
     shipped = sorted(n.removeprefix("microtape/_tutorials/locale/") for n in names if "/locale/" in n)
     assert shipped == catalogs
     metadata = zipfile.ZipFile(installed.wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
@@ -144,6 +149,10 @@ def test_a_student_copies_the_starters_and_grades_one(installed: Installed) -> N
     assert graded.returncode == 1  # the starter's TODOs are not done: it fails, helpfully
     assert "ex04_softplus_vjp" in graded.stdout and "TODO" in graded.stdout
     assert "Traceback" not in graded.stdout + graded.stderr
+    russian = installed.run("exercises", "mine-ru", "--lang", "ru")
+    assert russian.returncode == 0, russian.stdout + russian.stderr
+    statement = (installed.work / "mine-ru" / "ex04_softplus_vjp.py").read_text(encoding="utf-8").split('"""')[1]
+    assert statement.startswith("Упражнение 4") and "Проверьте свою работу" in statement
 
 
 def test_the_console_script_names_itself(installed: Installed) -> None:
