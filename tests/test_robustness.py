@@ -7,7 +7,6 @@ import math
 import subprocess
 import sys
 import threading
-import tracemalloc
 from collections.abc import Callable
 
 import pytest
@@ -201,31 +200,44 @@ def test_asyncio_tasks_keep_separate_scopes() -> None:
 # -- long runs ---------------------------------------------------------------------------
 
 
+_TEN_THOUSAND_STEPS = """
+import tracemalloc
+import microtape as mt
+
+w = mt.variable(mt.tensor([0.5, -0.5]), name="robust_long_w")
+x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
+y = mt.tensor([1.0, 2.0])
+opt = mt.train.sgd(0.01)
+
+
+def step():
+    opt.minimize(lambda: ((x @ w - y) ** 2).mean())
+
+
+mt.tidy(step)
+counts = mt.memory().num_tensors
+tracemalloc.start()
+for i in range(10_000):
+    mt.tidy(step)
+    if i == 999:
+        early, _ = tracemalloc.get_traced_memory()
+late, _ = tracemalloc.get_traced_memory()
+tracemalloc.stop()
+print(mt.memory().num_tensors - counts, late - early)
+"""
+
+
 @pytest.mark.slow
 def test_ten_thousand_tidy_steps_keep_memory_flat() -> None:
-    w = mt.variable(mt.tensor([0.5, -0.5]), name="robust_long_w")
-    x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
-    y = mt.tensor([1.0, 2.0])
-    opt = mt.train.sgd(0.01)
-
-    def step() -> None:
-        opt.minimize(lambda: ((x @ w - y) ** 2).mean())
-
-    mt.tidy(step)
-    counts = mt.memory().num_tensors
-    tracemalloc.start()
-    try:
-        for i in range(10_000):
-            mt.tidy(step)
-            if i == 999:
-                early, _ = tracemalloc.get_traced_memory()
-        late, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert mt.memory().num_tensors == counts
-    assert late - early < 64 * 1024, f"memory grew by {late - early} bytes over 9,000 steps"
-    opt.dispose()
-    w.dispose()
+    # In a fresh interpreter: in this one, the tensors earlier tests left in
+    # the arena can make its dict grow once during the loop, which is not a leak.
+    done = subprocess.run(
+        [sys.executable, "-c", _TEN_THOUSAND_STEPS], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    extra_tensors, grew = (int(v) for v in done.stdout.split())
+    assert extra_tensors == 0
+    assert grew < 64 * 1024, f"memory grew by {grew} bytes over 9,000 steps"
 
 
 _FLAT_STEPS = """
