@@ -51,7 +51,7 @@ from typing import Final, TypeAlias, overload
 from ._types import Shape
 from .errors import CheckpointError, MicrotapeError, explain
 from .tensor import Tensor, _detached
-from .train import Optimizer, _Plan
+from .optimizer import Optimizer, _Plan
 from .variable import Variable
 
 __all__ = ["FORMAT", "MAX_BYTES", "VERSION", "load_variables", "save_variables"]
