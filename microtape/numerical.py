@@ -1,0 +1,246 @@
+"""Finite differences: evaluate ``f`` without recording, ``numerical_grad``, and compare one entry.
+
+Read after ``memory.py``, before ``gradcheck.py`` and ``culprit.py``, which
+both build on it. The reference for every gradient is the central
+difference ``(f(x + ε) - f(x - ε)) / 2ε``: with float64 and ε = 1e-6 its
+error is around 1e-10 for smooth functions (float32 frameworks need ε near
+1e-3, because float32 keeps only 7 digits and the subtraction would lose
+them all). ``compare_row`` compares an analytic number with it and marks
+kinks (where the one-sided differences disagree) instead of failing them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from . import _runtime
+from ._runtime import STATE
+from ._types import Shape, TensorFn, is_number
+from .errors import InvalidArgumentError, explain
+from .tensor import Tensor, _new, conversion_hint
+
+__all__ = ["GradCheckRow", "numerical_grad"]
+
+Fn = Callable[..., Tensor]
+
+
+# -- evaluating f without recording and without leaking -------------------
+
+
+def run_paused(fn: Callable[[], object]) -> object:
+    """Run ``fn`` with no tape recording, leaving nothing in the arena.
+
+    Its tensors skip the arena (the light mode of an unobserved backward
+    pass) and go as soon as nothing references them. Under ``profile`` or
+    ``leak_check`` they are registered as usual, so those tools see every op
+    of the check; the scope disposes them.
+    """
+    st = STATE.get()
+    token = STATE.set(st.but(tapes=(), light=not st.observers))
+    try:
+        # A scope still: a nested backward pass that another tape watches (order 2)
+        # registers its tensors, and this scope disposes them.
+        return _runtime.run_in_scope("check_grads()", fn, returns_tensors=False)
+    finally:
+        STATE.reset(token)
+
+
+def as_output(y: object) -> Tensor:
+    """``y`` if it is a tensor; otherwise the error that says f must return one."""
+    if not isinstance(y, Tensor):
+        raise InvalidArgumentError(
+            explain(
+                f"check_grads: f must return a tensor, got {type(y).__name__}: {y!r:.60}.",
+                "The checker differentiates a tensor-valued function f(*inputs).",
+                "return the result of microtape ops, for example (x * x).sum().",
+            ),
+            value=y,
+        )
+    return y
+
+
+def values_at(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> list[float]:
+    """Flat output values of ``f`` at inputs given as flat lists.
+
+    Call it inside :func:`run_paused` (once around a whole loop of calls: per
+    call, the set-up cost more than a small ``f``). The tensors wrap the
+    caller's working lists without a copy: they live only for this call, and
+    the output is copied out before the caller perturbs an entry again (a
+    copy per call made full mode O(n²)).
+    """
+    return as_output(f(*[_new(d, s, "tensor") for d, s in zip(datas, shapes)])).data_sync()
+
+
+def check_fn(f: object, api: str) -> None:
+    if not callable(f):
+        raise InvalidArgumentError(
+            explain(
+                f"{api}(f, inputs) needs a function, got {type(f).__name__}: {f!r:.60}.",
+                "It calls f(*inputs).",
+                f"write mt.{api}(lambda x: (x * x).sum(), [x]).",
+            ),
+            value=f,
+        )
+
+
+def check_inputs(inputs: object, api: str) -> list[Tensor]:
+    items = [inputs] if isinstance(inputs, Tensor) else inputs
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InvalidArgumentError(
+            explain(
+                f"{api}: inputs must be a tensor or a non-empty list of tensors, got {type(inputs).__name__}.",
+                "f is called as f(*inputs).",
+                f"write mt.{api}(f, [x, y]).",
+            ),
+            value=inputs,
+        )
+    out = []
+    for i, x in enumerate(items):
+        if not isinstance(x, Tensor):
+            raise InvalidArgumentError(
+                explain(
+                    f"{api}: inputs[{i}] is a {type(x).__name__}, not a tensor: {x!r:.60}.",
+                    "Every input must be a tensor.",
+                    conversion_hint(x),
+                ),
+                value=x,
+            )
+        if x._data is None:
+            raise _runtime.disposed_error(x)
+        out.append(x)
+    return out
+
+
+def check_eps(eps: float, method: str = "central") -> None:
+    if not (is_number(eps) and 0.0 < eps < 1.0):
+        raise InvalidArgumentError(
+            explain(
+                f"eps={eps!r} is not a usable step.",
+                "The finite-difference step must be a small positive number (0 < eps < 1).",
+                "use eps=1e-6 in float64.",
+            ),
+            value=eps,
+        )
+    if method not in ("central", "forward"):
+        raise InvalidArgumentError(
+            explain(
+                f'method={method!r} is not "central" or "forward".',
+                "Central differences are accurate to O(eps²), forward ones to O(eps).",
+                'use method="central".',
+            ),
+            value=method,
+        )
+
+
+def numerical_grad(
+    f: TensorFn, inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: str = "central"
+) -> list[Tensor]:
+    """Gradient of ``sum(f(*inputs))`` by finite differences, one tensor per input.
+
+    ``method="central"`` uses ``(f(x+ε) - f(x-ε)) / 2ε`` (error O(ε²));
+    ``"forward"`` uses ``(f(x+ε) - f(x)) / ε`` (error O(ε), half the calls).
+    Nothing is recorded on open tapes.
+
+    Examples:
+        >>> [g] = mt.numerical_grad(lambda x: x * x, [mt.tensor([1.0, 3.0])])
+        >>> [round(v, 6) for v in g.data_sync()]      # 2x
+        [2.0, 6.0]
+    """
+    check_fn(f, "numerical_grad")
+    xs = check_inputs(inputs, "numerical_grad")
+    check_eps(eps, method)
+    datas = [list(x._values()) for x in xs]
+    shapes = [x.shape for x in xs]
+
+    def differences() -> list[list[float]]:
+        base = math.fsum(values_at(f, datas, shapes)) if method == "forward" else 0.0
+        grads = []
+        for data in datas:
+            grad = []
+            for j in range(len(data)):
+                keep = data[j]
+                data[j] = keep + eps
+                plus = math.fsum(values_at(f, datas, shapes))
+                if method == "central":
+                    data[j] = keep - eps
+                    minus = math.fsum(values_at(f, datas, shapes))
+                    grad.append((plus - minus) / (2 * eps))
+                else:
+                    grad.append((plus - base) / eps)
+                data[j] = keep
+            grads.append(grad)
+        return grads
+
+    computed = run_paused(differences)
+    assert isinstance(computed, list)
+    result = []
+    for i, grad in enumerate(computed):
+        result.append(_new(grad, shapes[i], "numerical_grad"))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class GradCheckRow:
+    """One compared entry: ∂ output[output] / ∂ inputs[input][index]."""
+
+    input: int
+    index: tuple[int, ...]
+    output: tuple[int, ...]
+    analytic: float
+    numeric: float
+    abs_error: float
+    rel_error: float
+    status: str  # "ok", "FAIL" or "kink"
+    order: int = 1
+
+
+def relative_error(a: float, n: float) -> float:
+    scale = max(abs(a), abs(n))
+    return abs(a - n) / scale if scale > 0 else 0.0
+
+
+# -- comparing -----------------------------------------------------------------
+
+
+def is_close(a: float, n: float, atol: float, rtol: float) -> bool:
+    if not (math.isfinite(a) and math.isfinite(n)):
+        return a == n or (a != a and n != n)
+    return abs(a - n) <= atol + rtol * abs(n)
+
+
+def compare_row(
+    i: int, index: tuple[int, ...], output: tuple[int, ...], a: float, n: float,
+    left: float, right: float, atol: float, rtol: float, order: int, kink: bool = False,
+) -> GradCheckRow:
+    """Compare analytic ``a`` with central ``n``; ``left``/``right`` are the one-sided slopes.
+
+    ``kink`` says the slopes still disagree at a ten times smaller step, so the
+    function really bends there (a smooth function's slopes converge): such an
+    entry is a kink even when ``a`` happens to equal the central difference
+    (``abs`` at 0, a tie in ``max``).
+    """
+    err = abs(a - n) if math.isfinite(a) and math.isfinite(n) else (0.0 if is_close(a, n, atol, rtol) else math.inf)
+    scale = max(abs(a), abs(n))
+    rel = err / scale if scale > 0 and math.isfinite(err) else (0.0 if err == 0 else math.inf)
+    between = min(left, right) - atol <= a <= max(left, right) + atol
+    if kink and between:
+        status = "kink"
+    elif is_close(a, n, atol, rtol):
+        status = "ok"
+    elif not is_close(left, right, atol, rtol) and between:
+        status = "kink"
+    else:
+        status = "FAIL"
+    return GradCheckRow(i, index, output, a, n, err, rel, status, order)
+
+
+def same_jump(jump: float, jump_small: float) -> bool:
+    """Whether the gap between the one-sided slopes stays the same at a 10x smaller step.
+
+    Smooth functions: the gap is curvature times the step, so it shrinks 10x.
+    A kink (a jump in the slope): it stays. A jump in the value (a step, like
+    the condition of ``where``): it grows 10x, and is not a kink.
+    """
+    return 0.5 * abs(jump) < abs(jump_small) < 2.0 * abs(jump)
