@@ -11,6 +11,8 @@ from __future__ import annotations
 from . import train as train
 from .checkpoint import load_variables as load_variables
 from .checkpoint import save_variables as save_variables
+from .clipping import clip_by_global_norm as clip_by_global_norm
+from .clipping import clip_by_norm as clip_by_norm
 from .composite import log_softmax as log_softmax
 from .composite import mean as mean
 from .composite import reduce_min as min  # noqa: A004 - TF.js's name; the package never uses the builtin via mt
@@ -21,8 +23,6 @@ from .dashboard import DashboardError as DashboardError
 from .debug import GradientMonitor as GradientMonitor
 from .debug import GradStats as GradStats
 from .debug import check_numerics as check_numerics
-from .debug import clip_by_global_norm as clip_by_global_norm
-from .debug import clip_by_norm as clip_by_norm
 from .debug import detect_anomaly as detect_anomaly
 from .debug import grad_stats as grad_stats
 from .debug import histogram as histogram
