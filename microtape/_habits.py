@@ -11,7 +11,7 @@ message. ``value_hint`` does the same for values ``tensor()`` cannot read.
 
 from __future__ import annotations
 
-from typing import Final, NoReturn
+from typing import Final, NoReturn, Protocol
 
 from .errors import UnsupportedAttributeError, UnsupportedOperationError, explain
 
@@ -160,3 +160,61 @@ def value_hint(value: object) -> str:
     if hasattr(type(value), "__iter__"):
         return "make a list first: mt.tensor(list(values))."
     return ""
+
+
+class _Shaped(Protocol):
+    shape: tuple[int, ...]
+
+
+def _lt(self: _Shaped, other: object) -> NoReturn:
+    raise comparison_error("<", other, self.shape)
+
+
+def _le(self: _Shaped, other: object) -> NoReturn:
+    raise comparison_error("<=", other, self.shape)
+
+
+def _gt(self: _Shaped, other: object) -> NoReturn:
+    raise comparison_error(">", other, self.shape)
+
+
+def _ge(self: _Shaped, other: object) -> NoReturn:
+    raise comparison_error(">=", other, self.shape)
+
+
+def _len(self: _Shaped) -> NoReturn:
+    raise len_error(self.shape)
+
+
+def _getitem(self: _Shaped, key: object) -> NoReturn:
+    raise index_error(key, self.shape)
+
+
+def _iter(self: _Shaped) -> NoReturn:
+    raise iter_error(self.shape)
+
+
+_MISSING: Final = (
+    "backward", "grad", "zero_grad", "requires_grad", "requires_grad_", "detach", "numpy", "cpu", "cuda",
+    "to", "astype", "ndim", "flatten", "view", "copy",
+    "assign", "assign_add", "assign_sub",  # Variable's real methods override these three
+)
+_REFUSED: Final = {
+    "__lt__": _lt, "__le__": _le, "__gt__": _gt, "__ge__": _ge,
+    "__len__": _len, "__getitem__": _getitem, "__iter__": _iter,
+}
+
+
+def install(cls: type) -> None:
+    """Give ``cls`` (``Tensor``) a :func:`missing` property per habit and the operations it refuses.
+
+    Set after the class is made, they are seen by Python only: hidden from
+    type checkers, ``t.backward()``, ``len(t)`` and ``t > 0`` stay type errors
+    in checked code. The attributes are properties rather than a
+    ``__getattr__``, which would slow down every attribute read. ``==`` and
+    ``hash`` stay identity: tensors remain usable as dict keys.
+    """
+    for name in _MISSING:
+        setattr(cls, name, missing(name))
+    for name, fn in _REFUSED.items():
+        setattr(cls, name, fn)

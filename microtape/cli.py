@@ -19,7 +19,8 @@ from typing import TextIO
 from ._registry import OPS
 from ._samples import CASES, Case
 from .gradcheck import check_grads
-from .tensor import Tensor, tensor
+from .creation import tensor
+from .tensor import Tensor
 
 __all__ = ["exercises", "main", "program_name", "selfcheck"]
 

@@ -17,7 +17,8 @@ from ._shape import normalize_axes
 from ._types import is_number
 from .errors import InvalidArgumentError, explain
 from .ops import reduce_sum, sqrt, where
-from .tensor import Tensor, _new, ones_like
+from .creation import ones_like
+from .tensor import Tensor, _new
 
 __all__ = ["clip_by_global_norm", "clip_by_norm"]
 

@@ -1,7 +1,7 @@
 """The culprit finder: which op's VJP is wrong, and which line of your code called it.
 
 Read after ``numerical.py``; ``check_grads`` (``gradcheck.py``) calls
-:func:`find_culprit` when a check fails. It re-runs ``f`` with an observer
+``find_culprit`` when a check fails. It re-runs ``f`` with an observer
 that copies each op's inputs, then checks every recorded op's VJP on its own,
 at the inputs it saw, along random directions, against finite differences.
 """
@@ -11,54 +11,16 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from . import _runtime
 from ._registry import Op
 from ._runtime import DISPATCH
 from ._types import Grads, Shape
-from .numerical import Fn, compare_row, relative_error, run_paused, values_at
+from .numerical import Culprit, Fn, compare_row, run_paused, values_at
 from .tape import GradientTape
 from .tensor import Tensor, _new
 
-__all__ = ["Culprit", "find_culprit"]
-
-
-@dataclass(frozen=True, slots=True)
-class Culprit:
-    """The first op whose VJP disagrees with finite differences at the inputs it saw.
-
-    ``detail`` says which input disagreed (or what is wrong with the VJP's
-    result); ``order`` is 2 when the VJP is right but a tape cannot
-    differentiate it correctly (the second derivative is wrong).
-    """
-
-    op: str
-    where: str
-    input_shapes: tuple[Shape, ...]
-    analytic: float
-    numeric: float
-    detail: str = ""
-    order: int = 1
-
-    def __str__(self) -> str:
-        shapes = ", ".join(str(s) for s in self.input_shapes)
-        what = f"the VJP of {self.op!r}" if self.order == 1 else f"the second derivative through the VJP of {self.op!r}"
-        head = f"culprit: {what} (inputs {shapes}) called at {self.where}"
-        if self.analytic != self.analytic and self.numeric != self.numeric:
-            return f"{head}\n  {self.detail}"
-        along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
-        lines = [
-            head,
-            f"  {along} it gives {self.analytic:.7g}, finite differences give {self.numeric:.7g}",
-            f"  (relative difference {relative_error(self.analytic, self.numeric):.1e})",
-        ]
-        if self.order == 2:
-            lines.append(
-                "  hint: compute grad_fn with microtape ops on the inputs it closes over; values taken out "
-                "of the graph (.data_sync(), .item()) or computed in f's forward (saved ones too) are constants to a tape"
-            )
-        return "\n".join(lines)
+__all__ = ["find_culprit"]
 
 
 # -- culprit finding ---------------------------------------------------------------

@@ -24,7 +24,8 @@ from .frames import next_frame
 from .functional import variable_grads
 from .memory import dispose, tidy
 from .ops import tanh
-from .tensor import Tensor, random_normal, tensor, zeros
+from .creation import random_normal, tensor, zeros
+from .tensor import Tensor
 from .train import sgd
 from .variable import Variable, variable
 

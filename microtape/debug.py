@@ -26,7 +26,8 @@ from ._runtime import STATE
 from ._types import Grads, is_int
 from .clipping import clip_by_global_norm, clip_by_norm
 from .errors import AnomalyError, InvalidArgumentError, NumericsError, explain
-from .tensor import Tensor, format_number
+from .formatting import format_number
+from .tensor import Tensor
 
 __all__ = [
     "GradStats",

@@ -38,7 +38,8 @@ from pathlib import Path
 
 from .gradcheck import GradCheckReport
 from .memory import leak_check
-from .tensor import Tensor, format_number
+from .formatting import format_number
+from .tensor import Tensor
 
 __all__ = [
     "Check",

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence  # Callable: TensorFn in the signatures resolves here
 from dataclasses import dataclass, field
 
 from ._shape import strides_of
 from ._types import Shape, TensorFn, is_int, is_number
-from .culprit import Culprit, find_culprit
+from .culprit import find_culprit
 from .errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
 from .numerical import (
+    Culprit,
     Fn,
     GradCheckRow,
     as_output,
@@ -37,7 +38,8 @@ from .numerical import (
     values_at,
 )
 from .tape import GradientTape
-from .tensor import Tensor, _new, format_number
+from .formatting import format_number
+from .tensor import Tensor, _new
 
 __all__ = ["Culprit", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
 

@@ -21,7 +21,7 @@ from ._types import Shape, TensorFn, is_number
 from .errors import InvalidArgumentError, explain
 from .tensor import Tensor, _new, conversion_hint
 
-__all__ = ["GradCheckRow", "numerical_grad"]
+__all__ = ["Culprit", "GradCheckRow", "numerical_grad"]
 
 Fn = Callable[..., Tensor]
 
@@ -194,6 +194,43 @@ class GradCheckRow:
     rel_error: float
     status: str  # "ok", "FAIL" or "kink"
     order: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Culprit:
+    """The first op whose VJP disagrees with finite differences at the inputs it saw.
+
+    ``detail`` says which input disagreed (or what is wrong with the VJP's
+    result); ``order`` is 2 when the VJP is right but a tape cannot
+    differentiate it correctly (the second derivative is wrong).
+    """
+
+    op: str
+    where: str
+    input_shapes: tuple[Shape, ...]
+    analytic: float
+    numeric: float
+    detail: str = ""
+    order: int = 1
+
+    def __str__(self) -> str:
+        shapes = ", ".join(str(s) for s in self.input_shapes)
+        what = f"the VJP of {self.op!r}" if self.order == 1 else f"the second derivative through the VJP of {self.op!r}"
+        head = f"culprit: {what} (inputs {shapes}) called at {self.where}"
+        if self.analytic != self.analytic and self.numeric != self.numeric:
+            return f"{head}\n  {self.detail}"
+        along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
+        lines = [
+            head,
+            f"  {along} it gives {self.analytic:.7g}, finite differences give {self.numeric:.7g}",
+            f"  (relative difference {relative_error(self.analytic, self.numeric):.1e})",
+        ]
+        if self.order == 2:
+            lines.append(
+                "  hint: compute grad_fn with microtape ops on the inputs it closes over; values taken out "
+                "of the graph (.data_sync(), .item()) or computed in f's forward (saved ones too) are constants to a tape"
+            )
+        return "\n".join(lines)
 
 
 def relative_error(a: float, n: float) -> float:

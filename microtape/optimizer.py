@@ -16,8 +16,8 @@ No tensor is made during an update, which is why a training loop keeps
 ``mt.memory().num_tensors`` flat. State that lives between steps (a running
 mean of the gradient, ...) is kept in *slots*: non-trainable variables named
 as in TF.js (``"w/m"`` is Adam's first moment of ``w``), visible in
-``mt.memory().num_variables``, in :attr:`Optimizer.slots` and in
-:meth:`Optimizer.get_weights`. ``dispose()`` frees them.
+``mt.memory().num_variables``, in :attr:`~microtape.train.Optimizer.slots` and in
+:meth:`~microtape.train.Optimizer.get_weights`. ``dispose()`` frees them.
 
 Every call validates all of its input before it changes anything: a failed
 ``apply_gradients`` leaves every variable, every slot and the iteration count
@@ -39,13 +39,14 @@ from .errors import InvalidArgumentError, ShapeError, explain
 from ._optimizer_checks import check_flag, check_learning_rate, collect_gradients, variable_names_hint
 from .functional import VariableGrads, variable_grads_as
 from .memory import dispose as dispose_all
-from .tensor import Tensor, _detached, scalar
+from .creation import scalar
+from .tensor import Tensor, _detached
 from .variable import Variable, variable
 
 __all__ = ["Optimizer"]
 
 ITER_NAME: Final = "iter"
-"""Name of the iteration count in :meth:`Optimizer.get_weights` (as in TF.js)."""
+"""Name of the iteration count in :meth:`~microtape.train.Optimizer.get_weights` (as in TF.js)."""
 
 Gradients: TypeAlias = (
     VariableGrads

@@ -25,7 +25,9 @@ from ._registry import Op
 from ._runtime import STATE, Scope
 from ._types import Shape
 from .errors import InvalidArgumentError, ShapeError, TapeError, explain
-from .tensor import Tensor, _new, fill, format_number
+from .creation import fill
+from .formatting import format_number
+from .tensor import Tensor, _new
 from .variable import Variable
 
 __all__ = ["GradientTape", "Operation"]

@@ -5,41 +5,27 @@ tensor never changes after it is made (only a ``Variable`` can be assigned).
 Every tensor is registered in the arena (``_runtime.LIVE``) when created and
 stays there until it is disposed, as in TensorFlow.js. Methods and operators
 call the ops by name through ``_runtime.DISPATCH``, so this module does not
-import ``ops.py``.
+import ``ops.py``. The functions that make tensors (``tensor``, ``zeros``, ...)
+are in ``creation.py``; how a tensor prints is in ``formatting.py``.
 """
 
 from __future__ import annotations
 
-import copy
-import math
-import random as _random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final, NoReturn, cast
+from typing import Final, cast
 
 from . import _habits, _runtime
 from ._runtime import DISPATCH
-from ._shape import check_size, size_of, validate_shape
-from ._types import Axis, Nested, Shape, TensorLike, is_number
+from ._shape import size_of, validate_shape
+from ._types import Axis, Nested, Shape, TensorLike
 from .errors import InvalidArgumentError, MicrotapeError, ShapeError, explain
+from .formatting import format_number as format_number
+from .formatting import format_values, nest_values, short_repr
 
-__all__ = [
-    "Tensor",
-    "fill",
-    "ones",
-    "ones_like",
-    "random_normal",
-    "random_uniform",
-    "scalar",
-    "tensor",
-    "tensor1d",
-    "tensor2d",
-    "zeros",
-]
+__all__ = ["Tensor"]
 
 DTYPE: Final = "float64"
 BYTES_PER_ENTRY: Final = 8
-_REPR_EDGE: Final = 3  # entries shown at each end of a long dimension
-_REPR_LIMIT: Final = 1000  # tensors larger than this are summarised
 
 
 class Tensor:
@@ -147,7 +133,7 @@ class Tensor:
             >>> mt.scalar(5).tolist()
             5.0
         """
-        return _nest(self._values(), self.shape)
+        return nest_values(self._values(), self.shape)
 
     def array_sync(self) -> Nested:
         """Same as :meth:`tolist` (``arraySync()`` in TensorFlow.js).
@@ -496,55 +482,10 @@ class Tensor:
             self, clip_value_min=clip_value_min, clip_value_max=clip_value_max
         )
 
-    # -- habits from PyTorch and NumPy ------------------------------------
-    # What a reader used to another library tries first gets a message that
-    # says what to write here (_habits.py writes them). Only Python sees this
-    # block: hidden from type checkers, ``t.backward()``, ``len(t)`` and
-    # ``t > 0`` stay type errors in checked code, as a typo such as
-    # ``t.bakward()`` does. The attributes are properties rather than a
-    # ``__getattr__``, which would slow down every attribute read. ``==``
-    # and ``hash`` stay identity: tensors remain usable as dict keys.
 
-    if not TYPE_CHECKING:
-        backward = _habits.missing("backward")
-        grad = _habits.missing("grad")
-        zero_grad = _habits.missing("zero_grad")
-        requires_grad = _habits.missing("requires_grad")
-        requires_grad_ = _habits.missing("requires_grad_")
-        detach = _habits.missing("detach")
-        numpy = _habits.missing("numpy")
-        cpu = _habits.missing("cpu")
-        cuda = _habits.missing("cuda")
-        to = _habits.missing("to")
-        astype = _habits.missing("astype")
-        ndim = _habits.missing("ndim")
-        flatten = _habits.missing("flatten")
-        view = _habits.missing("view")
-        copy = _habits.missing("copy")
-        assign = _habits.missing("assign")  # Variable's real methods override these three
-        assign_add = _habits.missing("assign_add")
-        assign_sub = _habits.missing("assign_sub")
-
-        def __lt__(self, other: object) -> NoReturn:
-            raise _habits.comparison_error("<", other, self.shape)
-
-        def __le__(self, other: object) -> NoReturn:
-            raise _habits.comparison_error("<=", other, self.shape)
-
-        def __gt__(self, other: object) -> NoReturn:
-            raise _habits.comparison_error(">", other, self.shape)
-
-        def __ge__(self, other: object) -> NoReturn:
-            raise _habits.comparison_error(">=", other, self.shape)
-
-        def __len__(self) -> NoReturn:
-            raise _habits.len_error(self.shape)
-
-        def __getitem__(self, key: object) -> NoReturn:
-            raise _habits.index_error(key, self.shape)
-
-        def __iter__(self) -> NoReturn:
-            raise _habits.iter_error(self.shape)
+# Habits from PyTorch and NumPy (``t.backward()``, ``len(t)``, ``t > 0``) raise an error
+# that says what to write here; set after the class is made, type checkers do not see them.
+_habits.install(Tensor)
 
 
 # -- construction -----------------------------------------------------------
@@ -649,38 +590,10 @@ def _detached(data: list[float], shape: Shape) -> Tensor:
     return t
 
 
-def _nest(data: list[float], shape: Shape) -> Nested:
-    """Nested lists of ``data`` in ``shape``, every dimension kept (as NumPy's ``tolist``)."""
-    if not shape:
-        return data[0]
-    if len(shape) == 1:
-        return list(data)
-    if not data:
-        return _empty_nest(shape)
-    rows: list[Nested] = list(data)
-    for dim in reversed(shape[1:]):
-        rows = [rows[i : i + dim] for i in range(0, len(rows), dim)]
-    return rows
-
-
-def _empty_nest(shape: Shape) -> list[Nested]:
-    """Nested empty lists for a shape with a 0: (2, 3, 0) gives [[[], [], []], [[], [], []]]."""
-    lists = 1
-    for dim in shape[:-1]:
-        if dim == 0:
-            break
-        lists *= dim
-    check_size(shape[:-1], what="tolist(): the nested empty lists for the leading dimensions", count=lists)
-    if shape[0] == 0 or len(shape) == 1:
-        return []
-    inner = _empty_nest(shape[1:])
-    return [copy.deepcopy(inner) for _ in range(shape[0])]
-
-
 def _bad_value(value: object, where: str) -> MicrotapeError:
     return InvalidArgumentError(
         explain(
-            f"tensor(): cannot make a number from {_short(value)} ({type(value).__name__}){where}.",
+            f"tensor(): cannot make a number from {short_repr(value)} ({type(value).__name__}){where}.",
             "Tensors hold numbers: int, float or bool, nested in lists or tuples.",
             "to join tensors use mt.stack([a, b]) or mt.concat([a, b])."
             if isinstance(value, Tensor)
@@ -749,7 +662,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
                 raise ShapeError(
                     explain(
                         f"tensor(): ragged nested list: at depth {len(shape)} one row has "
-                        f"{n} entries and another has {len(row)}: {_short(values)}.",
+                        f"{n} entries and another has {len(row)}: {short_repr(values)}.",
                         "Every row at the same depth must have the same length.",
                         "pad the short rows, or build the tensors separately and use mt.stack.",
                     ),
@@ -762,7 +675,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
         raise ShapeError(
             explain(
                 f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
-                f"are mixed: {_short(values)}.",
+                f"are mixed: {short_repr(values)}.",
                 "Every entry at the same depth must be a list of the same length, or all numbers.",
                 "wrap the lone numbers in lists, or flatten the data.",
             ),
@@ -771,14 +684,9 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
     data: list[float] = []
     for v in level:
         if not isinstance(v, (bool, int, float)):
-            raise _bad_value(v, f" inside {_short(values)}")
+            raise _bad_value(v, f" inside {short_repr(values)}")
         data.append(float(v))
     return data, tuple(shape)
-
-
-def _short(values: object) -> str:
-    text = repr(values)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def as_tensor(value: TensorLike) -> Tensor:
@@ -789,217 +697,3 @@ def as_tensor(value: TensorLike) -> Tensor:
         return _new([value], (), "tensor")
     data, shape = _flatten(value, None)
     return _new(data, shape, "tensor")
-
-
-# -- repr -----------------------------------------------------------------
-
-
-def format_number(v: float) -> str:
-    """Four significant digits, always looking like a float: 1.0, 2.718, 1e-05, 1.2e+11.
-
-    Examples:
-        >>> from microtape.tensor import format_number
-        >>> [format_number(v) for v in (1.0, math.e, 1e-5, 123456.0, -0.0)]
-        ['1.0', '2.718', '1e-05', '1.235e+05', '-0.0']
-    """
-    if v != v or v in (math.inf, -math.inf):
-        return repr(v)
-    text = f"{v:.4g}"
-    return text if "e" in text else repr(float(text))
-
-
-def format_values(data: list[float], shape: Shape) -> str:
-    """Nested-list text of the values, long dimensions summarised with '...'."""
-    if not shape:
-        return format_number(data[0])
-    slots = 1  # entries, or for an empty tensor the nested lists shown: (10**17, 0) is summarised too
-    for dim in shape:
-        slots *= max(dim, 1)
-    summarise = slots > _REPR_LIMIT
-
-    def block(offset: int, dim: int) -> str:
-        n = shape[dim]
-        stride = size_of(shape[dim + 1 :])
-        if summarise and n > 2 * _REPR_EDGE:
-            picks: list[int | None] = [*range(_REPR_EDGE), None, *range(n - _REPR_EDGE, n)]
-        else:
-            picks = list(range(n))
-        parts = []
-        for i in picks:
-            if i is None:
-                parts.append("...")
-            elif dim == len(shape) - 1:
-                parts.append(format_number(data[offset + i]))
-            else:
-                parts.append(block(offset + i * stride, dim + 1))
-        return "[" + ", ".join(parts) + "]"
-
-    return block(0, 0)
-
-
-# -- creation functions ---------------------------------------------------
-
-
-def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
-    """Make a tensor from numbers, nested lists, a tensor, or anything with ``tolist()``.
-
-    Like ``tf.tensor(values, shape)``. Values are converted to float64. With
-    ``shape``, the values (flat or nested) are laid out in that shape.
-
-    Raises:
-        ShapeError: ragged nested lists, or a shape that does not fit the values.
-        InvalidArgumentError: something that is not a number (a string,
-            None). A ``range`` or a generator is not read either: pass
-            ``list(range(3))``, so the values are plain to see.
-
-    Examples:
-        >>> mt.tensor([[1, 2, 3], [4, 5, 6]])
-        Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], shape=(2, 3))
-        >>> mt.tensor([1, 2, 3, 4], shape=(2, 2))
-        Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2))
-        >>> mt.tensor(3.5)
-        Tensor(3.5, shape=())
-    """
-    data, inferred = _flatten(values, shape)
-    return _new(data, inferred, "tensor")
-
-
-def scalar(value: float) -> Tensor:
-    """Make a rank-0 tensor (``tf.scalar``).
-
-    Examples:
-        >>> mt.scalar(2)
-        Tensor(2.0, shape=())
-    """
-    if not is_number(value):
-        raise _bad_value(value, " for scalar()")
-    return _new([float(value)], (), "tensor")
-
-
-def tensor1d(values: Sequence[float]) -> Tensor:
-    """Make a rank-1 tensor (``tf.tensor1d``); anything else is an error.
-
-    Examples:
-        >>> mt.tensor1d([1, 2, 3])
-        Tensor([1.0, 2.0, 3.0], shape=(3,))
-    """
-    return _with_rank(values, 1, "tensor1d")
-
-
-def tensor2d(values: Sequence[Sequence[float]], shape: Sequence[int] | None = None) -> Tensor:
-    """Make a rank-2 tensor (``tf.tensor2d``); anything else is an error.
-
-    Examples:
-        >>> mt.tensor2d([[1, 2], [3, 4]])
-        Tensor([[1.0, 2.0], [3.0, 4.0]], shape=(2, 2))
-        >>> mt.tensor2d([1, 2, 3, 4], (2, 2)).shape
-        (2, 2)
-    """
-    return _with_rank(values, 2, "tensor2d", shape)
-
-
-def _with_rank(values: object, rank: int, fn: str, shape: Sequence[int] | None = None) -> Tensor:
-    data, inferred = _flatten(values, shape)
-    if len(inferred) != rank:
-        raise ShapeError(
-            explain(
-                f"{fn}() needs rank {rank} values, got shape {inferred} (rank {len(inferred)}).",
-                f"{fn} is for {rank}-D data only.",
-                "use mt.tensor() for any rank.",
-            ),
-            shape=inferred,
-        )
-    return _new(data, inferred, "tensor")
-
-
-def fill(shape: Sequence[int], value: float) -> Tensor:
-    """Make a tensor of ``shape`` with every entry equal to ``value`` (``tf.fill``).
-
-    Examples:
-        >>> mt.fill((2,), 7)
-        Tensor([7.0, 7.0], shape=(2,))
-    """
-    target = validate_shape(shape)
-    if not is_number(value):
-        raise _bad_value(value, " for fill()")
-    return _new([float(value)] * size_of(target), target, "fill")
-
-
-def zeros(shape: Sequence[int]) -> Tensor:
-    """Make a tensor of zeros (``tf.zeros``).
-
-    Examples:
-        >>> mt.zeros((2, 2))
-        Tensor([[0.0, 0.0], [0.0, 0.0]], shape=(2, 2))
-    """
-    return fill(shape, 0.0)
-
-
-def ones(shape: Sequence[int]) -> Tensor:
-    """Make a tensor of ones (``tf.ones``).
-
-    Examples:
-        >>> mt.ones((3,))
-        Tensor([1.0, 1.0, 1.0], shape=(3,))
-    """
-    return fill(shape, 1.0)
-
-
-def ones_like(t: Tensor) -> Tensor:
-    """Ones with the shape of ``t`` (``tf.onesLike``).
-
-    Examples:
-        >>> mt.ones_like(mt.zeros((1, 2)))
-        Tensor([[1.0, 1.0]], shape=(1, 2))
-    """
-    return fill(_shape_of(t, "ones_like"), 1.0)
-
-
-def _shape_of(t: object, fn: str) -> Shape:
-    if not isinstance(t, Tensor):
-        raise InvalidArgumentError(
-            explain(
-                f"{fn}() needs a Tensor, got {type(t).__name__}.",
-                "It copies the shape of an existing tensor.",
-                f"use mt.zeros(shape) for a shape, or mt.{fn}(mt.tensor(values)).",
-            ),
-            value=t,
-        )
-    return t.shape
-
-
-def _rng(seed: int | None) -> _random.Random:
-    return _random.Random(seed) if seed is not None else _random.Random(_random.getrandbits(64))
-
-
-def random_normal(
-    shape: Sequence[int], mean: float = 0.0, stddev: float = 1.0, seed: int | None = None
-) -> Tensor:
-    """Sample a normal distribution (``tf.randomNormal``); ``seed`` makes it repeatable.
-
-    Examples:
-        >>> a = mt.random_normal((3,), seed=0)
-        >>> a.data_sync() == mt.random_normal((3,), seed=0).data_sync()
-        True
-        >>> a.shape
-        (3,)
-    """
-    target = validate_shape(shape)
-    rng = _rng(seed)
-    return _new([rng.gauss(mean, stddev) for _ in range(size_of(target))], target, "random_normal")
-
-
-def random_uniform(
-    shape: Sequence[int], minval: float = 0.0, maxval: float = 1.0, seed: int | None = None
-) -> Tensor:
-    """Sample uniformly from ``[minval, maxval)`` (``tf.randomUniform``).
-
-    Examples:
-        >>> u = mt.random_uniform((100,), -1.0, 1.0, seed=1)
-        >>> -1.0 <= min(u.data_sync()) and max(u.data_sync()) < 1.0
-        True
-    """
-    target = validate_shape(shape)
-    rng = _rng(seed)
-    span = maxval - minval
-    return _new([minval + span * rng.random() for _ in range(size_of(target))], target, "random_uniform")

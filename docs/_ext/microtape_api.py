@@ -39,14 +39,14 @@ PACKAGE = "microtape"
 
 # Book order of the sections; a module not listed lands in "More", under its own name.
 GROUPS: list[tuple[str, tuple[str, ...], str]] = [
-    ("Tensors", ("tensor",), "Creating tensors and reading their values."),
+    ("Tensors", ("tensor", "creation", "formatting"), "Creating tensors and reading their values."),
     ("Ops", ("ops", "composite"), "Every op is a function ``mt.op(x, ...)`` and, for most, a method ``x.op(...)``."),
     ("Variables", ("variable",), "Named, assignable tensors for model parameters."),
     ("Gradients", ("functional", "tape"), "TF.js-style gradient functions and the explicit tape."),
     ("Memory", ("memory",), "The tidy arena: scopes, ``keep``, ``dispose``, counting and profiling."),
-    ("Checking gradients", ("gradcheck",), "Finite differences and the gradient checker."),
-    ("Debugging tools", ("debug", "frames"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
-    ("Training", ("train", "optim", "optimizers"), "Optimizers with the update rules and defaults of TF.js."),
+    ("Checking gradients", ("gradcheck", "numerical", "culprit"), "Finite differences and the gradient checker."),
+    ("Debugging tools", ("debug", "frames", "clipping"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
+    ("Training", ("train", "optim", "optimizer", "optimizers"), "Optimizers with the update rules and defaults of TF.js."),
     ("Checkpoints", ("checkpoint", "checkpoints"), "Saving and loading variables as JSON."),
     ("Classroom", ("grader", "exercises"), "Checking exercises."),
     ("Errors", ("errors",), "Every error microtape raises on purpose is a :class:`~microtape.MicrotapeError`."),
