@@ -24,7 +24,7 @@ _NAN: Final = math.nan
 
 
 # ── IEEE-754 scalar helpers: Python raises where a tensor framework gives inf/nan ──
-# _div and _sqrt are the ops' own safe scalar functions (microtape.ops).
+# _div and _sqrt in optimizers.py are the ops' own safe scalar functions (microtape._floats).
 
 
 def nan_maximum(a: float, b: float) -> float:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ._optimizer_checks import EPSILON, check_epsilon, check_flag, check_non_negative, check_unit, nan_maximum
-from .ops import _safe_div as _div
-from .ops import _safe_sqrt as _sqrt
+from ._floats import safe_div as _div
+from ._floats import safe_sqrt as _sqrt
 from .optimizer import Optimizer
 
 __all__ = [

@@ -40,7 +40,7 @@ PACKAGE = "microtape"
 # Book order of the sections; a module not listed lands in "More", under its own name.
 GROUPS: list[tuple[str, tuple[str, ...], str]] = [
     ("Tensors", ("tensor", "creation", "formatting"), "Creating tensors and reading their values."),
-    ("Ops", ("ops", "composite"), "Every op is a function ``mt.op(x, ...)`` and, for most, a method ``x.op(...)``."),
+    ("Ops", ("ops", "ops_shape", "ops_compare", "ops_elementwise", "ops_reduce", "composite"), "Every op is a function ``mt.op(x, ...)`` and, for most, a method ``x.op(...)``."),
     ("Variables", ("variable",), "Named, assignable tensors for model parameters."),
     ("Gradients", ("functional", "tape"), "TF.js-style gradient functions and the explicit tape."),
     ("Memory", ("memory",), "The tidy arena: scopes, ``keep``, ``dispose``, counting and profiling."),
