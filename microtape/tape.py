@@ -24,9 +24,9 @@ from . import _runtime
 from ._registry import Op
 from ._runtime import STATE, Scope
 from ._types import Shape
-from .errors import InvalidArgumentError, ShapeError, TapeError, explain
 from .creation import fill
-from .formatting import format_number
+from .errors import InvalidArgumentError, ShapeError, TapeError, explain
+from .tape_view import dot_graph, summary_table
 from .tensor import Tensor, _new
 from .variable import Variable
 
@@ -547,21 +547,7 @@ class GradientTape:
             0   mul   (2,)           [1.0, 4.0]    1.414
             1   sum   ()             [5.0, 5.0]    1.0
         """
-        rows = [("#", "op", "output shape", "value range", "|grad out|")]
-        for i, (op, _, _, out, _) in enumerate(self._records):
-            data = out._data
-            if data is None:
-                vrange = "<freed>"
-            elif data:
-                vrange = f"[{format_number(min(data))}, {format_number(max(data))}]"
-            else:
-                vrange = "[]"
-            norm = self._grad_norms.get(out.id)
-            rows.append((str(i), op.name, str(out.shape), vrange, "-" if norm is None else format_number(norm)))
-        widths = [max(len(r[c]) for r in rows) for c in range(5)]
-        return "\n".join(
-            "   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows
-        )
+        return summary_table(self._records, self._grad_norms)
 
     def to_dot(self, grad_norms: bool = True, title: str = "tape", rankdir: str = "LR") -> str:
         """Graphviz text of the recorded graph: tensors as boxes, ops as ellipses.
@@ -580,42 +566,7 @@ class GradientTape:
             >>> print(tape.to_dot().splitlines()[0])
             digraph tape {
         """
-        if rankdir not in ("LR", "TB", "RL", "BT"):
-            raise InvalidArgumentError(
-                explain(
-                    f"to_dot(rankdir={rankdir!r}) is not a Graphviz direction.",
-                    'rankdir is "LR", "TB", "RL" or "BT".',
-                    'use rankdir="TB" for a top-to-bottom drawing.',
-                ),
-                value=rankdir,
-            )
-        lines = [
-            f"digraph {_dot_id(title)} {{",
-            f"  rankdir={rankdir};",
-            '  node [fontname="Helvetica", fontsize=10];',
-            '  edge [fontname="Helvetica", fontsize=9];',
-        ]
-        seen: set[int] = set()
-
-        def tensor_node(t: Tensor) -> str:
-            name = f"t{t.id}"
-            if t.id not in seen:
-                seen.add(t.id)
-                label = _dot_text(t.name) if isinstance(t, Variable) else f"#{t.id}"
-                style = ', style=filled, fillcolor="#fde68a"' if t.id in self._watched else ""
-                lines.append(f'  {name} [shape=box, label="{label}\\n{t.shape}"{style}];')
-            return name
-
-        for i, (op, inputs, _, out, _) in enumerate(self._records):
-            node = f"op{i}"
-            lines.append(f'  {node} [shape=ellipse, label="{_dot_text(op.name)}"];')
-            for x in inputs:
-                lines.append(f"  {tensor_node(x)} -> {node};")
-            norm = self._grad_norms.get(out.id) if grad_norms else None
-            edge = f' [label="|g|={format_number(norm)}"]' if norm is not None else ""
-            lines.append(f"  {node} -> {tensor_node(out)}{edge};")
-        lines.append("}")
-        return "\n".join(lines)
+        return dot_graph(self._records, self._watched, self._grad_norms if grad_norms else {}, title, rankdir)
 
     def __repr__(self) -> str:
         state = "used" if self._used else f"{len(self._records)} ops recorded"
@@ -633,17 +584,6 @@ def _wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> Shape
         op=op,
         shapes=(got, want),
     )
-
-
-def _dot_text(text: str) -> str:
-    """``text`` inside a quoted DOT string: quotes and backslashes escaped, line breaks as ``\\n``."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
-
-
-def _dot_id(text: str) -> str:
-    cleaned = "".join(c if c.isalnum() else "_" for c in text)
-    return cleaned if cleaned and not cleaned[0].isdigit() else "g_" + cleaned
 
 
 def _unconnected_mode(value: object) -> bool:

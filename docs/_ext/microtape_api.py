@@ -42,7 +42,7 @@ GROUPS: list[tuple[str, tuple[str, ...], str]] = [
     ("Tensors", ("tensor", "creation", "formatting"), "Creating tensors and reading their values."),
     ("Ops", ("ops", "ops_shape", "ops_compare", "ops_elementwise", "ops_reduce", "composite"), "Every op is a function ``mt.op(x, ...)`` and, for most, a method ``x.op(...)``."),
     ("Variables", ("variable",), "Named, assignable tensors for model parameters."),
-    ("Gradients", ("functional", "grad_results", "tape"), "TF.js-style gradient functions and the explicit tape."),
+    ("Gradients", ("functional", "grad_results", "tape", "tape_view"), "TF.js-style gradient functions and the explicit tape."),
     ("Memory", ("memory",), "The tidy arena: scopes, ``keep``, ``dispose``, counting and profiling."),
     ("Checking gradients", ("gradcheck", "numerical", "culprit"), "Finite differences and the gradient checker."),
     ("Debugging tools", ("debug", "frames", "clipping"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
