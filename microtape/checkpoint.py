@@ -37,72 +37,28 @@ both directions (JSON has no such numbers). There is no ``pickle`` and no
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import math
 import os
-import re
 import secrets
-import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final, TypeAlias, overload
 
 from ._types import Shape
+from .checkpoint_file import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
 from .errors import CheckpointError, MicrotapeError, explain
-from .tensor import Tensor, _detached
 from .optimizer import Optimizer, _Plan
+from .tensor import Tensor, _detached
 from .variable import Variable
 
 __all__ = ["FORMAT", "MAX_BYTES", "VERSION", "load_variables", "save_variables"]
 
-FORMAT: Final = "microtape-checkpoint"
-"""The value of the ``format`` field."""
-
-VERSION: Final = 1
-"""The ``version`` this microtape writes and reads."""
-
 MAX_BYTES: Final = 64 * 1024 * 1024
 """Default size limit of :func:`load_variables` (64 MiB)."""
-
-MAX_DEPTH: Final = 16
-"""Deepest nesting of ``[`` and ``{`` a checkpoint may have (a valid one has 5)."""
-
-MAX_RANK: Final = 32
-"""Most dimensions a saved shape may have."""
-
-_MAX_INT_DIGITS: Final = 18  # shapes and counts; a longer integer is not a size
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
 VariablesArg: TypeAlias = "Sequence[Variable] | Mapping[str, Tensor]"
 IntoArg: TypeAlias = "Sequence[Variable] | Mapping[str, Variable]"
-
-_TOP_KEYS: Final = frozenset({"format", "version", "variables", "optimizer"})
-_VARIABLE_KEYS: Final = frozenset({"name", "shape", "trainable", "data"})
-_OPTIMIZER_KEYS: Final = frozenset({"class", "config", "iterations", "slots"})
-_SLOT_KEYS: Final = frozenset({"name", "shape", "data"})
-
-_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
-_DEPTH_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-@dataclass(frozen=True, slots=True)
-class _Record:
-    """One saved tensor: name, shape, trainable flag and flat values."""
-
-    name: str
-    shape: Shape
-    trainable: bool
-    data: list[float]
-
-
-@dataclass(frozen=True, slots=True)
-class _OptimizerState:
-    class_name: str
-    iterations: int
-    slots: list[_Record]
-
 
 # ── saving ─────────────────────────────────────────────────────────────────────
 
@@ -175,7 +131,7 @@ def _path(path: object, api: str) -> str:
     return path
 
 
-def _records_to_save(variables: object, where: str) -> list[_Record]:
+def _records_to_save(variables: object, where: str) -> list[Record]:
     items: list[tuple[str, Tensor, bool]] = []
     if isinstance(variables, Mapping):
         for key, t in variables.items():
@@ -203,7 +159,7 @@ def _records_to_save(variables: object, where: str) -> list[_Record]:
         )
     if not items:
         raise _save_error(where, "there are no variables to save.", "A checkpoint holds at least one variable.", "pass [w, b].")
-    records: list[_Record] = []
+    records: list[Record] = []
     seen: set[str] = set()
     for name, t, trainable in items:
         if name in seen:
@@ -213,7 +169,7 @@ def _records_to_save(variables: object, where: str) -> list[_Record]:
     return records
 
 
-def _finite_record(name: str, shape: Shape, trainable: bool, data: list[float], where: str, kind: str) -> _Record:
+def _finite_record(name: str, shape: Shape, trainable: bool, data: list[float], where: str, kind: str) -> Record:
     for i, v in enumerate(data):
         if not math.isfinite(v):
             raise _save_error(
@@ -223,10 +179,10 @@ def _finite_record(name: str, shape: Shape, trainable: bool, data: list[float], 
                 "saving a broken model would only hide the problem.",
                 "find where it came from with mt.check_numerics(t, 'name') or mt.detect_anomaly().",
             )
-    return _Record(name, shape, trainable, data)
+    return Record(name, shape, trainable, data)
 
 
-def _record_dict(r: _Record, *, with_trainable: bool) -> dict[str, object]:
+def _record_dict(r: Record, *, with_trainable: bool) -> dict[str, object]:
     d: dict[str, object] = {"name": r.name, "shape": list(r.shape)}
     if with_trainable:
         d["trainable"] = r.trainable
@@ -418,7 +374,7 @@ def load_variables(
             explain(f"load_variables: strict must be True or False, got {strict!r}.", "strict refuses unknown names.", "pass strict=False to ignore them."),
             path=where,
         )
-    records, opt_state = _parse(_read_text(where, limit), where)
+    records, opt_state = parse_checkpoint(read_text(where, limit), where)
     by_name = {r.name: r for r in records}
 
     targets = None if into is None else _targets(into, where)
@@ -426,7 +382,7 @@ def load_variables(
         for name, var in targets.items():
             record = by_name.get(name)
             if record is None:
-                raise _load_error(
+                raise load_error(
                     where,
                     f"no variable named {name!r} in the file; it holds {sorted(by_name)}.",
                     "Every variable to load into must be in the checkpoint.",
@@ -434,7 +390,7 @@ def load_variables(
                     name=name,
                 )
             if record.shape != var.shape:
-                raise _load_error(
+                raise load_error(
                     where,
                     f"variable {name!r} has shape {record.shape} in the file, but the variable to load into has shape {var.shape}.",
                     "A variable keeps its shape; the saved values must have exactly that shape.",
@@ -444,7 +400,7 @@ def load_variables(
                 )
         unknown = sorted(set(by_name) - set(targets))
         if strict and unknown:
-            raise _load_error(
+            raise load_error(
                 where,
                 f"the file holds {unknown} that are not among the variables to load into {sorted(targets)}.",
                 "With strict=True every saved variable must be restored.",
@@ -469,243 +425,13 @@ def load_variables(
     return result
 
 
-def _read_text(where: str, max_bytes: int) -> str:
-    try:
-        # looked at before opening: opening a FIFO blocks until a writer comes, a device may never end
-        mode = os.stat(where).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else (
-                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
-            )
-            raise _load_error(
-                where,
-                f"it is {kind}, not a regular file.",
-                "A checkpoint is a JSON file written by mt.save_variables; nothing else is opened.",
-                "pass the path of the checkpoint file itself, for example run1/model.json.",
-                kind=kind,
-            )
-        with open(where, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            raw = b"" if size > max_bytes else f.read(max_bytes + 1)
-    except OSError as err:
-        raise CheckpointError(
-            explain(
-                f"cannot read checkpoint {where!r}: {err.strerror or err}.",
-                "load_variables reads a file written by mt.save_variables.",
-                "check the path; os.path.exists(path) tells whether it is there.",
-            ),
-            path=where,
-        ) from err
-    if size > max_bytes or len(raw) > max_bytes:
-        raise _load_error(
-            where,
-            f"the file has {max(size, len(raw))} bytes, more than max_bytes={max_bytes}.",
-            "Huge files are refused before they are parsed, so a wrong path cannot exhaust memory.",
-            "if the checkpoint really is that big, pass a larger max_bytes=...",
-        )
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise _load_error(
-            where,
-            f"the file is not UTF-8 text (byte {err.start}).",
-            "A checkpoint is a JSON text file.",
-            "this is probably not a microtape checkpoint (pickle and binary files are not read).",
-        ) from None
-
-
-def _parse(text: str, where: str) -> tuple[list[_Record], _OptimizerState | None]:
-    levels = list(itertools.accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", _STRING.sub("", text)))))
-    depth = max(levels, default=0)
-    if depth > MAX_DEPTH:
-        raise _load_error(
-            where,
-            f"the JSON is nested {depth} levels deep.",
-            f"A checkpoint is at most {MAX_DEPTH} levels deep (a valid one has 5); deeper input is refused "
-            "before parsing, since parsing it could exhaust the stack.",
-            "this is not a microtape checkpoint.",
-        )
-    try:
-        doc = json.loads(
-            text,
-            parse_constant=_NonFinite,  # NaN, Infinity, -Infinity: marked, then refused with their place
-            parse_float=_finite_float,
-            parse_int=_bounded_int,
-        )
-    except json.JSONDecodeError as err:
-        unclosed = bool(levels) and levels[-1] > 0
-        truncated = "; it ends before every [ and { is closed, so it looks truncated" if unclosed else ""
-        raise _load_error(
-            where,
-            f"the file is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}){truncated}.",
-            "A checkpoint is a JSON document written by mt.save_variables.",
-            "restore an older copy of the file, or save it again.",
-        ) from None
-    except RecursionError:
-        raise _load_error(where, "the JSON is nested too deeply to parse.", "A checkpoint is at most a few levels deep.", "this is not a microtape checkpoint.") from None
-    return _validate(doc, where)
-
-
-class _NonFinite:
-    """A number JSON cannot hold (NaN, Infinity, 1e999), kept as text so errors can say where it was."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text[:30]
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def _finite_float(text: str) -> float | _NonFinite:
-    value = float(text)
-    return value if math.isfinite(value) else _NonFinite(text)
-
-
-def _bounded_int(text: str) -> int | float | _NonFinite:
-    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
-        return _finite_float(text)  # a long integer is only ever a value, never a size
-    return int(text)
-
-
-def _validate(doc: object, where: str) -> tuple[list[_Record], _OptimizerState | None]:
-    if not isinstance(doc, dict):
-        raise _load_error(where, f"the JSON is a {_json_type(doc)}, not an object.", f'A checkpoint is an object with "format": "{FORMAT}".', "this is not a microtape checkpoint.")
-    if doc.get("format") != FORMAT:
-        raise _load_error(
-            where,
-            f'"format" is {doc.get("format")!r:.60}, not {FORMAT!r}.',
-            "Every microtape checkpoint says what it is in its first field.",
-            "this file was written by another program.",
-        )
-    version = doc.get("version")
-    if version != VERSION or isinstance(version, bool):
-        raise _load_error(
-            where,
-            f'"version" is {version!r:.40}; this microtape reads version {VERSION}.',
-            "The version says how to read the rest of the file.",
-            "load it with the microtape that wrote it, or save it again.",
-            version=version,
-        )
-    _check_keys(doc, _TOP_KEYS, {"format", "version", "variables"}, "the checkpoint", where)
-    raw_vars = doc["variables"]
-    if not isinstance(raw_vars, list):
-        raise _load_error(where, f'"variables" is a {_json_type(raw_vars)}, not a list.', "It lists one record per variable.", "save the checkpoint again.")
-    records = [_record(item, i, where, "variables", _VARIABLE_KEYS) for i, item in enumerate(raw_vars)]
-    names = [r.name for r in records]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise _load_error(where, f"the names {repeated} appear more than once.", "Names in a checkpoint are unique.", "save the checkpoint again.", names=repeated)
-    opt_state = None
-    if "optimizer" in doc:
-        opt_state = _optimizer_state(doc["optimizer"], where)
-    return records, opt_state
-
-
-def _check_keys(d: dict[str, object], allowed: frozenset[str], required: set[str], what: str, where: str) -> None:
-    missing = sorted(required - set(d))
-    extra = sorted(set(d) - allowed)
-    if missing or extra:
-        problem = "; ".join(
-            part
-            for part in (
-                f"lacks {missing}" if missing else "",
-                f"has unknown fields {[e[:40] for e in extra]}" if extra else "",
-            )
-            if part
-        )
-        raise _load_error(
-            where,
-            f"{what} {problem}.",
-            f"The fields are {sorted(allowed)}; required: {sorted(required)}.",
-            "the file is damaged or was written by another program; save it again.",
-        )
-
-
-def _record(item: object, i: int, where: str, section: str, keys: frozenset[str]) -> _Record:
-    what = f"{section}[{i}]"
-    if not isinstance(item, dict):
-        raise _load_error(where, f"{what} is a {_json_type(item)}, not an object.", "Each record is an object with a name, a shape and data.", "save the checkpoint again.")
-    _check_keys(item, keys, set(keys), what, where)
-    name = item["name"]
-    if not isinstance(name, str) or not name:
-        raise _load_error(where, f"{what} has the name {name!r:.40}, not a non-empty string.", "Names identify the values.", "save the checkpoint again.")
-    what = f"{section}[{i}] ({name!r:.60})"
-    shape = item["shape"]
-    if (
-        not isinstance(shape, list)
-        or len(shape) > MAX_RANK
-        or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
-    ):
-        raise _load_error(
-            where,
-            f"{what} has the shape {shape!r:.60}.",
-            f"A shape is a list of at most {MAX_RANK} ints >= 0, such as [2, 3] (or [] for a scalar).",
-            "save the checkpoint again.",
-            name=name,
-        )
-    trainable = item.get("trainable", False)
-    if not isinstance(trainable, bool):
-        raise _load_error(where, f'{what} has "trainable": {trainable!r:.40}.', "trainable is true or false.", "save the checkpoint again.", name=name)
-    data = item["data"]
-    if not isinstance(data, list):
-        raise _load_error(where, f'{what} has "data" of type {_json_type(data)}.', "data is a flat list of numbers in row-major order.", "save the checkpoint again.", name=name)
-    size = math.prod(shape)
-    if len(data) != size:
-        raise _load_error(
-            where,
-            f"{what} has shape {tuple(shape)}, which needs {size} values, but its data has {len(data)}.",
-            "data holds exactly one number per entry of the shape.",
-            "the file is damaged; restore an older copy or save it again.",
-            name=name,
-        )
-    for j, v in enumerate(data):
-        if isinstance(v, _NonFinite):
-            raise _load_error(
-                where,
-                f"{what} has {v} at data[{j}].",
-                "A checkpoint holds finite float64 numbers only; NaN and Infinity are not JSON.",
-                "the file was not written by mt.save_variables, which refuses non-finite values; "
-                "find where they came from with mt.check_numerics.",
-                name=name,
-                index=j,
-            )
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise _load_error(
-                where,
-                f"{what} has {_json_type(v)} {v!r:.40} at data[{j}], not a number.",
-                "data holds finite numbers only.",
-                "the file is damaged or was edited by hand; save it again.",
-                name=name,
-                index=j,
-            )
-    return _Record(name, tuple(shape), trainable, [float(v) for v in data])
-
-
-def _optimizer_state(raw: object, where: str) -> _OptimizerState:
-    if not isinstance(raw, dict):
-        raise _load_error(where, f'"optimizer" is a {_json_type(raw)}, not an object.', "It holds an optimizer's class, config, iterations and slots.", "save the checkpoint again.")
-    _check_keys(raw, _OPTIMIZER_KEYS, set(_OPTIMIZER_KEYS), '"optimizer"', where)
-    class_name, iterations, slots = raw["class"], raw["iterations"], raw["slots"]
-    if not isinstance(class_name, str):
-        raise _load_error(where, f'"optimizer.class" is {class_name!r:.40}, not a string.', "It is the optimizer's TF.js class name, such as \"Adam\".", "save the checkpoint again.")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise _load_error(where, f'"optimizer.iterations" is {iterations!r:.40}.', "It is a whole number >= 0.", "save the checkpoint again.")
-    if not isinstance(raw["config"], dict):
-        raise _load_error(where, '"optimizer.config" is not an object.', "It holds the hyperparameters by name.", "save the checkpoint again.")
-    if not isinstance(slots, list):
-        raise _load_error(where, f'"optimizer.slots" is a {_json_type(slots)}, not a list.', "It lists one record per slot.", "save the checkpoint again.")
-    return _OptimizerState(class_name, iterations, [_record(s, i, where, "optimizer.slots", _SLOT_KEYS) for i, s in enumerate(slots)])
-
-
-def _optimizer_plan(optimizer: object, state: _OptimizerState | None, where: str) -> _Plan:
+def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str) -> _Plan:
     if not isinstance(optimizer, Optimizer):
-        raise _load_error(where, f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.", "Its slots are restored from the file.", "pass optimizer=opt where opt = mt.train.adam(...).")
+        raise load_error(where, f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.", "Its slots are restored from the file.", "pass optimizer=opt where opt = mt.train.adam(...).")
     if state is None:
-        raise _load_error(where, "the file holds no optimizer state.", "optimizer= restores state saved with save_variables(..., optimizer=opt).", "leave optimizer= out, or save with optimizer=opt.")
+        raise load_error(where, "the file holds no optimizer state.", "optimizer= restores state saved with save_variables(..., optimizer=opt).", "leave optimizer= out, or save with optimizer=opt.")
     if state.class_name != optimizer.class_name:
-        raise _load_error(
+        raise load_error(
             where,
             f"the file holds the state of a {state.class_name} optimizer, not of a {optimizer.class_name} one.",
             "Each kind of optimizer keeps different slots.",
@@ -714,7 +440,7 @@ def _optimizer_plan(optimizer: object, state: _OptimizerState | None, where: str
     try:
         return optimizer._plan(state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables")
     except MicrotapeError as err:
-        raise _load_error(
+        raise load_error(
             where,
             "the optimizer state does not fit: " + err.message.splitlines()[0],
             "Slots are restored for live variables of the same names and shapes.",
@@ -729,37 +455,16 @@ def _targets(into: object, where: str) -> dict[str, Variable]:
     elif isinstance(into, (list, tuple)):
         pairs = [(v.name if isinstance(v, Variable) else None, v) for v in into]
     else:
-        raise _load_error(where, f"into must be a list of variables or a dict name -> variable, got {type(into).__name__}.", "into says which variables receive the saved values.", "pass into=[w, b].")
+        raise load_error(where, f"into must be a list of variables or a dict name -> variable, got {type(into).__name__}.", "into says which variables receive the saved values.", "pass into=[w, b].")
     targets: dict[str, Variable] = {}
     for name, v in pairs:
         if not isinstance(v, Variable):
-            raise _load_error(where, f"into holds a {type(v).__name__}, not a Variable.", "Only variables can be assigned; tensors are immutable.", "make it a variable with mt.variable(t).")
+            raise load_error(where, f"into holds a {type(v).__name__}, not a Variable.", "Only variables can be assigned; tensors are immutable.", "make it a variable with mt.variable(t).")
         if not isinstance(name, str) or not name:
-            raise _load_error(where, f"into has the key {name!r:.40}, not a non-empty str.", "Keys are names in the checkpoint.", "use into={'w': w}.")
+            raise load_error(where, f"into has the key {name!r:.40}, not a non-empty str.", "Keys are names in the checkpoint.", "use into={'w': w}.")
         if name in targets:
-            raise _load_error(where, f"into names {name!r} twice.", "Each saved variable is loaded into one variable.", "list each variable once.")
+            raise load_error(where, f"into names {name!r} twice.", "Each saved variable is loaded into one variable.", "list each variable once.")
         v.data_sync()  # raises DisposedTensorError for a disposed variable, before anything changes
         targets[name] = v
     return targets
 
-
-def _json_type(v: object) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "list"
-    if isinstance(v, dict):
-        return "object"
-    if isinstance(v, _NonFinite):
-        return "non-finite number"
-    return type(v).__name__
-
-
-def _load_error(where: str, what: str, rule: str, hint: str, **facts: object) -> CheckpointError:
-    return CheckpointError(explain(f"checkpoint {where!r}: {what}", rule, hint), path=where, **facts)

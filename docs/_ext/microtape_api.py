@@ -47,7 +47,7 @@ GROUPS: list[tuple[str, tuple[str, ...], str]] = [
     ("Checking gradients", ("gradcheck", "numerical", "culprit"), "Finite differences and the gradient checker."),
     ("Debugging tools", ("debug", "frames", "clipping"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
     ("Training", ("train", "optim", "optimizer", "optimizers"), "Optimizers with the update rules and defaults of TF.js."),
-    ("Checkpoints", ("checkpoint", "checkpoints"), "Saving and loading variables as JSON."),
+    ("Checkpoints", ("checkpoint", "checkpoint_file", "checkpoints"), "Saving and loading variables as JSON."),
     ("Classroom", ("grader", "exercises"), "Checking exercises."),
     ("Errors", ("errors",), "Every error microtape raises on purpose is a :class:`~microtape.MicrotapeError`."),
 ]
