@@ -18,16 +18,6 @@ from .composite import mean as mean
 from .composite import reduce_min as min  # noqa: A004 - TF.js's name; the package never uses the builtin via mt
 from .composite import softmax as softmax
 from .composite import stack as stack
-from .creation import fill as fill
-from .creation import ones as ones
-from .creation import ones_like as ones_like
-from .creation import random_normal as random_normal
-from .creation import random_uniform as random_uniform
-from .creation import scalar as scalar
-from .creation import tensor as tensor
-from .creation import tensor1d as tensor1d
-from .creation import tensor2d as tensor2d
-from .creation import zeros as zeros
 from .dashboard import Dashboard as Dashboard
 from .dashboard import DashboardError as DashboardError
 from .debug import GradientMonitor as GradientMonitor
@@ -114,6 +104,18 @@ from .ops import where as where
 from .ops import zeros_like as zeros_like
 from .tape import GradientTape as GradientTape
 from .tensor import Tensor as Tensor
+# The creation functions come after the tensor module, so that ``mt.tensor`` names
+# the function to type checkers too, not the submodule of the same name.
+from .creation import fill as fill
+from .creation import ones as ones
+from .creation import ones_like as ones_like
+from .creation import random_normal as random_normal
+from .creation import random_uniform as random_uniform
+from .creation import scalar as scalar
+from .creation import tensor as tensor
+from .creation import tensor1d as tensor1d
+from .creation import tensor2d as tensor2d
+from .creation import zeros as zeros
 from .variable import Variable as Variable
 from .variable import variable as variable
 
