@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,18 +17,10 @@ from hypothesis import strategies as st
 
 import microtape as mt
 from microtape import checkpoint
-from microtape._runtime import VARIABLES
+
+from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
 
 
-@pytest.fixture(autouse=True)
-def _free_variables_made_by_the_test() -> Iterator[None]:
-    """Dispose the variables a test made, so fixed names can be reused by the next test."""
-    before = set(VARIABLES.keys())
-    yield
-    for name in set(VARIABLES.keys()) - before:
-        v = VARIABLES.get(name)
-        if v is not None:
-            v.dispose()
 
 
 @pytest.fixture

@@ -8,25 +8,17 @@ from __future__ import annotations
 import math
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import microtape as mt
-from microtape._runtime import VARIABLES
 
+from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
 from .test_train import FACTORIES
 
 
-@pytest.fixture(autouse=True)
-def _free_variables_made_by_the_test() -> Iterator[None]:
-    before = set(VARIABLES.keys())
-    yield
-    for name in set(VARIABLES.keys()) - before:
-        v = VARIABLES.get(name)
-        if v is not None:
-            v.dispose()
 
 
 def grew(before: mt.MemoryInfo) -> int:

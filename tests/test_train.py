@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 import microtape as mt
-from microtape._runtime import VARIABLES
 from microtape.train import Optimizer
+
+from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
 
 Loss = Callable[[], mt.Tensor]
 Factory = Callable[[], Optimizer]
@@ -47,19 +48,6 @@ SLOTS_PER_VARIABLE = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _free_variables_made_by_the_test() -> Iterator[None]:
-    """Dispose the variables a test made, so fixed names like "w_err" can be reused.
-
-    A failed ``pytest.raises`` keeps the test's frame in a reference cycle, and
-    the weakly held names would otherwise stay taken until the next gc run.
-    """
-    before = set(VARIABLES.keys())
-    yield
-    for name in set(VARIABLES.keys()) - before:
-        v = VARIABLES.get(name)
-        if v is not None:
-            v.dispose()
 
 
 def close(actual: list[float], expected: list[float], tol: float = 1e-6) -> bool:
