@@ -27,7 +27,8 @@ can open and read, with one variable per line::
 Writes are atomic: the text is written to a temporary file in the same
 directory, flushed to disk (``fsync``) and renamed over the old file with
 ``os.replace``, so a crash leaves the previous checkpoint or the new one,
-never half of one. Loads trust nothing: the size, the nesting depth, the
+never half of one. The file keeps the permissions of the one it replaces; a
+new file gets those ``open(path, "w")`` would give it. Loads trust nothing: the size, the nesting depth, the
 JSON, every field, name, shape and number are checked, and only then are
 variables assigned, all of them or none. NaN and Infinity are refused in
 both directions (JSON has no such numbers). There is no ``pickle`` and no
@@ -40,7 +41,8 @@ import contextlib
 import json
 import math
 import os
-import secrets
+import stat
+import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Final, TypeAlias, overload
 
@@ -218,23 +220,27 @@ def _dumps(obj: object, where: str) -> str:
 def _write_atomically(path: str, text: str) -> None:
     """Write ``text`` to a temporary file next to ``path``, fsync it, and rename it over ``path``.
 
-    A symbolic link is followed, as ``open(path, "w")`` would: the file it
-    points to is replaced (the temporary file is made next to it) and the
-    link stays a link.
+    The temporary file comes from :func:`tempfile.mkstemp` in the target's
+    folder (a rename is atomic only within one file system) and is removed
+    if anything fails, so the old file stays as it was. A symbolic link is
+    followed, as ``open(path, "w")`` would: the file it points to is
+    replaced and the link stays a link.
+
+    The file gets the mode ``open(path, "w")`` would leave: replacing a file
+    keeps that file's permissions, and a new file gets ``0o666`` less the
+    umask (``mkstemp`` itself creates ``0o600``, readable by its owner only).
     """
     if os.path.islink(path):
         path = os.path.realpath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
         try:
-            with open(fd, "w", encoding="utf-8", closefd=True) as f:
+            with open(fd, "w", encoding="utf-8") as f:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())  # the bytes are on disk before the rename makes them visible
-            if os.path.exists(path):
-                os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            os.chmod(tmp, _mode_for(path))
             os.replace(tmp, path)  # atomic: readers see the old file or the new one
         except BaseException:
             with contextlib.suppress(OSError):
@@ -251,6 +257,28 @@ def _write_atomically(path: str, text: str) -> None:
             path=path,
         ) from err
     _sync_folder(folder)
+
+
+def _mode_for(path: str) -> int:
+    """The permissions ``open(path, "w")`` would give: the old file's, or 0o666 less the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    # elsewhere the only way is to set it and put it back; meanwhile files other
+    # threads create get the strict 0o077 (owner only), never a looser mode
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def _sync_folder(folder: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -255,6 +256,21 @@ def test_the_temporary_file_is_in_the_same_folder(tmp_path: Path, monkeypatch: p
     [(src, dst)] = seen
     assert os.path.dirname(src) == os.path.dirname(os.path.abspath(dst)) == str(tmp_path)
     assert os.path.basename(src).startswith(".m.json.") and src.endswith(".tmp")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes and the umask are POSIX")
+def test_a_new_file_gets_the_umask_mode_and_a_replaced_file_keeps_its_mode(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    old_mask = os.umask(0o027)  # unusual on purpose: mkstemp's 0o600 and the usual 0o644 both differ
+    try:
+        mt.save_variables(path, {"x": mt.scalar(1.0)})
+    finally:
+        os.umask(old_mask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640  # what open(path, "w") gives: 0o666 less the umask
+    path.chmod(0o604)
+    mt.save_variables(path, {"x": mt.scalar(2.0)})
+    assert stat.S_IMODE(path.stat().st_mode) == 0o604  # replacing keeps the old file's permissions
+    assert mt.load_variables(path)["x"].item() == 2.0
 
 
 def test_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
