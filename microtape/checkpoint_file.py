@@ -111,8 +111,7 @@ def read_text(where: str, max_bytes: int) -> str:
 
 
 def parse_checkpoint(text: str, where: str) -> tuple[list[Record], OptimizerState | None]:
-    levels = list(itertools.accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", _STRING.sub("", text)))))
-    depth = max(levels, default=0)
+    depth, still_open = _nesting(text)
     if depth > MAX_DEPTH:
         raise load_error(
             where,
@@ -129,17 +128,28 @@ def parse_checkpoint(text: str, where: str) -> tuple[list[Record], OptimizerStat
             parse_int=_bounded_int,
         )
     except json.JSONDecodeError as err:
-        unclosed = bool(levels) and levels[-1] > 0
-        truncated = "; it ends before every [ and { is closed, so it looks truncated" if unclosed else ""
+        truncated = "; it ends before every [ and { is closed, so it looks truncated" if still_open > 0 else ""
         raise load_error(
             where,
             f"the file is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}){truncated}.",
             "A checkpoint is a JSON document written by mt.save_variables.",
             "restore an older copy of the file, or save it again.",
         ) from None
-    except RecursionError:
-        raise load_error(where, "the JSON is nested too deeply to parse.", "A checkpoint is at most a few levels deep.", "this is not a microtape checkpoint.") from None
     return _validate(doc, where)
+
+
+def _nesting(text: str) -> tuple[int, int]:
+    """How deep the ``[`` and ``{`` of a JSON text nest, and how many are still open at its end.
+
+    The strings are cut out first (a bracket inside a string does not nest),
+    then everything but brackets, so the scan runs at the speed of ``re``.
+    This is the only depth guard: ``json.loads`` recurses once per level, and
+    it only sees texts at most ``MAX_DEPTH`` deep, far from the recursion limit.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depth = max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
+    still_open = brackets.count("[") + brackets.count("{") - brackets.count("]") - brackets.count("}")
+    return depth, still_open
 
 
 class _NonFinite:
