@@ -368,11 +368,11 @@ class Optimizer(ABC):
         # 2. write them; values carry their exact shape, so a (0, 3) variable is
         # written like any other. A step is atomic: should a write still fail,
         # every variable and slot written so far is put back.
-        undo: list[tuple[Variable, list[float] | None]] = []
+        undo: list[tuple[Variable, list[float]]] = []
         made: list[str] = []
         try:
             for var, new_w, s in updates:
-                undo.append((var, var._data))
+                undo.append((var, var.data_sync()))
                 var.assign(_detached(new_w, var.shape))
                 slot_set = self._live_slots(var)
                 if slot_set is None:
@@ -380,11 +380,12 @@ class Optimizer(ABC):
                     made.append(var.name)
                 else:
                     for name, data in s.items():
-                        undo.append((slot_set.variables[name], slot_set.variables[name]._data))
-                        slot_set.variables[name].assign(_detached(data, var.shape))
+                        slot_var = slot_set.variables[name]
+                        undo.append((slot_var, slot_var.data_sync()))
+                        slot_var.assign(_detached(data, var.shape))
         except BaseException:
             for v, old in reversed(undo):
-                v._data = old
+                v.assign(_detached(old, v.shape))
             for name in made:
                 for slot_var in self._slots.pop(name).variables.values():
                     slot_var.dispose()

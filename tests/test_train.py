@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
+from microtape import optimizer as optimizer_module
 from microtape.train import Optimizer
 
 from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
@@ -468,6 +469,29 @@ def test_a_bad_gradient_after_good_ones_changes_nothing(trained: tuple[Optimizer
     assert info.value.shapes == ((3,), ())
     assert snapshot(opt, w, b) == before
     assert "b_err" not in opt.slots
+    opt.dispose()
+
+
+def test_a_step_interrupted_while_writing_puts_everything_back(
+    trained: tuple[Optimizer, mt.Variable, mt.Variable], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opt, w, frozen = trained
+    b = mt.variable(mt.scalar(1.0), name="b_err")  # no slots yet: the step makes them, after writing w and its slots
+    grads = [(mt.ones((2,)), w), (mt.ones(()), b)]
+    before = snapshot(opt, w, b)
+
+    def interrupted(*args: object, **kwargs: object) -> mt.Variable:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(optimizer_module, "variable", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        opt.apply_gradients(grads)
+    monkeypatch.undo()
+    assert snapshot(opt, w, b) == before  # w, its slots, b and the count are back as they were
+    assert "b_err" not in opt.slots
+    opt.apply_gradients(grads)  # and the same step then runs normally
+    assert opt.iterations == 2 and sorted(opt.slots) == ["b_err", "w_err"]
+    mt.dispose(grads)
     opt.dispose()
 
 
