@@ -49,7 +49,7 @@ from typing import Final, TypeAlias, overload
 from ._types import Shape
 from .checkpoint_file import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
 from .errors import CheckpointError, MicrotapeError, explain
-from .optimizer import Optimizer, _Plan
+from .optimizer import Optimizer, RestorePlan, export_state, install_state, plan_restore
 from .tensor import Tensor, _detached
 from .variable import Variable
 
@@ -200,7 +200,7 @@ def _optimizer_dict(optimizer: object, where: str) -> dict[str, object]:
             "Only an optimizer's slots and iteration count can be saved with the variables.",
             "pass optimizer=opt where opt = mt.train.adam(...).",
         )
-    iterations, entries = optimizer._export()
+    iterations, entries = export_state(optimizer)
     slots = [_finite_record(name, shape, False, data, where, "optimizer slot") for name, shape, data in entries]
     return {
         "class": optimizer.class_name,
@@ -449,11 +449,11 @@ def load_variables(
             var.assign(_detached(by_name[name].data, var.shape))
         result = dict(targets)
     if optimizer is not None and plan is not None:
-        optimizer._install(plan)
+        install_state(optimizer, plan)
     return result
 
 
-def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str) -> _Plan:
+def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str) -> RestorePlan:
     if not isinstance(optimizer, Optimizer):
         raise load_error(where, f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.", "Its slots are restored from the file.", "pass optimizer=opt where opt = mt.train.adam(...).")
     if state is None:
@@ -466,7 +466,7 @@ def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str)
             f"restore it into mt.train.{state.class_name.lower()}(...).",
         )
     try:
-        return optimizer._plan(state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables")
+        return plan_restore(optimizer, state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables")
     except MicrotapeError as err:
         raise load_error(
             where,

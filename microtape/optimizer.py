@@ -73,8 +73,13 @@ class _SlotSet:
 
 
 @dataclass(slots=True)
-class _Plan:
-    """A validated ``set_weights``: the iteration count and new slot values per variable."""
+class RestorePlan:
+    """A validated state to restore: the iteration count and the new slot values per variable.
+
+    Made by ``plan_restore`` (which checks everything), used by
+    ``install_state`` (which cannot fail); ``set_weights`` and
+    ``load_variables`` restore an optimizer in these two steps.
+    """
 
     iterations: int
     values: dict[str, tuple[Variable, dict[str, list[float]]]]
@@ -410,7 +415,7 @@ class Optimizer(ABC):
             (1.0, [0.2, 0.4])
             >>> mt.dispose(weights)
         """
-        iterations, entries = self._export()
+        iterations, entries = export_state(self)
         pairs: list[tuple[str, Tensor]] = [(ITER_NAME, scalar(float(iterations)))]
         pairs.extend((name, Tensor(data, shape)) for name, shape, data in entries)
         return pairs
@@ -486,7 +491,7 @@ class Optimizer(ABC):
                 iterations = t.data_sync()[0] if t.size == 1 else t.shape
             else:
                 entries.append((name, t.shape, t.data_sync()))
-        self._install(self._plan(iterations, entries, api))
+        install_state(self, plan_restore(self, iterations, entries, api))
 
     def dispose(self) -> None:
         """Free every slot variable and start afresh (``optimizer.dispose()`` in TF.js).
@@ -555,100 +560,109 @@ class Optimizer(ABC):
             made[slot] = variable(_detached(values[slot], var.shape), trainable=False, name=name)
         self._slots[var.name] = _SlotSet(weakref.ref(var), made)
 
-    def _export(self) -> tuple[int, list[_Entry]]:
-        """The state as plain data, in TF.js's order (by slot kind, then variable)."""
-        alive = [(name, s) for name, s in self._slots.items() if s.owner() is not None]
-        entries: list[_Entry] = []
-        for slot in self._slot_names:
-            for name, slot_set in alive:
-                v = slot_set.variables[slot]
-                entries.append((f"{name}/{slot}", v.shape, v.data_sync()))
-        return self._iterations, entries
 
-    def _plan(self, iterations: object, entries: Sequence[_Entry], api: str) -> _Plan:
-        """Validate a state to restore; raise before anything changes."""
-        if iterations is None:
-            raise InvalidArgumentError(
-                explain(
-                    f"{api}: no 'iter' entry.",
-                    "The weights start with ('iter', scalar): the iteration count.",
-                    "pass what get_weights() returns.",
-                )
+# ── the state as plain data: get_weights, set_weights and checkpoints ─────────
+#
+# Restoring is two steps, so a failure changes nothing: plan_restore checks
+# everything and returns a RestorePlan; install_state applies it and cannot fail.
+
+
+def export_state(optimizer: Optimizer) -> tuple[int, list[_Entry]]:
+    """The iteration count and every live slot as plain data, in TF.js's order (by slot kind, then variable)."""
+    alive = [(name, s) for name, s in optimizer._slots.items() if s.owner() is not None]
+    entries: list[_Entry] = []
+    for slot in optimizer._slot_names:
+        for name, slot_set in alive:
+            v = slot_set.variables[slot]
+            entries.append((f"{name}/{slot}", v.shape, v.data_sync()))
+    return optimizer._iterations, entries
+
+
+def plan_restore(optimizer: Optimizer, iterations: object, entries: Sequence[_Entry], api: str) -> RestorePlan:
+    """Check a state to restore into ``optimizer``; raise before anything changes."""
+    if iterations is None:
+        raise InvalidArgumentError(
+            explain(
+                f"{api}: no 'iter' entry.",
+                "The weights start with ('iter', scalar): the iteration count.",
+                "pass what get_weights() returns.",
             )
-        if not isinstance(iterations, (int, float)) or isinstance(iterations, bool) or not (
-            math.isfinite(iterations) and iterations >= 0 and iterations == int(iterations)
-        ):
+        )
+    if not isinstance(iterations, (int, float)) or isinstance(iterations, bool) or not (
+        math.isfinite(iterations) and iterations >= 0 and iterations == int(iterations)
+    ):
+        raise InvalidArgumentError(
+            explain(
+                f"{api}: 'iter' is {iterations!r}, not a count.",
+                "The iteration count is a whole number >= 0, stored as a scalar.",
+                "pass ('iter', mt.scalar(n)).",
+            ),
+            value=iterations,
+        )
+    values: dict[str, tuple[Variable, dict[str, list[float]]]] = {}
+    for name, shape, data in entries:
+        owner, _, slot = name.rpartition("/")
+        if slot not in optimizer._slot_names or not owner:
+            expected = ", ".join(f"'<variable>/{s}'" for s in optimizer._slot_names) or "only 'iter'"
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: 'iter' is {iterations!r}, not a count.",
-                    "The iteration count is a whole number >= 0, stored as a scalar.",
-                    "pass ('iter', mt.scalar(n)).",
+                    f"{api}: {name!r} is not a slot of {optimizer._api}.",
+                    f"{optimizer._api} keeps {expected}.",
+                    "restore weights saved by the same kind of optimizer (and the same centered flag).",
                 ),
-                value=iterations,
+                name=name,
             )
-        values: dict[str, tuple[Variable, dict[str, list[float]]]] = {}
-        for name, shape, data in entries:
-            owner, _, slot = name.rpartition("/")
-            if slot not in self._slot_names or not owner:
-                expected = ", ".join(f"'<variable>/{s}'" for s in self._slot_names) or "only 'iter'"
-                raise InvalidArgumentError(
-                    explain(
-                        f"{api}: {name!r} is not a slot of {self._api}.",
-                        f"{self._api} keeps {expected}.",
-                        "restore weights saved by the same kind of optimizer (and the same centered flag).",
-                    ),
-                    name=name,
-                )
-            var = VARIABLES.get(owner)
-            if var is None or var.is_disposed:
-                raise InvalidArgumentError(
-                    explain(
-                        f"{api}: slot {name!r} belongs to a variable {owner!r} that is not alive.",
-                        "Slots are restored for existing variables, matched by name.",
-                        "create (or load) the variables first; " + variable_names_hint(owner),
-                    ),
-                    name=name,
-                )
-            if tuple(shape) != var.shape or len(data) != var.size:
-                raise ShapeError(
-                    explain(
-                        f"{api}: slot {name!r} has shape {tuple(shape)}, but variable {owner!r} has shape {var.shape}.",
-                        "A slot has exactly the shape of its variable.",
-                        "restore weights saved for these same variables.",
-                    ),
-                    name=name,
-                    shapes=(tuple(shape), var.shape),
-                )
-            _, slot_values = values.setdefault(owner, (var, {}))
-            if slot in slot_values:
-                raise InvalidArgumentError(
-                    explain(f"{api}: slot {name!r} appears twice.", "Each slot has one value.", "pass it once."),
-                    name=name,
-                )
-            slot_values[slot] = list(data)
-        for owner, (_, slot_values) in values.items():
-            missing = [s for s in self._slot_names if s not in slot_values]
-            if missing:
-                raise InvalidArgumentError(
-                    explain(
-                        f"{api}: variable {owner!r} lacks slot(s) {', '.join(repr(f'{owner}/{s}') for s in missing)}.",
-                        f"{self._api} keeps {len(self._slot_names)} slot(s) per variable; all are restored together.",
-                        "pass every weight that get_weights() returned.",
-                    ),
-                    name=owner,
-                )
-        return _Plan(int(iterations), values)
+        var = VARIABLES.get(owner)
+        if var is None or var.is_disposed:
+            raise InvalidArgumentError(
+                explain(
+                    f"{api}: slot {name!r} belongs to a variable {owner!r} that is not alive.",
+                    "Slots are restored for existing variables, matched by name.",
+                    "create (or load) the variables first; " + variable_names_hint(owner),
+                ),
+                name=name,
+            )
+        if tuple(shape) != var.shape or len(data) != var.size:
+            raise ShapeError(
+                explain(
+                    f"{api}: slot {name!r} has shape {tuple(shape)}, but variable {owner!r} has shape {var.shape}.",
+                    "A slot has exactly the shape of its variable.",
+                    "restore weights saved for these same variables.",
+                ),
+                name=name,
+                shapes=(tuple(shape), var.shape),
+            )
+        _, slot_values = values.setdefault(owner, (var, {}))
+        if slot in slot_values:
+            raise InvalidArgumentError(
+                explain(f"{api}: slot {name!r} appears twice.", "Each slot has one value.", "pass it once."),
+                name=name,
+            )
+        slot_values[slot] = list(data)
+    for owner, (_, slot_values) in values.items():
+        missing = [s for s in optimizer._slot_names if s not in slot_values]
+        if missing:
+            raise InvalidArgumentError(
+                explain(
+                    f"{api}: variable {owner!r} lacks slot(s) {', '.join(repr(f'{owner}/{s}') for s in missing)}.",
+                    f"{optimizer._api} keeps {len(optimizer._slot_names)} slot(s) per variable; all are restored together.",
+                    "pass every weight that get_weights() returned.",
+                ),
+                name=owner,
+            )
+    return RestorePlan(int(iterations), values)
 
-    def _install(self, plan: _Plan) -> None:
-        """Replace the state by a validated plan (cannot fail)."""
-        for name in [n for n in self._slots if n not in plan.values]:
-            for v in self._slots.pop(name).variables.values():
-                v.dispose()
-        for var, slot_values in plan.values.values():
-            slot_set = self._live_slots(var)
-            if slot_set is None:
-                self._make_slots(var, slot_values)
-            else:
-                for slot, data in slot_values.items():
-                    slot_set.variables[slot].assign(_detached(data, var.shape))
-        self._iterations = plan.iterations
+
+def install_state(optimizer: Optimizer, plan: RestorePlan) -> None:
+    """Replace the state of ``optimizer`` by a checked plan (cannot fail)."""
+    for name in [n for n in optimizer._slots if n not in plan.values]:
+        for v in optimizer._slots.pop(name).variables.values():
+            v.dispose()
+    for var, slot_values in plan.values.values():
+        slot_set = optimizer._live_slots(var)
+        if slot_set is None:
+            optimizer._make_slots(var, slot_values)
+        else:
+            for slot, data in slot_values.items():
+                slot_set.variables[slot].assign(_detached(data, var.shape))
+    optimizer._iterations = plan.iterations
