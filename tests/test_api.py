@@ -1,4 +1,6 @@
-"""The public API contract: DESIGN.md's names exist, and every public name is documented with an example."""
+"""The public API contract: DESIGN.md's names exist and are exported, every public name has a docstring
+with a runnable example, tensors have their documented members, and the optimizers and error classes
+are what the contract says (the errors are MicrotapeErrors and also the builtins they extend)."""
 
 from __future__ import annotations
 

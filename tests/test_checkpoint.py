@@ -1,4 +1,4 @@
-"""Checkpoints: round trips, atomic writes, and files that must be refused.
+"""Checkpoints: round trips, atomic writes that keep the file's permissions, and files that must be refused.
 
 Every refused load is checked twice: it raises ``CheckpointError`` with a
 message naming the problem, and no variable (nor optimizer) has changed.

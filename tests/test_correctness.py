@@ -1,7 +1,8 @@
 """Classes of correctness bugs, one test group each: zero derivatives instead of cuts,
-one gradient per input, memory counts as TF.js's, custom_grad's save, the culprit finder's
-tolerances, zero-size shapes, empty reductions, absurd sizes and odd checkpoint files.
-(The op-table-driven checks, every op's second derivative and arena count, are in test_ops.py.)"""
+one gradient per input, composites' memory counts as TF.js's, custom_grad's save, the culprit
+finder's tolerances, zero-size shapes (in ops, optimizer steps and checkpoints), empty reductions,
+absurd sizes, atomic optimizer steps, and odd checkpoint files (directories, FIFOs, devices, symlinks).
+(The op-table-driven checks, every primitive's second derivative and arena count, are in test_ops.py.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""grad, grads, value_and_grad(s), variable_grads, custom_grad: TF.js semantics and errors."""
+"""grad, grads, value_and_grad(s), variable_grads and custom_grad with TF.js's semantics and errors,
+and variables: assign, names, the trainable flag, dispose."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """The tidy arena: exact tensor and byte counts for every rule of tidy, keep and dispose.
 
-Every count here is a difference of ``mt.memory()`` before and after, in
+Also what tapes keep alive and release, the intermediates of grad and minimize, the error for a
+disposed tensor, profile, leak_check, and threads and asyncio tasks that each keep their own scopes
+and tapes. Every count here is a difference of ``mt.memory()`` before and after, in
 tensors *and* bytes (8 per entry), so a leak of a single scalar fails a test.
 """
 

@@ -4,7 +4,11 @@ tape/scope stacks exactly as they were.
 
 A hint that is a line of code must run. Rows marked ``code=True`` execute it,
 with ``mt`` and the user's objects of the case under the names the message
-uses (``t``, ``w``, ``opt``, ...), which ``named`` set-ups provide."""
+uses (``t``, ``w``, ``opt``, ...), which ``named`` set-ups provide.
+
+Then the habits of other libraries (``t.backward()``, ``t.grad``, ``len(t)``): helpful errors at run
+time, type errors for mypy, and ``hasattr``, ``==`` and hashing unchanged; and no issue numbers in
+the code's comments and docstrings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""GradientTape: recording, persistence, nesting, structure of results, deep chains."""
+"""GradientTape: recording, persistence, nesting, the structure of results, unconnected gradients,
+deep chains without a recursion limit, jacobian, the summary and the Graphviz drawing, argument
+errors, and a graph that frees itself without the cyclic garbage collector."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Construction, attributes, repr and construction errors."""
+"""Tensors: the creation functions (seeded random ones too), attributes, reading the values
+(data_sync, tolist, item, float, bool, async data), repr, hashing by identity, and the errors of
+building a tensor from values or a shape that do not fit."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Optimizers (``mt.train``) and ``mt.next_frame``.
 
-The expected numbers come from two independent places: the TF.js optimizer
+The seven update rules, slots and their names, flat memory across steps, steps that fail (or are
+interrupted) and change nothing, hyperparameters, and state saved with ``get_weights`` and restored
+with ``set_weights``. The expected numbers come from two independent places: the TF.js optimizer
 tests (float32 results of TF.js itself, checked to 1e-6 where TF.js is
 exact) and the update formulas written out again here, one scalar at a
 time, for several steps.
