@@ -6,11 +6,13 @@ message naming the problem, and no variable (nor optimizer) has changed.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -259,11 +261,23 @@ def test_the_temporary_file_is_in_the_same_folder(tmp_path: Path, monkeypatch: p
 
 
 @pytest.mark.skipif(os.name != "posix", reason="file modes and the umask are POSIX")
-def test_a_new_file_gets_the_umask_mode_and_a_replaced_file_keeps_its_mode(tmp_path: Path) -> None:
+@pytest.mark.parametrize("proc", ["/proc readable", "no /proc"])
+def test_a_new_file_gets_the_umask_mode_and_a_replaced_file_keeps_its_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, proc: str
+) -> None:
+    if proc == "no /proc":  # as on macOS: the umask is read by setting it and putting it back
+
+        def no_proc(file: object, *args: Any, **kwargs: Any) -> Any:
+            if file == "/proc/self/status":
+                raise FileNotFoundError(2, "No such file or directory")
+            return builtins.open(file, *args, **kwargs)  # type: ignore[call-overload]  # open's own overloads
+
+        monkeypatch.setattr(checkpoint, "open", no_proc, raising=False)
     path = tmp_path / "m.json"
     old_mask = os.umask(0o027)  # unusual on purpose: mkstemp's 0o600 and the usual 0o644 both differ
     try:
         mt.save_variables(path, {"x": mt.scalar(1.0)})
+        assert os.umask(0o027) == 0o027  # saving left the umask as it was
     finally:
         os.umask(old_mask)
     assert stat.S_IMODE(path.stat().st_mode) == 0o640  # what open(path, "w") gives: 0o666 less the umask
