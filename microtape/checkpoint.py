@@ -28,11 +28,11 @@ Writes are atomic: the text is written to a temporary file in the same
 directory, flushed to disk (``fsync``) and renamed over the old file with
 ``os.replace``, so a crash leaves the previous checkpoint or the new one,
 never half of one. The file keeps the permissions of the one it replaces; a
-new file gets those ``open(path, "w")`` would give it. Loads trust nothing: the size, the nesting depth, the
-JSON, every field, name, shape and number are checked, and only then are
-variables assigned, all of them or none. NaN and Infinity are refused in
-both directions (JSON has no such numbers). There is no ``pickle`` and no
-``eval``: a checkpoint is data, never code.
+new file gets those ``open(path, "w")`` would give it. Loads trust nothing:
+the size, the nesting depth, the JSON, every field, name, shape and number
+are checked, and only then are variables assigned, all of them or none. NaN
+and Infinity are refused in both directions (JSON has no such numbers).
+There is no ``pickle`` and no ``eval``: a checkpoint is data, never code.
 """
 
 from __future__ import annotations
