@@ -2,17 +2,32 @@
 
 The chain repeats ``mul 2, add 1e-3, add -1e-3, mul 0.5`` (twice), ``add 0``
 and a ``tanh``: 4 muls, 5 adds and a tanh in every ten ops, and values and
-gradients stay in a normal float range for a million ops. microtape records it on a ``GradientTape`` (inside ``tidy``, so
-each run frees what it made); the baseline is the smallest tape plain Python
-allows: a list of values, a list of ``(output index, backward closure)`` and
-a reversed loop. That is the floor any tape-based autodiff pays per op; the
-ratio is microtape's bookkeeping (tensor objects, op table, arena, records).
+gradients stay in a normal float range for a million ops. microtape records
+it on a ``GradientTape`` (inside ``tidy``, so each run frees what it made).
 
-Workload 3 runs a million ops: time ratio, the same with the cyclic garbage
-collector disabled on both sides (at this size full collections, which walk
-every live GC-tracked object, take most of the baseline's time), and the peak
-memory ratio measured with tracemalloc (exact for pure Python; see
-``_timing.peak_bytes``).
+The baseline is the smallest tape plain Python allows, ``TupleTape``: the
+values in a list, one plain tuple ``(kind, input index, output index,
+constant or saved output)`` appended per op, and a backward pass that is one
+reversed loop with an ``if``/``elif`` on the kind. That is the floor any
+tape-based autodiff in Python pays per op; the ratio is microtape's
+bookkeeping (tensor objects, op table, scopes, records). Two more rows,
+same chain, same run:
+
+* a closure tape (``(output index, backward closure)`` records), for
+  information: it is the baseline of the first measurements, and shows what
+  one closure per op costs against a tuple;
+* micrograd (``Value``) and PyTorch (0-d float64 tensors), when installed
+  (``other_engines.py``); a missing one is a "skipped" row that counts
+  neither as met nor as missed.
+
+Every side is checked against microtape (same value, same gradient) before
+anything is timed.
+
+Workload 3 runs a million ops against the tuple tape: time ratio, the same
+with the cyclic garbage collector disabled on both sides (at this size full
+collections, which walk every live GC-tracked object, are a large part of
+the time), and the peak memory ratio measured with tracemalloc (exact for
+pure Python; see ``_timing.peak_bytes``).
 
 Run: ``python bench/chain.py [--quick] [--repeat N]`` (``--only chain1m`` in run.py for the long one).
 """
@@ -24,7 +39,8 @@ import math
 from collections.abc import Callable
 
 import microtape as mt
-from _timing import Config, Row, compare, fmt_bytes, fmt_time, peak_bytes, ratio_row
+import other_engines
+from _timing import Config, Row, Timing, compare, fmt_bytes, fmt_time, peak_bytes, ratio_row
 
 X0 = 0.5
 
@@ -48,10 +64,76 @@ def program(n: int) -> list[tuple[str, float]]:
     return [op_at(i) for i in range(n)]
 
 
-# -- the baseline: a minimal closure-based tape --------------------------------
+# -- the baseline: a tape of plain tuples ------------------------------------------
 
 
-class MiniTape:
+class TupleTape:
+    """Values in a list; each op appends ``(kind, input index, output index, constant or saved output)``."""
+
+    __slots__ = ("values", "records")
+
+    def __init__(self) -> None:
+        self.values: list[float] = []
+        self.records: list[tuple[str, int, int, float]] = []
+
+    def leaf(self, v: float) -> int:
+        self.values.append(v)
+        return len(self.values) - 1
+
+    def mul(self, i: int, c: float) -> int:
+        values = self.values
+        o = len(values)
+        values.append(values[i] * c)
+        self.records.append(("mul", i, o, c))
+        return o
+
+    def add(self, i: int, c: float) -> int:
+        values = self.values
+        o = len(values)
+        values.append(values[i] + c)
+        self.records.append(("add", i, o, c))
+        return o
+
+    def tanh(self, i: int) -> int:
+        values = self.values
+        o = len(values)
+        out = math.tanh(values[i])
+        values.append(out)
+        self.records.append(("tanh", i, o, out))  # the VJP needs the output, not the input
+        return o
+
+    def gradient(self, target: int, source: int) -> float:
+        grads = [0.0] * len(self.values)
+        grads[target] = 1.0
+        for kind, i, o, c in reversed(self.records):
+            g = grads[o]
+            if kind == "mul":
+                grads[i] += g * c
+            elif kind == "add":
+                grads[i] += g
+            else:  # tanh: d tanh(x) = 1 - tanh(x)^2
+                grads[i] += g * (1.0 - c * c)
+        return grads[source]
+
+
+def plain_chain(prog: list[tuple[str, float]]) -> tuple[float, float]:
+    """Forward and backward on the tuple tape: (value, d value / d x)."""
+    tape = TupleTape()
+    x = y = tape.leaf(X0)
+    for name, c in prog:
+        if name == "mul":
+            y = tape.mul(y, c)
+        elif name == "add":
+            y = tape.add(y, c)
+        else:
+            y = tape.tanh(y)
+    return tape.values[y], tape.gradient(y, x)
+
+
+# -- for information: a closure tape ----------------------------------------------
+
+
+class ClosureTape:
     """Values in a list; each op appends ``(output index, backward closure)``."""
 
     __slots__ = ("values", "grads", "records")
@@ -108,9 +190,9 @@ class MiniTape:
         return grads[source]
 
 
-def plain_chain(prog: list[tuple[str, float]]) -> tuple[float, float]:
-    """Forward and backward on the minimal tape: (value, d value / d x)."""
-    tape = MiniTape()
+def closure_chain(prog: list[tuple[str, float]]) -> tuple[float, float]:
+    """Forward and backward on the closure tape: (value, d value / d x)."""
+    tape = ClosureTape()
     x = y = tape.leaf(X0)
     for name, c in prog:
         if name == "mul":
@@ -147,21 +229,81 @@ def tape_chain(prog: list[tuple[str, float]]) -> tuple[float, float]:
     return mt.tidy(run)
 
 
-def check_same(prog: list[tuple[str, float]]) -> None:
-    a, b = tape_chain(prog), plain_chain(prog)
-    assert math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-9), (a, b)
+def agree(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Same chain value (to rounding) and same gradient (to the rounding of 20,000 products)."""
+    return math.isclose(a[0], b[0], rel_tol=1e-12) and math.isclose(a[1], b[1], rel_tol=1e-9)
+
+
+def check_same(prog: list[tuple[str, float]], other: Callable[[list[tuple[str, float]]], tuple[float, float]] = plain_chain) -> None:
+    """``other`` computes the chain's value and gradient as microtape does (AssertionError if not)."""
+    a, b = tape_chain(prog), other(prog)
+    assert agree(a, b), (a, b)
     assert a[1] != 0.0 and math.isfinite(a[1])  # the chain keeps its gradient in range
 
 
+CHAIN_LIMIT = 4.0
+"""microtape's chain at most this many times the tuple tape."""
+RIVAL_LIMIT = 0.67
+"""microtape's chain at least 1.5x faster than micrograd and PyTorch: ratio microtape / other at most this."""
+
+
+def _per_op(t: Timing, n: int) -> str:
+    return f"{t.a / n * 1e6:.2f} µs/op vs {t.b / n * 1e6:.2f}"
+
+
+def other_engine_rows(prog: list[tuple[str, float]], cfg: Config) -> list[Row]:
+    """microtape against micrograd and PyTorch on the same chain, or a "skipped" row for each one missing."""
+    n = len(prog)
+    rows: list[Row] = []
+    for label, dist, make, hint in (
+        ("micrograd (Value)", "micrograd", other_engines.micrograd_chain, other_engines.MICROGRAD_HINT),
+        ("PyTorch (0-d float64 tensors)", "torch", other_engines.torch_chain, other_engines.TORCH_HINT),
+    ):
+        workload = f"  same chain, microtape vs {label}"
+        target = f"<= {RIVAL_LIMIT:g}x (1.5x faster)"
+        engine = make()
+        if engine is None:
+            rows.append(Row(workload, "-", hint, None, target, None))
+            continue
+
+        def other(p: list[tuple[str, float]], engine: other_engines.Chain = engine) -> tuple[float, float]:
+            return engine(p, X0)
+
+        check_same(prog, other)
+        t = compare(lambda: tape_chain(prog), lambda: other(prog), cfg)
+        rows.append(
+            Row(
+                f"{workload} {other_engines.version(dist)}",
+                fmt_time(t.a),
+                f"{fmt_time(t.b)} ({t.b / n * 1e6:.2f} µs/op)",
+                t.ratio,
+                target,
+                t.ratio <= RIVAL_LIMIT,
+                RIVAL_LIMIT,
+            )
+        )
+    return rows
+
+
 def run(cfg: Config) -> list[Row]:
-    """Workload 2: 20,000 ops (500 in quick mode)."""
+    """Workload 2: 20,000 ops (500 in quick mode) against the tuple tape, then the information and other-engine rows."""
     n = 500 if cfg.quick else 20_000
     prog = program(n)
     check_same(prog)
+    check_same(prog, closure_chain)
     t = compare(lambda: tape_chain(prog), lambda: plain_chain(prog), cfg)
-    row = ratio_row(f"chain of {n:,} scalar ops, fwd+bwd", t, 3.0)
-    per_op = f"{t.a / n * 1e6:.2f} µs/op vs {t.b / n * 1e6:.2f}"
-    return [Row(row.workload, f"{row.microtape} ({per_op})", row.baseline, row.ratio, "<= 3x (~1 µs/op)", row.met, 3.0)]
+    row = ratio_row(f"chain of {n:,} scalar ops, fwd+bwd, vs tuple tape", t, CHAIN_LIMIT)
+    main_row = Row(row.workload, f"{row.microtape} ({_per_op(t, n)})", row.baseline, row.ratio, row.target, row.met, row.limit)
+    tc = compare(lambda: tape_chain(prog), lambda: closure_chain(prog), cfg)
+    closure_row = Row(
+        "  same chain, microtape vs closure tape",
+        f"{fmt_time(tc.a)} ({_per_op(tc, n)})",
+        fmt_time(tc.b),
+        tc.ratio,
+        "(info)",
+        None,
+    )
+    return [main_row, closure_row, *other_engine_rows(prog, cfg)]
 
 
 def run_million(cfg: Config) -> list[Row]:
@@ -171,8 +313,8 @@ def run_million(cfg: Config) -> list[Row]:
     check_same(prog)
     reps = 1 if cfg.quick else min(cfg.reps, 3)
     t = compare(lambda: tape_chain(prog), lambda: plain_chain(prog), cfg, reps=reps, number=1)
-    # at this size Python's cyclic collector dominates the baseline (its closures are GC-tracked
-    # and every full collection walks millions of them), so show the ratio without it too
+    # at this size Python's cyclic collector is a large part of both sides (every full collection
+    # walks each live GC-tracked object: tuples, tensors, records), so show the ratio without it too
     was = gc.isenabled()
     gc.disable()
     try:
@@ -183,7 +325,7 @@ def run_million(cfg: Config) -> list[Row]:
     mem_tape = peak_bytes(lambda: tape_chain(prog))
     mem_plain = peak_bytes(lambda: plain_chain(prog))
     label = f"chain of {n:,} ops"
-    time_row = ratio_row(f"{label}, fwd+bwd time", t, 2.0)
+    time_row = ratio_row(f"{label}, fwd+bwd time, vs tuple tape", t, 2.0)
     mem_ratio = mem_tape / mem_plain
     mem_row = Row(
         f"{label}, peak memory (tracemalloc)",
