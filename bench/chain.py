@@ -17,7 +17,8 @@ same chain, same run:
   information: it is the baseline of the first measurements, and shows what
   one closure per op costs against a tuple;
 * micrograd (``Value``) and PyTorch (0-d float64 tensors), when installed
-  (``other_engines.py``); a missing one is a "skipped" row that counts
+  (``other_engines.py``), each in a process of its own
+  (``engine_race.py``); a missing one is a "skipped" row that counts
   neither as met nor as missed.
 
 Every side is checked against microtape (same value, same gradient) before
@@ -35,8 +36,12 @@ Run: ``python bench/chain.py [--quick] [--repeat N]`` (``--only chain1m`` in run
 from __future__ import annotations
 
 import gc
+import json
 import math
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import microtape as mt
 import other_engines
@@ -251,34 +256,38 @@ def _per_op(t: Timing, n: int) -> str:
     return f"{t.a / n * 1e6:.2f} µs/op vs {t.b / n * 1e6:.2f}"
 
 
-def other_engine_rows(prog: list[tuple[str, float]], cfg: Config) -> list[Row]:
-    """microtape against micrograd and PyTorch on the same chain, or a "skipped" row for each one missing."""
-    n = len(prog)
+RACE = Path(__file__).resolve().with_name("engine_race.py")
+
+
+def other_engine_rows(n: int, cfg: Config) -> list[Row]:
+    """microtape against micrograd and PyTorch on the same chain, or a "skipped" row for each one missing.
+
+    Each comparison runs in a process of its own (``engine_race.py`` says why).
+    """
     rows: list[Row] = []
-    for label, dist, make, hint in (
-        ("micrograd (Value)", "micrograd", other_engines.micrograd_chain, other_engines.MICROGRAD_HINT),
-        ("PyTorch (0-d float64 tensors)", "torch", other_engines.torch_chain, other_engines.TORCH_HINT),
-    ):
+    target = f"<= {RIVAL_LIMIT:g}x (1.5x faster)"
+    for name, (label, _, hint) in other_engines.ENGINES.items():
         workload = f"  same chain, microtape vs {label}"
-        target = f"<= {RIVAL_LIMIT:g}x (1.5x faster)"
-        engine = make()
-        if engine is None:
+        if not other_engines.available(name):
             rows.append(Row(workload, "-", hint, None, target, None))
             continue
-
-        def other(p: list[tuple[str, float]], engine: other_engines.Chain = engine) -> tuple[float, float]:
-            return engine(p, X0)
-
-        check_same(prog, other)
-        t = compare(lambda: tape_chain(prog), lambda: other(prog), cfg)
+        args = [sys.executable, str(RACE), name, "--n", str(n), "--repeat", str(cfg.repeat), "--min-time", str(cfg.min_time)]
+        done = subprocess.run(args + (["--quick"] if cfg.quick else []), capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{RACE.name} {name} failed:\n{done.stdout}{done.stderr}")
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        if result["skipped"]:
+            rows.append(Row(workload, "-", hint, None, target, None))
+            continue
+        a, b, ratio = float(result["a"]), float(result["b"]), float(result["ratio"])
         rows.append(
             Row(
-                f"{workload} {other_engines.version(dist)}",
-                fmt_time(t.a),
-                f"{fmt_time(t.b)} ({t.b / n * 1e6:.2f} µs/op)",
-                t.ratio,
+                f"{workload} {result['version']}",
+                f"{fmt_time(a)} ({a / n * 1e6:.2f} µs/op)",
+                f"{fmt_time(b)} ({b / n * 1e6:.2f} µs/op)",
+                ratio,
                 target,
-                t.ratio <= RIVAL_LIMIT,
+                ratio <= RIVAL_LIMIT,
                 RIVAL_LIMIT,
             )
         )
@@ -303,7 +312,7 @@ def run(cfg: Config) -> list[Row]:
         "(info)",
         None,
     )
-    return [main_row, closure_row, *other_engine_rows(prog, cfg)]
+    return [main_row, closure_row, *other_engine_rows(n, cfg)]
 
 
 def run_million(cfg: Config) -> list[Row]:
@@ -350,7 +359,6 @@ def run_million(cfg: Config) -> list[Row]:
 if __name__ == "__main__":
     import os
     import runpy
-    import sys
 
     # run.py does the printing; it is run as a program, so the benchmarks never import it
     sys.argv = [sys.argv[0], "--only", "chain", *sys.argv[1:]]

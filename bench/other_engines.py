@@ -28,6 +28,7 @@ is 0-d tensors, so threads could only add CPU time that
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -39,6 +40,27 @@ Chain = Callable[[Program, float], tuple[float, float]]
 
 MICROGRAD_HINT = "skipped: pip install micrograd==0.1.0"
 TORCH_HINT = "skipped: pip install torch"
+
+
+ENGINES: dict[str, tuple[str, str, str]] = {
+    "micrograd": ("micrograd (Value)", "micrograd.engine", MICROGRAD_HINT),
+    "torch": ("PyTorch (0-d float64 tensors)", "torch", TORCH_HINT),
+}
+"""name -> (label for the table, module to import, what a skipped row says)."""
+
+
+def available(name: str) -> bool:
+    """Whether engine ``name``'s module can be found, without importing it (PyTorch takes seconds)."""
+    module = ENGINES[name][1]
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package missing or broken
+        return False
+
+
+def make(name: str) -> Chain | None:
+    """Engine ``name``'s chain function, or ``None`` if it does not import."""
+    return micrograd_chain() if name == "micrograd" else torch_chain()
 
 
 def load(name: str) -> Any | None:
