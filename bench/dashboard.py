@@ -52,6 +52,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +61,8 @@ sys.path.insert(0, str(ROOT))
 import microtape as mt  # noqa: E402 - after the path set-up
 
 T, HIDDEN, BATCH = 20, 8, 16
+Step = Callable[[], tuple[mt.Tensor, dict[str, mt.Tensor]]]
+"""One training step: the loss and the gradients by parameter name."""
 
 
 def viewers(port: int, count: int, read: bool) -> None:
@@ -89,7 +92,7 @@ def viewers(port: int, count: int, read: bool) -> None:
                 sel.unregister(key.fileobj)
 
 
-def make_step() -> tuple[list[mt.Variable], object]:
+def make_step() -> tuple[list[mt.Variable], Step]:
     rng = random.Random(0)
     inputs = [mt.keep(mt.tensor([rng.uniform(-1, 1) for _ in range(BATCH)], shape=(BATCH, 1))) for _ in range(T)]
     scale = 1 / math.sqrt(HIDDEN)
@@ -113,10 +116,10 @@ def make_step() -> tuple[list[mt.Variable], object]:
     return params, step
 
 
-async def timed_block(dash: mt.Dashboard, params: list[mt.Variable], step: object, start: int, n: int) -> tuple[float, float]:
+async def timed_block(dash: mt.Dashboard, params: list[mt.Variable], step: Step, start: int, n: int) -> tuple[float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     for i in range(start, start + n):
-        value, grads = mt.tidy(step)  # type: ignore[arg-type]  # the step function above
+        value, grads = mt.tidy(step)
         dash.log(i, loss=value, grads=grads, variables=dict(zip("WUV", params)))
         mt.dispose([value, *grads.values()])
         await mt.next_frame()

@@ -191,7 +191,7 @@ def run(cfg: Config) -> list[Row]:
     finally:
         cleanup()
     n = 20 if cfg.quick else 100
-    return [ratio_row(f"MLP 2-16-16-1 step, {n} points", t, 2.0)]
+    return [ratio_row(f"MLP 2-16-16-1 step, {n} points", t, 1.5)]
 
 
 if __name__ == "__main__":
