@@ -3,7 +3,7 @@
     python bench/hotspots.py chain          # the 20,000-op chain
     python bench/hotspots.py mlp --top 25   # the MLP step (20 steps)
     python bench/hotspots.py matmul
-    python bench/hotspots.py checkgrads     # check_grads full, n = 64
+    python bench/hotspots.py checkgrads     # check_grads full, n = 16 (20 calls); --n 64 for another size
 
 Prints the functions with the most *own* time (time in the function itself,
 not in what it calls) as a share of the total, then the same grouped by
@@ -57,13 +57,19 @@ def _matmul() -> Callable[[], object]:
     return five
 
 
-def _checkgrads() -> Callable[[], object]:
+def _checkgrads(n: int = 16) -> Callable[[], object]:
     import random
 
-    rng = random.Random(64)
-    w = mt.keep(mt.tensor([[rng.uniform(-0.5, 0.5) for _ in range(64)] for _ in range(checkgrads.ROWS)]))
-    x = mt.keep(mt.tensor([rng.uniform(-0.5, 0.5) for _ in range(64)]))
-    return lambda: mt.check_grads(checkgrads.f, [w, x], eps=checkgrads.EPS, mode="full")
+    rng = random.Random(n)
+    w = mt.keep(mt.tensor([[rng.uniform(-0.5, 0.5) for _ in range(n)] for _ in range(checkgrads.ROWS)]))
+    x = mt.keep(mt.tensor([rng.uniform(-0.5, 0.5) for _ in range(n)]))
+    calls = max(1, 320 // n)  # about the same work at every size: 20 calls at n = 16
+
+    def some() -> None:
+        for _ in range(calls):
+            mt.check_grads(checkgrads.f, [w, x], eps=checkgrads.EPS, mode="full")
+
+    return some
 
 
 TARGETS: dict[str, Callable[[], Callable[[], object]]] = {
@@ -119,8 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workload", choices=sorted(TARGETS))
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--n", type=int, default=16, help="checkgrads only: the length of x (W is 8 x n)")
     args = parser.parse_args(argv)
-    report(TARGETS[args.workload](), args.top)
+    report(_checkgrads(args.n) if args.workload == "checkgrads" else TARGETS[args.workload](), args.top)
     return 0
 
 
