@@ -10,7 +10,10 @@ measured in the same process run, alternating the two; times are medians of
 
 Workloads: mlp, chain, chain1m, matmul, checkgrads, tidy, gc, anomaly.
 ``chain1m`` (a million ops, about a minute) is skipped by ``--quick``.
-Standard library only, plus microtape.
+Standard library only, plus microtape; the chain is also raced against
+micrograd and PyTorch when they are installed (``pip install -e '.[bench]'``
+for micrograd, ``pip install torch`` for PyTorch), otherwise those rows say
+"skipped".
 """
 
 from __future__ import annotations
