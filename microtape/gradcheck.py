@@ -17,8 +17,8 @@ import math
 import random
 from collections.abc import Callable, Sequence  # Callable: TensorFn in the signatures resolves here
 from dataclasses import dataclass, field
+from itertools import product, repeat
 
-from ._shape import strides_of
 from ._types import Shape, TensorFn, is_int, is_number
 from .culprit import find_culprit
 from .errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
@@ -31,6 +31,7 @@ from .numerical import (
     check_fn,
     check_inputs,
     compare_row,
+    evaluator,
     is_close,
     numerical_grad,
     run_paused,
@@ -125,10 +126,6 @@ class GradCheckReport:
         return self
 
 
-def _unravel(j: int, shape: Shape) -> tuple[int, ...]:
-    return tuple((j // s) % d for s, d in zip(strides_of(shape), shape)) if shape else ()
-
-
 def _shape_note(i: int, err: ShapeError) -> str:
     got, want = err.shapes
     return (
@@ -198,53 +195,61 @@ def _analytic_jacobian(
 def _full(
     f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, order: int
 ) -> tuple[list[GradCheckRow], int, list[str]]:
-    values, out_shape, jac, notes = _analytic_jacobian(f, xs)
+    values, out_shape, jac, notes = _analytic_jacobian(f, xs)  # the taped call is f's first evaluation
     datas = [list(x._values()) for x in xs]
     shapes = [x.shape for x in xs]
-    rows: list[GradCheckRow] = []
-    evaluations = 1
-    small = eps / 10
-    loop = run_paused(lambda: _differences(f, datas, shapes, values, out_shape, jac, eps, small, atol, rtol, order))
+    loop = run_paused(lambda: _differences(f, datas, shapes, values, out_shape, jac, eps, atol, rtol, order))
     assert isinstance(loop, tuple)
-    more_rows, n = loop
-    return rows + more_rows, evaluations + n, notes
+    rows, evaluations = loop
+    return rows, 1 + evaluations, notes
+
+
+def _indices(shape: Shape) -> list[tuple[int, ...]]:
+    """Every index of ``shape`` in row-major order, the order of a tensor's flat data."""
+    return list(product(*map(range, shape)))
 
 
 def _differences(
     f: Fn, datas: list[list[float]], shapes: list[Shape], values: list[float], out_shape: Shape,
-    jac: list[list[list[float]]], eps: float, small: float, atol: float, rtol: float, order: int,
+    jac: list[list[list[float]]], eps: float, atol: float, rtol: float, order: int,
 ) -> tuple[list[GradCheckRow], int]:
-    """Central differences for every input entry, compared with the analytic Jacobian."""
+    """Central differences for every input entry, compared with the analytic Jacobian.
+
+    Each entry is moved in place in its working list and ``f`` is called on
+    the same input tensors again (see :func:`~microtape.numerical.evaluator`).
+    """
+    evaluate = evaluator(f, datas, shapes)
+    outputs = _indices(out_shape)
+    small = eps / 10
     rows: list[GradCheckRow] = []
     evaluations = 0
     for i, data in enumerate(datas):
-        for j in range(len(data)):
+        for j, index in enumerate(_indices(shapes[i])):
             keep = data[j]
             data[j] = keep + eps
-            plus = values_at(f, datas, shapes)
+            plus = evaluate()
             data[j] = keep - eps
-            minus = values_at(f, datas, shapes)
+            minus = evaluate()
             evaluations += 2
             lefts = [(v - m) / eps for v, m in zip(values, minus)]
             rights = [(p - v) / eps for p, v in zip(plus, values)]
             kinks = [False] * len(values)
-            if any(not is_close(lf, rt, atol, rtol) for lf, rt in zip(lefts, rights)):
+            if not all(map(is_close, lefts, rights, repeat(atol), repeat(rtol))):
                 # Do the slopes still disagree at a 10x smaller step? Then it is a kink.
                 data[j] = keep + small
-                plus2 = values_at(f, datas, shapes)
+                plus2 = evaluate()
                 data[j] = keep - small
-                minus2 = values_at(f, datas, shapes)
+                minus2 = evaluate()
                 evaluations += 2
                 for k, (v, p2, m2) in enumerate(zip(values, plus2, minus2)):
                     kinks[k] = not is_close(lefts[k], rights[k], atol, rtol) and same_jump(
                         rights[k] - lefts[k], (p2 - v) / small - (v - m2) / small
                     )
             data[j] = keep
-            for k in range(len(values)):
+            for k, output in enumerate(outputs):
                 numeric = (plus[k] - minus[k]) / (2 * eps)
                 rows.append(
-                    compare_row(i, _unravel(j, shapes[i]), _unravel(k, out_shape), jac[k][i][j], numeric,
-                         lefts[k], rights[k], atol, rtol, order, kinks[k])
+                    compare_row(i, index, output, jac[k][i][j], numeric, lefts[k], rights[k], atol, rtol, order, kinks[k])
                 )
     return rows, evaluations
 
