@@ -17,8 +17,8 @@ import math
 import random
 from collections.abc import Callable, Sequence  # Callable: TensorFn in the signatures resolves here
 from dataclasses import dataclass, field
+from itertools import product
 
-from ._shape import strides_of
 from ._types import Shape, TensorFn, is_int, is_number
 from .culprit import find_culprit
 from .errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
@@ -31,11 +31,11 @@ from .numerical import (
     check_fn,
     check_inputs,
     compare_row,
+    evaluator,
     is_close,
     numerical_grad,
     run_paused,
     same_jump,
-    values_at,
 )
 from .tape import GradientTape
 from .formatting import format_number
@@ -125,10 +125,6 @@ class GradCheckReport:
         return self
 
 
-def _unravel(j: int, shape: Shape) -> tuple[int, ...]:
-    return tuple((j // s) % d for s, d in zip(strides_of(shape), shape)) if shape else ()
-
-
 def _shape_note(i: int, err: ShapeError) -> str:
     got, want = err.shapes
     return (
@@ -198,54 +194,61 @@ def _analytic_jacobian(
 def _full(
     f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, order: int
 ) -> tuple[list[GradCheckRow], int, list[str]]:
-    values, out_shape, jac, notes = _analytic_jacobian(f, xs)
+    values, out_shape, jac, notes = _analytic_jacobian(f, xs)  # the taped call is f's first evaluation
     datas = [list(x._values()) for x in xs]
     shapes = [x.shape for x in xs]
-    rows: list[GradCheckRow] = []
-    evaluations = 1
-    small = eps / 10
-    loop = run_paused(lambda: _differences(f, datas, shapes, values, out_shape, jac, eps, small, atol, rtol, order))
+    loop = run_paused(lambda: _differences(f, datas, shapes, values, out_shape, jac, eps, atol, rtol, order))
     assert isinstance(loop, tuple)
-    more_rows, n = loop
-    return rows + more_rows, evaluations + n, notes
+    rows, evaluations = loop
+    return rows, 1 + evaluations, notes
+
+
+def _indices(shape: Shape) -> list[tuple[int, ...]]:
+    """Every index of ``shape`` in row-major order, the order of a tensor's flat data."""
+    return list(product(*map(range, shape)))
 
 
 def _differences(
     f: Fn, datas: list[list[float]], shapes: list[Shape], values: list[float], out_shape: Shape,
-    jac: list[list[list[float]]], eps: float, small: float, atol: float, rtol: float, order: int,
+    jac: list[list[list[float]]], eps: float, atol: float, rtol: float, order: int,
 ) -> tuple[list[GradCheckRow], int]:
-    """Central differences for every input entry, compared with the analytic Jacobian."""
+    """Central differences for every input entry, compared with the analytic Jacobian.
+
+    Each entry is moved in place in its working list and ``f`` is called on
+    the same input tensors again (see :func:`~microtape.numerical.evaluator`).
+    The two calls at a 10x smaller step are made once per entry, and only when
+    the one-sided slopes of some output disagree.
+    """
+    evaluate = evaluator(f, datas, shapes)
+    outputs = list(enumerate(zip(_indices(out_shape), values)))
+    small = eps / 10
     rows: list[GradCheckRow] = []
     evaluations = 0
     for i, data in enumerate(datas):
-        for j in range(len(data)):
+        for j, index in enumerate(_indices(shapes[i])):
             keep = data[j]
             data[j] = keep + eps
-            plus = values_at(f, datas, shapes)
+            plus = evaluate()
             data[j] = keep - eps
-            minus = values_at(f, datas, shapes)
+            minus = evaluate()
             evaluations += 2
-            lefts = [(v - m) / eps for v, m in zip(values, minus)]
-            rights = [(p - v) / eps for p, v in zip(plus, values)]
-            kinks = [False] * len(values)
-            if any(not is_close(lf, rt, atol, rtol) for lf, rt in zip(lefts, rights)):
-                # Do the slopes still disagree at a 10x smaller step? Then it is a kink.
-                data[j] = keep + small
-                plus2 = values_at(f, datas, shapes)
-                data[j] = keep - small
-                minus2 = values_at(f, datas, shapes)
-                evaluations += 2
-                for k, (v, p2, m2) in enumerate(zip(values, plus2, minus2)):
-                    kinks[k] = not is_close(lefts[k], rights[k], atol, rtol) and same_jump(
-                        rights[k] - lefts[k], (p2 - v) / small - (v - m2) / small
-                    )
-            data[j] = keep
-            for k in range(len(values)):
+            smaller: tuple[list[float], list[float]] | None = None
+            for k, (output, v) in outputs:
+                left, right = (v - minus[k]) / eps, (plus[k] - v) / eps
+                kink = False
+                if not is_close(left, right, atol, rtol):
+                    # Do the slopes still disagree at a 10x smaller step? Then it is a kink.
+                    if smaller is None:
+                        data[j] = keep + small
+                        plus2 = evaluate()
+                        data[j] = keep - small
+                        smaller = plus2, evaluate()
+                        evaluations += 2
+                    plus2, minus2 = smaller
+                    kink = same_jump(right - left, (plus2[k] - v) / small - (v - minus2[k]) / small)
                 numeric = (plus[k] - minus[k]) / (2 * eps)
-                rows.append(
-                    compare_row(i, _unravel(j, shapes[i]), _unravel(k, out_shape), jac[k][i][j], numeric,
-                         lefts[k], rights[k], atol, rtol, order, kinks[k])
-                )
+                rows.append(compare_row(i, index, output, jac[k][i][j], numeric, left, right, atol, rtol, order, kink))
+            data[j] = keep
     return rows, evaluations
 
 
@@ -276,29 +279,33 @@ def _fast(
         analytic = math.fsum(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
         return analytic, base, v
 
-    result = run_paused(run)
+    def check() -> tuple[GradCheckRow, int]:
+        analytic, base, v = run()
+        moved = [list(d) for d in datas]
+        evaluate = evaluator(f, moved, shapes)
+
+        def along(t: float) -> float:
+            for m, d, u in zip(moved, datas, us):
+                m[:] = [a + t * b for a, b in zip(d, u)]  # in place: the input tensors wrap these lists
+            return math.fsum(a * b for a, b in zip(evaluate(), v))
+
+        plus, minus = along(eps), along(-eps)
+        at = math.fsum(a * b for a, b in zip(base, v))
+        numeric = (plus - minus) / (2 * eps)
+        left, right = (at - minus) / eps, (plus - at) / eps
+        evaluations = 3
+        kink = False
+        if not is_close(left, right, atol, rtol):
+            small = eps / 10
+            plus2, minus2 = along(small), along(-small)
+            evaluations += 2
+            kink = same_jump(right - left, (plus2 - at) / small - (at - minus2) / small)
+        row = compare_row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink)
+        return row, evaluations
+
+    result = run_paused(check)  # one scope: the taped call, the backward pass and every call along u
     assert isinstance(result, tuple)
-    analytic, base, v = result
-
-    def along(t: float) -> float:
-        moved = [[a + t * b for a, b in zip(d, u)] for d, u in zip(datas, us)]
-        values = run_paused(lambda: values_at(f, moved, shapes))
-        assert isinstance(values, list)
-        return math.fsum(a * b for a, b in zip(values, v))
-
-    plus, minus = along(eps), along(-eps)
-    at = math.fsum(a * b for a, b in zip(base, v))
-    numeric = (plus - minus) / (2 * eps)
-    left, right = (at - minus) / eps, (plus - at) / eps
-    evaluations = 3
-    kink = False
-    if not is_close(left, right, atol, rtol):
-        small = eps / 10
-        plus2, minus2 = along(small), along(-small)
-        evaluations += 2
-        kink = same_jump(right - left, (plus2 - at) / small - (at - minus2) / small)
-    row = compare_row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink)
-    return row, evaluations
+    return result
 
 
 # -- check_grads -----------------------------------------------------------------

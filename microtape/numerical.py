@@ -61,16 +61,27 @@ def as_output(y: object) -> Tensor:
     return y
 
 
-def values_at(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> list[float]:
-    """Flat output values of ``f`` at inputs given as flat lists.
+def evaluator(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> Callable[[], list[float]]:
+    """A function of no arguments: the flat output values of ``f`` at the current contents of ``datas``.
 
     Call it inside :func:`run_paused` (once around a whole loop of calls: per
-    call, the set-up cost more than a small ``f``). The tensors wrap the
-    caller's working lists without a copy: they live only for this call, and
-    the output is copied out before the caller perturbs an entry again (a
-    copy per call made full mode O(n²)).
+    call, the set-up cost more than a small ``f``). The input tensors are
+    made once and wrap the caller's working lists without a copy, so a loop
+    moves an input by writing one entry of its list and calls again: no list
+    copied, no tensor made per call (a copy per call made full mode O(n²)).
+    The output is copied out before the caller writes an entry again.
     """
-    return as_output(f(*[_new(d, s, "tensor") for d, s in zip(datas, shapes)])).data_sync()
+    xs = tuple(_new(d, s, "tensor") for d, s in zip(datas, shapes))
+
+    def evaluate() -> list[float]:
+        return as_output(f(*xs)).data_sync()
+
+    return evaluate
+
+
+def values_at(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> list[float]:
+    """Flat output values of ``f`` at inputs given as flat lists: one call of an :func:`evaluator`."""
+    return evaluator(f, datas, shapes)()
 
 
 def check_fn(f: object, api: str) -> None:
@@ -155,17 +166,18 @@ def numerical_grad(
     shapes = [x.shape for x in xs]
 
     def differences() -> list[list[float]]:
-        base = math.fsum(values_at(f, datas, shapes)) if method == "forward" else 0.0
+        evaluate = evaluator(f, datas, shapes)
+        base = math.fsum(evaluate()) if method == "forward" else 0.0
         grads = []
         for data in datas:
             grad = []
             for j in range(len(data)):
                 keep = data[j]
                 data[j] = keep + eps
-                plus = math.fsum(values_at(f, datas, shapes))
+                plus = math.fsum(evaluate())
                 if method == "central":
                     data[j] = keep - eps
-                    minus = math.fsum(values_at(f, datas, shapes))
+                    minus = math.fsum(evaluate())
                     grad.append((plus - minus) / (2 * eps))
                 else:
                     grad.append((plus - base) / eps)

@@ -430,6 +430,21 @@ def test_long_reports_are_cut_to_ten_rows() -> None:
     assert "  ... 15 more rows (report.rows has them all)" in lines
 
 
+def test_an_output_that_shares_the_inputs_values_is_read_before_the_next_entry_moves() -> None:
+    # the checker moves one input entry at a time in place; f returning its input (or a reshape of
+    # it) must still give the identity Jacobian, and the caller's tensor keeps its values
+    x = mt.tensor([[1.0], [2.0]])
+    for f in (lambda t: t, lambda t: t.reshape((2,))):
+        report = mt.check_grads(f, [x])
+        assert report.ok and report.evaluations == 5 and len(report.rows) == 4
+        for r in report.rows:
+            want = 1.0 if r.index[0] == r.output[0] else 0.0
+            assert (r.analytic, round(r.numeric, 6)) == (want, want), r
+        [g] = mt.numerical_grad(f, [x])
+        assert g.shape == (2, 1) and g.data_sync() == pytest.approx([1.0, 1.0], abs=1e-8)
+    assert x.data_sync() == [1.0, 2.0]
+
+
 def test_non_finite_values_compare_as_equal_only_when_both_sides_agree() -> None:
     report = mt.check_grads(lambda t: mt.sqrt(t), [mt.tensor([0.0, 4.0])])  # slope +inf at 0
     row = next(r for r in report.rows if r.index == r.output == (0,))
