@@ -1,6 +1,8 @@
 """The only loops over flat lists: map, zip with broadcasting, reduce, matmul.
 
-Read after ``tensor.py``. Every op's forward is one call into this module.
+Read after ``_shape.py``. Kernels know nothing of tensors: they take flat
+lists (and shapes where broadcasting or reducing needs them) and return
+lists. Every op's forward is one call into this module.
 IEEE-754 is the rule: Python raises ``ZeroDivisionError``, ``OverflowError``
 and "math domain error" where IEEE gives inf or nan, so each kernel first
 runs the fast builtin loop and, only if Python raises, reruns every entry
@@ -13,88 +15,87 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from typing import Union
 
 from ._shape import broadcast_index, broadcast_shapes, reduce_index, reduced_shape, size_of
-from .tensor import Tensor, _new
+from ._types import Flat, Shape
 
 __all__ = ["map_flat", "matmul_flat", "reduce_flat", "zip_flat", "zip3_flat"]
 
+Data = Union[list[float], None]
+"""A tensor's ``_data``: an op's inputs are live, so never None here (each kernel asserts it)."""
 Unary = Callable[[float], float]
 Binary = Callable[[float, float], float]
 _ARITH_ERRORS = (OverflowError, ValueError, ZeroDivisionError)
 
 
-def map_flat(fn: Unary, x: Tensor, op: str, safe: Unary | None = None) -> Tensor:
+def map_flat(fn: Unary, data: Data, safe: Unary | None = None) -> list[float]:
     """Apply ``fn`` to every entry; if Python raises, apply ``safe`` (same maths, IEEE results) instead."""
-    data = x._data
-    assert data is not None  # the op wrapper checked it
+    assert data is not None  # an op's inputs are live
     try:
-        out = [fn(data[0])] if len(data) == 1 else list(map(fn, data))
+        return [fn(data[0])] if len(data) == 1 else list(map(fn, data))  # one entry: skip map's set-up
     except _ARITH_ERRORS:
         if safe is None:
             raise
-        out = list(map(safe, data))
-    return _new(out, x.shape, op)
+        return list(map(safe, data))
 
 
-def zip_flat(fn: Binary, x: Tensor, y: Tensor, op: str, safe: Binary | None = None) -> Tensor:
-    """Apply ``fn`` entry by entry, broadcasting ``x`` and ``y`` like NumPy."""
-    a, b = x._data, y._data
-    assert a is not None and b is not None  # the op wrapper checked them
-    shape = x.shape
-    if shape != y.shape:
-        shape = broadcast_shapes(shape, y.shape, op)
+def zip_flat(
+    fn: Binary, a: Data, a_shape: Shape, b: Data, b_shape: Shape, op: str, safe: Binary | None = None
+) -> Flat:
+    """Apply ``fn`` entry by entry, broadcasting ``a`` and ``b`` like NumPy: (values, shape).
+
+    ``op`` names the op in a broadcasting error.
+    """
+    assert a is not None and b is not None  # an op's inputs are live
+    shape = a_shape
+    if shape != b_shape:
+        shape = broadcast_shapes(shape, b_shape, op)
         if len(b) == 1:
             b = b * size_of(shape)
-        elif shape != y.shape:
-            b = [b[i] for i in broadcast_index(y.shape, shape)]
+        elif shape != b_shape:
+            b = [b[i] for i in broadcast_index(b_shape, shape)]
         if len(a) == 1:
             a = a * size_of(shape)
-        elif shape != x.shape:
-            a = [a[i] for i in broadcast_index(x.shape, shape)]
+        elif shape != a_shape:
+            a = [a[i] for i in broadcast_index(a_shape, shape)]
     try:
-        out = [fn(a[0], b[0])] if len(a) == 1 else list(map(fn, a, b))  # scalars skip map's set-up
+        return ([fn(a[0], b[0])] if len(a) == 1 else list(map(fn, a, b))), shape  # one entry: skip map's set-up
     except _ARITH_ERRORS:
         if safe is None:
             raise
-        out = list(map(safe, a, b))
-    return _new(out, shape, op)
+        return list(map(safe, a, b)), shape
 
 
-def zip3_flat(
-    fn: Callable[[float, float, float], float], c: Tensor, x: Tensor, y: Tensor, op: str
-) -> Tensor:
-    """Three-way broadcasting version of :func:`zip_flat` (for ``where``)."""
-    shape = broadcast_shapes(broadcast_shapes(c.shape, x.shape, op), y.shape, op)
-    cols = []
-    for t in (c, x, y):
-        data = t._data
-        assert data is not None  # the op wrapper checked it
-        cols.append(data if t.shape == shape else [data[i] for i in broadcast_index(t.shape, shape)])
-    return _new(list(map(fn, *cols)), shape, op)
+def zip3_flat(fn: Callable[[float, float, float], float], columns: list[tuple[Data, Shape]], op: str) -> Flat:
+    """Three-way broadcasting version of :func:`zip_flat` (for ``where``): ``columns`` are (values, shape)."""
+    (_, s0), (_, s1), (_, s2) = columns
+    shape = broadcast_shapes(broadcast_shapes(s0, s1, op), s2, op)
+    cols: list[list[float]] = []
+    for data, s in columns:
+        assert data is not None  # an op's inputs are live
+        cols.append(data if s == shape else [data[i] for i in broadcast_index(s, shape)])
+    return list(map(fn, *cols)), shape
 
 
-def reduce_flat(
-    x: Tensor, axes: tuple[int, ...], keepdims: bool, op: str, kind: str
-) -> Tensor:
-    """Reduce over ``axes`` with ``kind`` "sum" or "max" (NaN propagates in max)."""
-    data = x._data
-    assert data is not None  # the op wrapper checked it
-    shape = reduced_shape(x.shape, axes, keepdims)
+def reduce_flat(data: Data, in_shape: Shape, axes: tuple[int, ...], keepdims: bool, kind: str) -> Flat:
+    """Reduce over ``axes`` with ``kind`` "sum" or "max" (NaN propagates in max): (values, shape)."""
+    assert data is not None  # an op's inputs are live
+    shape = reduced_shape(in_shape, axes, keepdims)
     n_out = size_of(shape)
-    if len(axes) == len(x.shape) or n_out == 1 and len(data) > 0 and len(axes) > 0:
-        return _new([_reduce_all(data, kind)] if n_out == 1 else [], shape, op)
+    if len(axes) == len(in_shape) or n_out == 1 and len(data) > 0 and len(axes) > 0:
+        return ([_reduce_all(data, kind)] if n_out == 1 else []), shape
     if kind == "sum":
         out = [0.0] * n_out
-        for i, j in zip(reduce_index(x.shape, axes), data):
+        for i, j in zip(reduce_index(in_shape, axes), data):
             out[i] += j
     else:
         out = [-math.inf] * n_out
-        for i, v in zip(reduce_index(x.shape, axes), data):
+        for i, v in zip(reduce_index(in_shape, axes), data):
             cur = out[i]
             if v > cur or v != v:
                 out[i] = v if cur == cur else cur
-    return _new(out, shape, op)
+    return out, shape
 
 
 def _reduce_all(data: list[float], kind: str) -> float:

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from ._runtime import VARIABLES
+from .variable import VARIABLES
 from .errors import InvalidArgumentError, ShapeError, explain
 from .functional import GradMap, VariableGrads
 from .tensor import Tensor

@@ -1,28 +1,32 @@
 """The op table: ``Op``, ``OPS`` and the ``@primitive`` decorator.
 
-Read after ``_kernels.py``, before ``ops.py``. A primitive is a forward
-function plus a vector-Jacobian product (VJP). Calling one converts numbers
-and lists to tensors, checks that no input is disposed, runs the forward and
-lets every open tape record ``(op, inputs, params, out)``. That is all the
-machinery there is; ``ops.py`` is a flat list of entries using it.
+Read after ``tensor.py``, before ``ops.py``. A primitive is a forward
+function (tensors in, flat values out: ``(data, shape)``) plus a
+vector-Jacobian product (VJP). Calling one converts numbers and lists to
+tensors, checks that no input is disposed, runs the forward and hands the
+result to :func:`emit`, the one path every op takes, ``custom_grad``'s
+included: it makes the output tensor, shows the op to every observer
+(profile, leak_check, the checker, detect_anomaly) and lets every open tape
+record ``(op, inputs, params, out)``. That is all the machinery there is;
+``ops.py`` is a flat list of entries using it.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Generic, ParamSpec
 
 from . import _runtime
-from ._runtime import DISPATCH, STATE
-from ._types import Grads
+from ._runtime import DISPATCH, STATE, new
+from ._types import Flat
 from .errors import InvalidArgumentError, explain
-from .tensor import Tensor, _op_scope_ends, as_tensor
+from .tensor import Grads, Tensor, as_tensor, op_scope_ends
 
-__all__ = ["OPS", "Op", "Primitive", "primitive"]
+__all__ = ["OPS", "Op", "Primitive", "apply", "composite", "emit", "primitive"]
 
 P = ParamSpec("P")
 
@@ -37,7 +41,8 @@ class Op:
     """
 
     name: str
-    forward: Callable[..., Tensor]
+    forward: Callable[..., Flat]
+    """Tensors (and settings) in, ``(data, shape)`` out; :func:`apply` makes the tensor."""
     vjp: Callable[..., Grads] | None = None
     differentiable: bool = True
     n_inputs: int = 1
@@ -59,7 +64,7 @@ OPS: dict[str, Op] = {}
 class Primitive(Generic[P]):
     """What ``@primitive`` returns: call it like its forward; ``.defvjp`` adds the VJP."""
 
-    def __init__(self, op: Op, forward: Callable[P, Tensor]) -> None:
+    def __init__(self, op: Op, forward: Callable[P, Flat]) -> None:
         self.op = op
         self._forward = forward
         functools.update_wrapper(self, forward)  # doctest and autodoc see the forward's docstring
@@ -84,7 +89,7 @@ class Primitive(Generic[P]):
                     continue  # a backward pass reads what a tape holds (disposed, not yet freed)
                 return self._call_slow(args, kwargs)
         # every arg is a live Tensor here; kwargs is a fresh dict, safe to record
-        return _run(op, args, kwargs or _NO_PARAMS)  # type: ignore[arg-type]
+        return apply(op, args, kwargs or _NO_PARAMS)  # type: ignore[arg-type]
 
     def _call_slow(self, args: tuple[object, ...], kwargs: dict[str, object]) -> Tensor:
         """Bind numbers, lists and settings, run, then dispose the tensors made
@@ -94,10 +99,10 @@ class Primitive(Generic[P]):
         given = args[0] if self.op.n_inputs < 0 and args and isinstance(args[0], (list, tuple)) else args
         made = [x for x in inputs if not any(x is a for a in given)]
         try:
-            return _run(self.op, inputs, params)
+            return apply(self.op, inputs, params)
         finally:
             for x in made:
-                _op_scope_ends(x)
+                op_scope_ends(x)
 
     def _bind(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[tuple[Tensor, ...], dict[str, object]]:
         """The general path: convert inputs, check them, map extra positionals to params."""
@@ -141,32 +146,45 @@ class Primitive(Generic[P]):
         return inputs, params
 
 
-def _run(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object]) -> Tensor:
-    """Run a primitive on live tensors and let every open tape record it."""
-    st = STATE.get()
-    if st.observers:
-        return _observed_call(op, inputs, params, st.observers)
+def apply(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object]) -> Tensor:
+    """Run a primitive's forward on live tensors and :func:`emit` the result."""
+    st = _get_state()
+    if st.observers:  # profile reports each op's time
+        start = perf_counter()
+        data, shape = op.forward(inputs, **params) if op.n_inputs < 0 else op.forward(*inputs, **params)
+        return emit(op, inputs, params, data, shape, perf_counter() - start)
     if params is _NO_PARAMS:
-        out = op.forward(*inputs) if op.n_inputs >= 0 else op.forward(inputs)
+        data, shape = op.forward(*inputs) if op.n_inputs >= 0 else op.forward(inputs)
     else:
-        out = op.forward(*inputs, **params) if op.n_inputs >= 0 else op.forward(inputs, **params)
-    if st.anomaly:
-        _anomaly_check(op, inputs, params, out)
+        data, shape = op.forward(*inputs, **params) if op.n_inputs >= 0 else op.forward(inputs, **params)
+    return emit(op, inputs, params, data, shape)
+
+
+def emit(
+    op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], data: list[float], shape: tuple[int, ...],
+    seconds: float = 0.0,
+) -> Tensor:
+    """The one path of every op: make its output, show it to the observers, let the tapes record it.
+
+    An observer that raises (detect_anomaly refusing a NaN) refuses the op:
+    its output is disposed and no tape records it.
+    """
+    out = new(Tensor, data, shape, op.name)
+    st = _get_state()
+    if st.observers:
+        try:
+            for obs in st.observers:
+                obs.on_op(op, inputs, params, out, seconds)
+        except BaseException:
+            out.dispose()
+            raise
     if st.tapes and op.differentiable:
         for tape in st.tapes:
             tape._record(op, inputs, params, out)
     return out
 
 
-def _anomaly_check(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor) -> None:
-    """detect_anomaly's forward check; a refused output is disposed, not left behind."""
-    from .debug import _check_forward  # only in anomaly mode, so no cost otherwise
-
-    try:
-        _check_forward(op, inputs, params, out)
-    except BaseException:
-        out.dispose()
-        raise
+_get_state = STATE.get
 
 
 def _convert_all(values: Sequence[object], op: str) -> tuple[Tensor, ...]:
@@ -181,24 +199,6 @@ def _convert_all(values: Sequence[object], op: str) -> tuple[Tensor, ...]:
                 t.dispose()
         raise
     return tuple(out)
-
-def _observed_call(
-    op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], observers: Sequence[_runtime.Observer]
-) -> Tensor:
-    """The slow path when profile/leak_check/the checker watch: time and report."""
-    start = time.perf_counter()
-    out = op.forward(inputs, **params) if op.n_inputs < 0 else op.forward(*inputs, **params)
-    seconds = time.perf_counter() - start
-    st = STATE.get()
-    if st.anomaly:
-        _anomaly_check(op, inputs, params, out)
-    if st.tapes and op.differentiable:
-        for tape in st.tapes:
-            tape._record(op, inputs, params, out)
-    for obs in observers:
-        obs.on_op(op, inputs, params, out, seconds)
-    return out
-
 
 def _convert(value: object, op: str) -> Tensor:
     try:
@@ -222,10 +222,10 @@ def _sequence_of_tensors(value: object, op: str) -> tuple[Tensor, ...]:
 
 def primitive(
     name: str, *, differentiable: bool = True, n_inputs: int = 1
-) -> Callable[[Callable[P, Tensor]], Primitive[P]]:
+) -> Callable[[Callable[P, Flat]], Primitive[P]]:
     """Register ``forward`` as primitive ``name``; the settings after the tensors become params."""
 
-    def wrap(forward: Callable[P, Tensor]) -> Primitive[P]:
+    def wrap(forward: Callable[P, Flat]) -> Primitive[P]:
         names = list(inspect.signature(forward).parameters)
         params = tuple(names[1 if n_inputs < 0 else n_inputs :])
         op = Op(name, forward, None, differentiable, n_inputs, params)

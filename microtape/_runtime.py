@@ -1,6 +1,9 @@
 """The only global mutable state: the arena of live tensors and the stacks.
 
-Read after ``errors.py``. Three things live here and nowhere else:
+Read after ``_kernels.py``. What lives here and nowhere else:
+
+* ``TensorBase``, a tensor's storage and lifetime fields, and ``new``, the one
+  function that makes a tensor (``Tensor`` in ``tensor.py`` adds the methods);
 
 * ``LIVE``, every tensor not yet disposed, by id (the TF.js "engine"). A
   tensor stays here until it is disposed, directly or by a tidy scope, so a
@@ -24,22 +27,50 @@ import itertools
 import os
 import sys
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import fields, is_dataclass
 from types import FrameType
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
+from ._types import Shape
 from .errors import DisposedTensorError, explain
 
-if TYPE_CHECKING:
-    from ._registry import Op
-    from .tensor import Tensor
-    from .variable import Variable
-
 _ids = itertools.count(1)
-LIVE: Final[dict[int, Tensor]] = {}
-VARIABLES: Final[weakref.WeakValueDictionary[str, Variable]] = weakref.WeakValueDictionary()
-DISPATCH: Final[dict[str, Callable[..., Tensor]]] = {}
+
+
+class TensorBase:
+    """What the arena knows of a tensor: its storage and its lifetime.
+
+    ``_data`` is the flat row-major list (``None`` once freed), ``shape`` and
+    ``size`` describe it, ``id`` only grows, ``_op`` names what made it.
+    ``_disposed`` says who disposed it, ``_holds`` counts the tapes that need
+    it for a backward pass, ``_kept`` marks ``keep()``-ed tensors and
+    variables, ``_trainable`` marks trainable variables and ``_origin`` is the
+    line of user code that made it (set by ``detect_anomaly``). Make one
+    with :func:`new`; ``Tensor`` (``tensor.py``) adds every method.
+    """
+
+    __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept", "_trainable", "_origin")
+
+    _data: list[float] | None
+    shape: Shape
+    size: int
+    id: int
+    _op: str
+    _disposed: str | None
+    _holds: int
+    _kept: bool
+    _trainable: bool
+    _origin: str | None
+
+
+T = TypeVar("T", bound=TensorBase)
+
+LIVE: Final[dict[int, TensorBase]] = {}
+VARIABLES: Final[weakref.WeakValueDictionary[str, TensorBase]] = weakref.WeakValueDictionary()
+"""Every variable by name (``variable.py`` reads it with its own type)."""
+DISPATCH: Final[dict[str, Callable[..., Any]]] = {}
 """Every public op and composite by name; ``Tensor`` methods call through it."""
 
 PACKAGE_DIR: Final = os.path.dirname(os.path.abspath(__file__))
@@ -60,33 +91,31 @@ class Scope:
 
     def __init__(self, name: str, by: str | None = None) -> None:
         self.name = name
-        self.tensors: list[Tensor] = []
+        self.tensors: list[TensorBase] = []
         self.by = by or f"the tidy scope {name!r} when it ended"
 
 
 class Recorder(Protocol):
-    """What the op wrapper calls on each open tape."""
+    """What ``_registry.emit`` calls on each open tape (``op`` is an ``_registry.Op``,
+    the tensors are ``Tensor``s: both defined above this module, hence ``Any``).
+    The method is underscored so that it stays off ``GradientTape``'s public face."""
 
-    def _record(
-        self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor
-    ) -> None: ...
+    def _record(self, op: Any, inputs: tuple[Any, ...], params: dict[str, object], out: Any) -> None: ...
 
 
 class Observer(Protocol):
-    """Watches tensors come and go and ops run (profile, leak_check, checker)."""
+    """Watches tensors come and go and ops run: profile, leak_check, the checker's
+    culprit finder and detect_anomaly. ``on_op`` sees each op after its forward
+    (before any tape records it; raising refuses the op), ``on_vjp`` each VJP a
+    backward pass runs. Types as in :class:`Recorder`."""
 
-    def on_create(self, tensor: Tensor) -> None: ...
+    def on_create(self, tensor: TensorBase) -> None: ...
 
-    def on_free(self, tensor: Tensor) -> None: ...
+    def on_free(self, tensor: TensorBase) -> None: ...
 
-    def on_op(
-        self,
-        op: Op,
-        inputs: tuple[Tensor, ...],
-        params: dict[str, object],
-        out: Tensor,
-        seconds: float,
-    ) -> None: ...
+    def on_op(self, op: Any, inputs: tuple[Any, ...], params: dict[str, object], out: Any, seconds: float) -> None: ...
+
+    def on_vjp(self, op: Any, inputs: tuple[Any, ...], out: Any, dxs: tuple[Any, ...]) -> None: ...
 
 
 class State:
@@ -107,10 +136,11 @@ class State:
         self.scopes = scopes
         self.observers = observers
         self.anomaly = anomaly
+        """Whether detect_anomaly is on; its checks are an observer, the engine never tests this."""
         self.backward = backward
         self.light = light
         """True where temporaries skip the arena: a backward pass that nothing
-        else watches (no other tape, observer or anomaly mode), and the gradient
+        else watches (no other tape or observer), and the gradient
         checker's evaluations. They are freed by reference counting as soon as
         nothing uses them; what such a block returns is registered by its caller."""
 
@@ -138,28 +168,73 @@ class State:
 STATE: Final[contextvars.ContextVar[State]] = contextvars.ContextVar(
     "microtape_state", default=State()
 )
+_get_state = STATE.get
 
 
-def register(t: Tensor) -> None:
-    """Put a new tensor in the arena and in the innermost tidy scope."""
+_new_object = object.__new__
+
+
+def new(cls: type[T], data: list[float], shape: Shape, op: str, scoped: bool = True, arena: bool = True) -> T:
+    """Make a tensor of class ``cls`` that owns ``data`` (no copy, no checks): the one constructor.
+
+    It goes into the arena and, if ``scoped``, into the innermost tidy scope
+    (a tensor an op makes from a Python number is not: the op disposes it
+    when it returns). ``arena=False`` makes one the arena never sees (a
+    variable, which ``memory()`` counts by itself, or values on their way
+    into ``assign``). In a light block nothing is registered.
+    """
+    t = _new_object(cls)
+    t._data = data
+    t.shape = shape
+    t.size = len(data)
+    t.id = tid = next(_ids)
+    t._op = op
+    t._disposed = None
+    t._holds = 0
+    t._kept = False
+    t._trainable = False
+    t._origin = None
+    if arena:
+        st = _get_state()
+        if not st.light:
+            LIVE[tid] = t
+            if scoped and st.scopes:
+                st.scopes[-1].tensors.append(t)
+            if st.observers:
+                for obs in st.observers:
+                    obs.on_create(t)
+    return t
+
+
+@contextmanager
+def observing(observer: Observer) -> Iterator[None]:
+    """Add ``observer`` to this context's observers inside a ``with`` block."""
     st = STATE.get()
-    if st.light:
-        return
+    STATE.set(st.but(observers=st.observers + (observer,)))
+    try:
+        yield
+    finally:
+        now = STATE.get()
+        STATE.set(now.but(observers=tuple(o for o in now.observers if o is not observer)))
+
+
+def register(t: TensorBase) -> None:
+    """Put a tensor made in a light block in the arena and the innermost tidy scope."""
+    st = STATE.get()
     LIVE[t.id] = t
     if st.scopes:
         st.scopes[-1].tensors.append(t)
-    if st.observers:
-        for obs in st.observers:
-            obs.on_create(t)
+    for obs in st.observers:
+        obs.on_create(t)
 
 
-def adopt(t: Tensor) -> None:
+def adopt(t: TensorBase) -> None:
     """Register a tensor a light backward pass made, now that it is a result."""
     if t.id not in LIVE and t._data is not None and t._disposed is None and not t._kept:
         register(t)
 
 
-def dispose(t: Tensor, by: str) -> None:
+def dispose(t: TensorBase, by: str) -> None:
     """Dispose ``t``: free it now, or when the last tape holding it lets go."""
     if t._disposed is not None:
         return
@@ -168,7 +243,7 @@ def dispose(t: Tensor, by: str) -> None:
         free(t)
 
 
-def free(t: Tensor) -> None:
+def free(t: TensorBase) -> None:
     """Drop a disposed tensor's data and take it out of the arena."""
     if t._data is None:
         return
@@ -180,7 +255,7 @@ def free(t: Tensor) -> None:
             obs.on_free(t)
 
 
-def check_usable(t: Tensor) -> None:
+def check_usable(t: TensorBase) -> None:
     """Raise ``DisposedTensorError`` unless ``t`` may still be read.
 
     A pending tensor (disposed by a scope, kept by a tape) may be read only
@@ -191,7 +266,7 @@ def check_usable(t: Tensor) -> None:
     raise disposed_error(t)
 
 
-def disposed_error(t: Tensor) -> DisposedTensorError:
+def disposed_error(t: TensorBase) -> DisposedTensorError:
     """Build the error for reading a disposed tensor."""
     by = t._disposed or "dispose()"
     return DisposedTensorError(
@@ -223,16 +298,14 @@ def user_frame_line() -> str:
 # -- scopes -----------------------------------------------------------------
 
 
-def tensors_in(obj: object) -> list[Tensor]:
+def tensors_in(obj: object) -> list[TensorBase]:
     """Every tensor reachable from ``obj`` through lists, tuples, sets, dicts,
     mappings and dataclasses (what ``tidy`` keeps of a result)."""
-    from .tensor import Tensor
-
     if obj is None or type(obj) in _LEAVES:
         return []
-    if isinstance(obj, Tensor):
+    if isinstance(obj, TensorBase):
         return [obj]
-    found: list[Tensor] = []
+    found: list[TensorBase] = []
     seen: set[int] = set()
     stack: list[object] = [obj]
     while stack:
@@ -240,7 +313,7 @@ def tensors_in(obj: object) -> list[Tensor]:
         if item is None or type(item) in _LEAVES or id(item) in seen:
             continue
         seen.add(id(item))
-        if isinstance(item, Tensor):
+        if isinstance(item, TensorBase):
             found.append(item)
         elif isinstance(item, (list, tuple, set, frozenset)):
             stack.extend(item)
@@ -285,12 +358,12 @@ def _restore_scopes(outer: tuple[Scope, ...]) -> None:
     STATE.set(STATE.get().but(scopes=outer))
 
 
-def close_scope(scope: Scope, survivors: list[Tensor] | tuple[Tensor, ...], outer: tuple[Scope, ...]) -> None:
+def close_scope(scope: Scope, survivors: Sequence[TensorBase], outer: tuple[Scope, ...]) -> None:
     """Dispose the scope's tensors except ``survivors`` (moved to the outer scope)."""
     keep = {t.id for t in survivors}
     parent = outer[-1].tensors if outer else None
     by = scope.by
-    unused: list[Tensor] = []
+    unused: list[TensorBase] = []
     for t in scope.tensors:
         if t.id in keep:
             if parent is not None:
@@ -303,7 +376,7 @@ def close_scope(scope: Scope, survivors: list[Tensor] | tuple[Tensor, ...], oute
     free_all(unused)
 
 
-def free_all(tensors: list[Tensor]) -> None:
+def free_all(tensors: list[TensorBase]) -> None:
     """``free`` for many tensors at once (scopes and tapes let go of thousands)."""
     observers = STATE.get().observers
     pop = LIVE.pop

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._types import TensorLike
+from .tensor import TensorLike
 
 __all__ = ["CASES", "Case", "SMOOTH"]
 

@@ -1,21 +1,20 @@
-"""Type aliases shared by every module.
+"""Type aliases shared by every module, none of which mentions a tensor.
 
-``Shape`` is a tuple of ints, ``Grads`` is what a VJP returns (one entry per
-tensor input, ``None`` where there is no gradient) and ``TensorLike`` is what
-``mt.tensor`` accepts.
+``Shape`` is a tuple of ints, ``Nested`` what ``tolist()`` returns, ``Axis``
+what reductions take, ``ListLike`` a list or tuple as microtape reads one.
+The aliases that mention ``Tensor`` (``TensorLike``, ``Grads``, ``TensorFn``)
+are in ``tensor.py``, ``HasVariables`` in ``variable.py``: this module sits
+below both and imports neither.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, NoReturn, Protocol, TypeAlias, TypeVar, Union
-
-if TYPE_CHECKING:
-    from .tensor import Tensor
-    from .variable import Variable
+from collections.abc import Iterator, Sequence
+from typing import NoReturn, Protocol, TypeAlias, TypeVar, Union
 
 Shape: TypeAlias = tuple[int, ...]
-Grads: TypeAlias = "tuple[Tensor | None, ...]"
+Flat: TypeAlias = tuple[list[float], Shape]
+"""A tensor's contents without the tensor: (row-major values, shape). What kernels and op forwards return."""
 Nested: TypeAlias = Union[float, list["Nested"]]
 """What ``tolist()`` returns: a float, or nested lists of floats."""
 
@@ -48,28 +47,7 @@ Rows3: TypeAlias = ListLike[Rows2]
 Rows4: TypeAlias = ListLike[Rows3]
 Rows5: TypeAlias = ListLike[Rows4]
 Rows6: TypeAlias = ListLike[Rows5]
-TensorLike: TypeAlias = Union["Tensor", float, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Nested]
-# A function of 1 to 6 tensors (what grads and check_grads differentiate). A union of
-# fixed counts rather than Callable[..., Tensor], so that a type checker infers a
-# lambda's parameters as tensors (with ``...`` they would be unknown).
-TensorFn: TypeAlias = Union[
-    "Callable[[Tensor], Tensor]",
-    "Callable[[Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
-]
 Axis: TypeAlias = Union[int, Sequence[int], None]
-
-
-class HasVariables(Protocol):
-    """Anything an optimizer can train: a model, a layer, a list holder."""
-
-    def variables(self) -> list[Variable]:
-        """The variables to train."""
-        ...
-
 
 
 def is_int(value: object) -> bool:

@@ -50,7 +50,8 @@ from ._types import Shape
 from .checkpoint_file import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
 from .errors import CheckpointError, MicrotapeError, explain
 from .optimizer import Optimizer, RestorePlan, export_state, install_state, plan_restore
-from .tensor import Tensor, _detached
+from ._runtime import new
+from .tensor import Tensor
 from .variable import Variable
 
 __all__ = ["FORMAT", "MAX_BYTES", "VERSION", "load_variables", "save_variables"]
@@ -446,7 +447,7 @@ def load_variables(
         result = {r.name: Tensor(r.data, r.shape) for r in records}
     else:
         for name, var in targets.items():
-            var.assign(_detached(by_name[name].data, var.shape))
+            var.assign(new(Tensor, by_name[name].data, var.shape, "tensor", arena=False))
         result = dict(targets)
     if optimizer is not None and plan is not None:
         install_state(optimizer, plan)

@@ -18,7 +18,8 @@ from ._types import is_number
 from .errors import InvalidArgumentError, explain
 from .ops import reduce_sum, sqrt, where
 from .creation import ones_like
-from .tensor import Tensor, _new
+from ._runtime import new
+from .tensor import Tensor
 
 __all__ = ["clip_by_global_norm", "clip_by_norm"]
 
@@ -122,7 +123,7 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
     bound = _positive(clip_norm, "clip_norm")
     present = [t for t in ts if t is not None]
     if not present:
-        return list(ts), _new([0.0], (), "clip_by_global_norm")
+        return list(ts), new(Tensor, [0.0], (), "clip_by_global_norm")
 
     def run() -> tuple[list[Tensor | None], Tensor]:  # only the results stay in memory
         squares = [reduce_sum(t * t) for t in present]

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from ._registry import composite
 from ._shape import normalize_axes, size_of
-from ._types import Axis, TensorLike
+from ._types import Axis
 from .errors import InvalidArgumentError, ShapeError, explain
 from .ops import concat, logsumexp, neg, reduce_max, reduce_sum, reshape, sub
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor, TensorLike, as_tensor
 
 __all__ = ["log_softmax", "mean", "reduce_min", "softmax", "stack"]
 

@@ -11,9 +11,10 @@ import random as _random
 from collections.abc import Sequence
 
 from ._shape import size_of, validate_shape
-from ._types import Nested, Shape, TensorLike, is_number  # Nested: TensorLike in the signatures resolves here
+from ._types import Nested, Shape, is_number  # Nested: TensorLike in the signatures resolves here
 from .errors import InvalidArgumentError, ShapeError, explain
-from .tensor import Tensor, _bad_value, _flatten, _new
+from ._runtime import new
+from .tensor import Tensor, TensorLike, bad_value_error, flatten_values
 
 __all__ = [
     "fill",
@@ -49,8 +50,8 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
         >>> mt.tensor(3.5)
         Tensor(3.5, shape=())
     """
-    data, inferred = _flatten(values, shape)
-    return _new(data, inferred, "tensor")
+    data, inferred = flatten_values(values, shape)
+    return new(Tensor, data, inferred, "tensor")
 
 
 def scalar(value: float) -> Tensor:
@@ -61,8 +62,8 @@ def scalar(value: float) -> Tensor:
         Tensor(2.0, shape=())
     """
     if not is_number(value):
-        raise _bad_value(value, " for scalar()")
-    return _new([float(value)], (), "tensor")
+        raise bad_value_error(value, " for scalar()")
+    return new(Tensor, [float(value)], (), "tensor")
 
 
 def tensor1d(values: Sequence[float]) -> Tensor:
@@ -88,7 +89,7 @@ def tensor2d(values: Sequence[Sequence[float]], shape: Sequence[int] | None = No
 
 
 def _with_rank(values: object, rank: int, fn: str, shape: Sequence[int] | None = None) -> Tensor:
-    data, inferred = _flatten(values, shape)
+    data, inferred = flatten_values(values, shape)
     if len(inferred) != rank:
         raise ShapeError(
             explain(
@@ -98,7 +99,7 @@ def _with_rank(values: object, rank: int, fn: str, shape: Sequence[int] | None =
             ),
             shape=inferred,
         )
-    return _new(data, inferred, "tensor")
+    return new(Tensor, data, inferred, "tensor")
 
 
 def fill(shape: Sequence[int], value: float) -> Tensor:
@@ -110,8 +111,8 @@ def fill(shape: Sequence[int], value: float) -> Tensor:
     """
     target = validate_shape(shape)
     if not is_number(value):
-        raise _bad_value(value, " for fill()")
-    return _new([float(value)] * size_of(target), target, "fill")
+        raise bad_value_error(value, " for fill()")
+    return new(Tensor, [float(value)] * size_of(target), target, "fill")
 
 
 def zeros(shape: Sequence[int]) -> Tensor:
@@ -175,7 +176,7 @@ def random_normal(
     """
     target = validate_shape(shape)
     rng = _rng(seed)
-    return _new([rng.gauss(mean, stddev) for _ in range(size_of(target))], target, "random_normal")
+    return new(Tensor, [rng.gauss(mean, stddev) for _ in range(size_of(target))], target, "random_normal")
 
 
 def random_uniform(
@@ -191,4 +192,4 @@ def random_uniform(
     target = validate_shape(shape)
     rng = _rng(seed)
     span = maxval - minval
-    return _new([minval + span * rng.random() for _ in range(size_of(target))], target, "random_uniform")
+    return new(Tensor, [minval + span * rng.random() for _ in range(size_of(target))], target, "random_uniform")

@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 from . import _runtime
 from ._registry import Op
-from ._runtime import DISPATCH
-from ._types import Grads, Shape
+from ._runtime import DISPATCH, TensorBase, new
+from ._types import Shape
 from .numerical import Culprit, Fn, compare_row, run_paused, values_at
 from .tape import GradientTape
-from .tensor import Tensor, _new
+from .tensor import Grads, Tensor
 
 __all__ = ["find_culprit"]
 
@@ -32,10 +32,13 @@ class _OpRecorder:
     def __init__(self) -> None:
         self.calls: list[tuple[Op, list[tuple[list[float], Shape]], dict[str, object], str]] = []
 
-    def on_create(self, tensor: Tensor) -> None:
+    def on_create(self, tensor: TensorBase) -> None:
         pass
 
-    def on_free(self, tensor: Tensor) -> None:
+    def on_free(self, tensor: TensorBase) -> None:
+        pass
+
+    def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
         pass
 
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
@@ -45,7 +48,8 @@ class _OpRecorder:
 
 
 def _run_op(op: Op, xs: list[Tensor], params: dict[str, object]) -> Tensor:
-    return op.forward(tuple(xs), **params) if op.n_inputs < 0 else op.forward(*xs, **params)
+    data, shape = op.forward(tuple(xs), **params) if op.n_inputs < 0 else op.forward(*xs, **params)
+    return new(Tensor, data, shape, op.name)
 
 
 def _forward_at(op: Op, xs: list[Tensor], params: dict[str, object], record: bool) -> tuple[Tensor, dict[str, object]]:
@@ -61,7 +65,7 @@ def _forward_at(op: Op, xs: list[Tensor], params: dict[str, object], record: boo
 
 def _vjp(op: Op, v: list[float], out: Tensor, xs: list[Tensor], params: dict[str, object]) -> Grads:
     assert op.vjp is not None  # only ops with a VJP are recorded
-    return op.vjp(_new(list(v), out.shape, "tensor"), out, *xs, **params)
+    return op.vjp(new(Tensor, list(v), out.shape, "tensor"), out, *xs, **params)
 
 
 _Verdict = tuple[bool, float, float, str]
@@ -70,7 +74,7 @@ _Verdict = tuple[bool, float, float, str]
 def _moved(inputs: list[tuple[list[float], Shape]], i: int, u: list[float], t: float) -> list[Tensor]:
     """Fresh tensors for ``inputs``, with input ``i`` moved by ``t * u``."""
     return [
-        _new([a + t * b for a, b in zip(d, u)] if k == i else list(d), s, "tensor")
+        new(Tensor, [a + t * b for a, b in zip(d, u)] if k == i else list(d), s, "tensor")
         for k, (d, s) in enumerate(inputs)
     ]
 
@@ -98,7 +102,7 @@ def _check_op(
     """
 
     def run() -> _Verdict:
-        xs = [_new(list(d), s, "tensor") for d, s in inputs]
+        xs = [new(Tensor, list(d), s, "tensor") for d, s in inputs]
         out, fresh = _forward_at(op, xs, params, record=False)
         v = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
         dxs = _vjp(op, v, out, xs, fresh)
@@ -137,14 +141,14 @@ def _check_op2(
     """
 
     def run() -> _Verdict:
-        xs = [_new(list(d), s, "tensor") for d, s in inputs]
+        xs = [new(Tensor, list(d), s, "tensor") for d, s in inputs]
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(xs)
             out, fresh = _forward_at(op, xs, params, record=True)
             v = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
             ws = [[rng.uniform(-1.0, 1.0) for _ in d] for d, _ in inputs]
             dxs = _vjp(op, v, out, xs, fresh)
-            terms = [(dx * _new(list(w), dx.shape, "tensor")).sum() for dx, w in zip(dxs, ws) if dx is not None]
+            terms = [(dx * new(Tensor, list(w), dx.shape, "tensor")).sum() for dx, w in zip(dxs, ws) if dx is not None]
             s = terms[0] if terms else None
             for term in terms[1:]:
                 s = s + term if s is not None else term
@@ -187,10 +191,8 @@ def find_culprit(
     be re-run on its own is skipped, and ``notes`` (if given) says so: the
     search for a culprit never hides the report it explains.
     """
-    from .memory import _observing
-
     recorder = _OpRecorder()
-    with _observing(recorder):
+    with _runtime.observing(recorder):
         run_paused(lambda: values_at(f, [list(x._values()) for x in xs], [x.shape for x in xs]))
     rng = random.Random(seed)
     check = _check_op2 if order == 2 else _check_op

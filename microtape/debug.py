@@ -22,12 +22,12 @@ from typing import Final, TextIO
 
 from . import _runtime
 from ._registry import Op
-from ._runtime import STATE
-from ._types import Grads, is_int
+from ._runtime import STATE, TensorBase
+from ._types import is_int
 from .clipping import clip_by_global_norm, clip_by_norm
 from .errors import AnomalyError, InvalidArgumentError, NumericsError, explain
 from .formatting import format_number
-from .tensor import Tensor
+from .tensor import Grads, Tensor
 
 __all__ = [
     "GradStats",
@@ -227,7 +227,8 @@ def detect_anomaly() -> Iterator[None]:
     Both passes are watched: the forward of every op, and every VJP in a
     backward pass. The error names the op, the pass, the input shapes and
     value ranges, and the line of your code that created the op. Off by
-    default; when off it costs nothing but one flag test per op
+    default. It is an observer of the ops, like ``profile`` and
+    ``leak_check``, so when off it costs nothing
     (``torch.autograd.detect_anomaly`` is the PyTorch equivalent).
 
     Examples:
@@ -240,11 +241,29 @@ def detect_anomaly() -> Iterator[None]:
         sqrt backward
     """
     st = STATE.get()
-    STATE.set(st.but(anomaly=True))
+    watcher = _AnomalyWatcher()
+    STATE.set(st.but(anomaly=True, observers=st.observers + (watcher,)))
     try:
         yield
     finally:
-        STATE.set(STATE.get().but(anomaly=st.anomaly))
+        now = STATE.get()
+        STATE.set(now.but(anomaly=st.anomaly, observers=tuple(o for o in now.observers if o is not watcher)))
+
+
+class _AnomalyWatcher:
+    """detect_anomaly's observer: checks each op's output and each VJP's gradients."""
+
+    def on_create(self, tensor: TensorBase) -> None:
+        pass
+
+    def on_free(self, tensor: TensorBase) -> None:
+        pass
+
+    def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
+        _check_forward(op, inputs, out)
+
+    def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
+        _check_backward(op, inputs, out, dxs)
 
 
 def _range(t: Tensor) -> str:
@@ -269,7 +288,7 @@ def _bad(data: list[float] | None) -> str | None:
     return None
 
 
-def _check_forward(op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor) -> None:
+def _check_forward(op: Op, inputs: tuple[Tensor, ...], out: Tensor) -> None:
     out._origin = _runtime.user_frame_line()
     if STATE.get().backward:
         return  # inside a VJP: _check_backward names the primitive whose VJP it is

@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
+from time import perf_counter
 from typing import ParamSpec, overload
 
 from . import _runtime
-from ._registry import Op
+from ._registry import Op, emit
 from ._runtime import STATE
-from ._types import Grads, ListLike, TensorFn, TensorLike
+from ._types import Flat, ListLike
 from .errors import DisposedTensorError, GradientError, GradientKeyError, InvalidArgumentError, ShapeError, explain
 from .grad_results import (
     GradFn,
@@ -29,7 +30,7 @@ from .grad_results import (
     VariableGrads,
 )
 from .tape import GradientTape
-from .tensor import Tensor, _new, as_tensor, conversion_hint
+from .tensor import Grads, Tensor, TensorFn, TensorLike, as_tensor, conversion_hint
 from .variable import Variable
 
 __all__ = [
@@ -635,8 +636,9 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
         bound: Callable[..., object] = (lambda dy, _old: grad_fn(dy, saved)) if takes_save else grad_fn
         return value, {"grad_fn": bound, "name": name, "kwargs": keywords, "n_inputs": len(real), "takes_saved": takes_save}
 
-    def forward(*xs: Tensor, **params: object) -> Tensor:
-        return rerun(*xs, **params)[0]
+    def forward(*xs: Tensor, **params: object) -> Flat:
+        value = rerun(*xs, **params)[0]
+        return list(value._values()), value.shape
 
     op = Op(name, forward, _custom_vjp, True, 0, (), rerun)
 
@@ -646,7 +648,7 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
             if isinstance(a, Tensor) and a._disposed is not None:
                 _runtime.check_usable(a)
         st = STATE.get()
-        first_id = _runtime.next_id()  # ids only grow: a tensor older than this was not made by f
+        start = perf_counter()
         scope = _runtime.Scope(name, f"the op {name} when it returned")
         STATE.set(st.but(scopes=st.scopes + (scope,)))
         try:
@@ -666,25 +668,16 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
             _runtime.close_scope(scope, (), st.scopes)
             raise
         STATE.set(st)
-        out = value
-        if value.id < first_id or value._op == "variable":  # an input or another outside tensor: copy it
-            out = _new(list(value._values()), value.shape, name)
-        out._op = name
-        inputs = xs + tuple(saved)
         params: dict[str, object] = {
             "grad_fn": grad_fn, "name": name, "kwargs": dict(kwargs), "n_inputs": len(xs), "takes_saved": takes_save,
         }
-        for tape in st.tapes:
-            tape._record(op, inputs, params, out)
-        for obs in st.observers:
-            obs.on_op(op, inputs, params, out, 0.0)
-        # the op's scope ends: intermediates (and tensors made from numbers) go, and
-        # saved ones too unless a tape holds them (then when its backward pass is done)
-        _runtime.close_scope(scope, [out], st.scopes)
-        if st.anomaly:
-            from .debug import _check_forward
-
-            _check_forward(op, xs, params, out)
+        # the saved tensors are recorded as inputs, so a tape holds them for grad_fn
+        try:
+            out = emit(op, xs + tuple(saved), params, list(value._values()), value.shape, perf_counter() - start)
+        finally:
+            # the op's scope ends: f's tensors (value and tensors made from numbers) go, and
+            # saved ones too unless a tape holds them (then when its backward pass is done)
+            _runtime.close_scope(scope, (), st.scopes)
         return out
 
     return wrapped

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
-from ._types import ListLike, TensorLike
+from ._types import ListLike
 from .errors import GradientKeyError, explain
-from .tensor import Tensor
+from .tensor import Tensor, TensorLike
 from .variable import Variable
 
 __all__ = [

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence  # Callable: TensorFn in the sign
 from dataclasses import dataclass, field
 from itertools import product
 
-from ._types import Shape, TensorFn, is_int, is_number
+from ._types import Shape, is_int, is_number
 from .culprit import find_culprit
 from .errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
 from .numerical import (
@@ -39,7 +39,8 @@ from .numerical import (
 )
 from .tape import GradientTape
 from .formatting import format_number
-from .tensor import Tensor, _new
+from ._runtime import new
+from .tensor import Tensor, TensorFn
 
 __all__ = ["Culprit", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
 
@@ -137,7 +138,7 @@ def _gradient_row(tape: GradientTape, y: Tensor, copies: list[Tensor], k: int) -
     """∂y_k/∂x_i for every input i, flat, by one backward pass."""
     onehot = [0.0] * y.size
     onehot[k] = 1.0
-    gs = tape.gradient(y, copies, output_gradients=_new(onehot, y.shape, "one_hot"), unconnected_gradients="zero")
+    gs = tape.gradient(y, copies, output_gradients=new(Tensor, onehot, y.shape, "one_hot"), unconnected_gradients="zero")
     return [g.data_sync() if g is not None else [0.0] * c.size for g, c in zip(gs, copies)]
 
 
@@ -163,7 +164,7 @@ def _analytic_jacobian(
     """Output values, output shape, rows[k][i] = ∂y_k/∂x_i (flat) by backward passes, notes."""
 
     def run() -> tuple[list[float], Shape, list[list[list[float]]], list[str]]:
-        copies = [_new(list(x._values()), x.shape, "tensor") for x in xs]
+        copies = [new(Tensor, list(x._values()), x.shape, "tensor") for x in xs]
         with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
             tape.watch(copies)
             y = f(*copies)
@@ -263,7 +264,7 @@ def _fast(
     us = [[u / norm for u in uu] for uu in us]
 
     def run() -> tuple[float, list[float], list[float]]:
-        copies = [_new(list(d), s, "tensor") for d, s in zip(datas, shapes)]
+        copies = [new(Tensor, list(d), s, "tensor") for d, s in zip(datas, shapes)]
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(copies)
             y = f(*copies)
@@ -271,7 +272,7 @@ def _fast(
         base = y.data_sync()  # f at the point itself: the taped call doubles as the base value
         v = [rng.uniform(-1.0, 1.0) for _ in base]
         try:
-            gs = tape.gradient(y, copies, output_gradients=_new(list(v), y.shape, "tensor"), unconnected_gradients="zero")
+            gs = tape.gradient(y, copies, output_gradients=new(Tensor, list(v), y.shape, "tensor"), unconnected_gradients="zero")
         except ShapeError as err:
             if not hasattr(err, "op"):
                 raise

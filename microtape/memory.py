@@ -20,11 +20,11 @@ from typing import TypeVar, cast, overload
 
 from . import _runtime
 from ._registry import Op
-from ._runtime import LIVE, STATE, VARIABLES
+from ._runtime import LIVE, STATE, TensorBase
 from ._types import Shape
 from .errors import InvalidArgumentError, LeakError, TidyError, explain
-from .tensor import BYTES_PER_ENTRY, Tensor
-from .variable import Variable
+from .tensor import BYTES_PER_ENTRY, Grads, Tensor
+from .variable import VARIABLES, Variable
 
 __all__ = [
     "KernelInfo",
@@ -158,7 +158,7 @@ def dispose(container: object) -> None:
         (True, True)
     """
     for t in _runtime.tensors_in(container):
-        t.dispose()
+        _runtime.dispose(t, "dispose()")
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,12 +284,15 @@ class _Profiler:
         self.kernels: list[KernelInfo] = []
         self.mark_tensors, self.mark_bytes = self.tensors, self.bytes
 
-    def on_create(self, tensor: Tensor) -> None:
+    def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
+        pass  # a VJP's own ops were reported one by one
+
+    def on_create(self, tensor: TensorBase) -> None:
         self.tensors += 1
         self.bytes += BYTES_PER_ENTRY * tensor.size
         self.peak = max(self.peak, self.bytes)
 
-    def on_free(self, tensor: Tensor) -> None:
+    def on_free(self, tensor: TensorBase) -> None:
         self.tensors -= 1
         self.bytes -= BYTES_PER_ENTRY * tensor.size
 
@@ -307,17 +310,6 @@ class _Profiler:
             )
         )
         self.mark_tensors, self.mark_bytes = self.tensors, self.bytes
-
-
-@contextmanager
-def _observing(observer: _runtime.Observer) -> Iterator[None]:
-    st = STATE.get()
-    STATE.set(st.but(observers=st.observers + (observer,)))
-    try:
-        yield
-    finally:
-        now = STATE.get()
-        STATE.set(now.but(observers=tuple(o for o in now.observers if o is not observer)))
 
 
 def profile(fn: Callable[[], object]) -> ProfileInfo:
@@ -341,7 +333,7 @@ def profile(fn: Callable[[], object]) -> ProfileInfo:
             value=fn,
         )
     prof = _Profiler()
-    with _observing(prof):
+    with _runtime.observing(prof):
         result = fn()
     return ProfileInfo(
         new_tensors=prof.tensors - prof.start_tensors,
@@ -411,15 +403,18 @@ class LeakReport:
 
 class _LeakTracker:
     def __init__(self) -> None:
-        self.made: dict[int, tuple[Tensor, str]] = {}
+        self.made: dict[int, tuple[TensorBase, str]] = {}
 
-    def on_create(self, tensor: Tensor) -> None:
+    def on_create(self, tensor: TensorBase) -> None:
         self.made[tensor.id] = (tensor, _runtime.user_frame_line())
 
-    def on_free(self, tensor: Tensor) -> None:
+    def on_free(self, tensor: TensorBase) -> None:
         self.made.pop(tensor.id, None)
 
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
+        pass
+
+    def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
         pass
 
 
@@ -459,9 +454,9 @@ def leak_check(on_leak: str = "print") -> Iterator[LeakReport]:
         )
     tracker = _LeakTracker()
     report = LeakReport()
-    with _observing(tracker):
+    with _runtime.observing(tracker):
         yield report
-    groups: dict[tuple[str, str, bool], list[Tensor]] = {}
+    groups: dict[tuple[str, str, bool], list[TensorBase]] = {}
     for t, where in tracker.made.values():
         # alive, or disposed but still held by a tape (its data is not freed either)
         if t._data is not None and not t._kept and not isinstance(t, Variable):

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import _runtime
-from ._runtime import STATE
-from ._types import Shape, TensorFn, is_number
+from ._runtime import STATE, new
+from ._types import Shape, is_number
 from .errors import InvalidArgumentError, explain
-from .tensor import Tensor, _new, conversion_hint
+from .tensor import Tensor, TensorFn, conversion_hint
 
 __all__ = ["Culprit", "GradCheckRow", "numerical_grad"]
 
@@ -71,7 +71,7 @@ def evaluator(f: Fn, datas: Sequence[list[float]], shapes: Sequence[Shape]) -> C
     copied, no tensor made per call (a copy per call made full mode O(n²)).
     The output is copied out before the caller writes an entry again.
     """
-    xs = tuple(_new(d, s, "tensor") for d, s in zip(datas, shapes))
+    xs = tuple(new(Tensor, d, s, "tensor") for d, s in zip(datas, shapes))
 
     def evaluate() -> list[float]:
         return as_output(f(*xs)).data_sync()
@@ -189,7 +189,7 @@ def numerical_grad(
     assert isinstance(computed, list)
     result = []
     for i, grad in enumerate(computed):
-        result.append(_new(grad, shapes[i], "numerical_grad"))
+        result.append(new(Tensor, grad, shapes[i], "numerical_grad"))
     return result
 
 

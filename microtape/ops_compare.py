@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from ._kernels import map_flat, zip_flat
 from ._registry import primitive
-from ._types import Grads
-from .tensor import Tensor, _new
+from ._types import Flat
+from .tensor import Grads, Tensor
+from ._runtime import new
 
 __all__ = [
     "equal",
@@ -42,98 +43,98 @@ def _zero_vjp(dout: Tensor, out: Tensor, *inputs: Tensor) -> Grads:
 
 
 @primitive("zeros_like")
-def zeros_like(x: Tensor) -> Tensor:
+def zeros_like(x: Tensor) -> Flat:
     """Zeros with the shape of ``x`` (``tf.zerosLike``); its gradient is zero.
 
     Examples:
         >>> mt.zeros_like(mt.ones((2,)))
         Tensor([0.0, 0.0], shape=(2,))
     """
-    return _new([0.0] * x.size, x.shape, "zeros_like")
+    return [0.0] * x.size, x.shape
 
 
 zeros_like.defvjp(_zero_vjp)
 
 
 @primitive("greater", n_inputs=2)
-def greater(x: Tensor, y: Tensor) -> Tensor:
+def greater(x: Tensor, y: Tensor) -> Flat:
     """1.0 where ``x > y``, else 0.0, broadcasting (``tf.greater``); its gradient is zero.
 
     Examples:
         >>> mt.greater(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([0.0, 0.0, 1.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a > b), x, y, "greater")
+    return zip_flat(lambda a, b: float(a > b), x._data, x.shape, y._data, y.shape, "greater")
 
 
 greater.defvjp(_zero_vjp)
 
 
 @primitive("greater_equal", n_inputs=2)
-def greater_equal(x: Tensor, y: Tensor) -> Tensor:
+def greater_equal(x: Tensor, y: Tensor) -> Flat:
     """1.0 where ``x >= y``, else 0.0, broadcasting (``tf.greaterEqual``); its gradient is zero.
 
     Examples:
         >>> mt.greater_equal(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([0.0, 1.0, 1.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a >= b), x, y, "greater_equal")
+    return zip_flat(lambda a, b: float(a >= b), x._data, x.shape, y._data, y.shape, "greater_equal")
 
 
 greater_equal.defvjp(_zero_vjp)
 
 
 @primitive("less", n_inputs=2)
-def less(x: Tensor, y: Tensor) -> Tensor:
+def less(x: Tensor, y: Tensor) -> Flat:
     """1.0 where ``x < y``, else 0.0, broadcasting (``tf.less``); its gradient is zero.
 
     Examples:
         >>> mt.less(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([1.0, 0.0, 0.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a < b), x, y, "less")
+    return zip_flat(lambda a, b: float(a < b), x._data, x.shape, y._data, y.shape, "less")
 
 
 less.defvjp(_zero_vjp)
 
 
 @primitive("less_equal", n_inputs=2)
-def less_equal(x: Tensor, y: Tensor) -> Tensor:
+def less_equal(x: Tensor, y: Tensor) -> Flat:
     """1.0 where ``x <= y``, else 0.0, broadcasting (``tf.lessEqual``); its gradient is zero.
 
     Examples:
         >>> mt.less_equal(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([1.0, 1.0, 0.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a <= b), x, y, "less_equal")
+    return zip_flat(lambda a, b: float(a <= b), x._data, x.shape, y._data, y.shape, "less_equal")
 
 
 less_equal.defvjp(_zero_vjp)
 
 
 @primitive("equal", n_inputs=2)
-def equal(x: Tensor, y: Tensor) -> Tensor:
+def equal(x: Tensor, y: Tensor) -> Flat:
     """1.0 where ``x == y``, else 0.0, broadcasting (``tf.equal``); its gradient is zero.
 
     Examples:
         >>> mt.equal(mt.tensor([1.0, 2.0]), mt.tensor([1.0, 3.0]))
         Tensor([1.0, 0.0], shape=(2,))
     """
-    return zip_flat(lambda a, b: float(a == b), x, y, "equal")
+    return zip_flat(lambda a, b: float(a == b), x._data, x.shape, y._data, y.shape, "equal")
 
 
 equal.defvjp(_zero_vjp)
 
 
 @primitive("sign")
-def sign(x: Tensor) -> Tensor:
+def sign(x: Tensor) -> Flat:
     """-1.0, 0.0 or 1.0 by the sign of each entry; nan stays nan (``tf.sign``); its gradient is zero.
 
     Examples:
         >>> mt.sign(mt.tensor([-3.0, 0.0, 2.0]))
         Tensor([-1.0, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(lambda v: float((v > 0.0) - (v < 0.0)) if v == v else v, x, "sign")
+    return map_flat(lambda v: float((v > 0.0) - (v < 0.0)) if v == v else v, x._data), x.shape
 
 
 sign.defvjp(_zero_vjp)

@@ -14,11 +14,12 @@ import operator
 from ._floats import safe_cos, safe_div, safe_exp, safe_log, safe_pow, safe_sin, safe_sqrt
 from ._kernels import map_flat, zip3_flat, zip_flat
 from ._registry import primitive
-from ._types import Grads
+from ._types import Flat
 from .errors import InvalidArgumentError, explain
 from .ops_compare import greater_equal, less_equal, sign, zeros_like
 from .ops_shape import unbroadcast
-from .tensor import Tensor, _new
+from .tensor import Grads, Tensor
+from ._runtime import new
 
 __all__ = [
     "abs",
@@ -50,7 +51,7 @@ _ALL3 = (True, True, True)
 
 def _const(v: float) -> Tensor:
     """A scalar constant for a VJP (what ``x * 2.0`` makes behind the scenes)."""
-    return _new([v], (), "tensor")
+    return new(Tensor, [v], (), "tensor")
 
 
 # ── add ─────────────────────────────────────────────────────────────────────
@@ -58,7 +59,7 @@ def _const(v: float) -> Tensor:
 
 
 @primitive("add", n_inputs=2)
-def add(x: Tensor, y: Tensor) -> Tensor:
+def add(x: Tensor, y: Tensor) -> Flat:
     """Add entry by entry, broadcasting like NumPy (``tf.add``).
 
     Examples:
@@ -67,7 +68,7 @@ def add(x: Tensor, y: Tensor) -> Tensor:
         >>> mt.tensor([[1.0], [2.0]]) + mt.tensor([10.0, 20.0])
         Tensor([[11.0, 21.0], [12.0, 22.0]], shape=(2, 2))
     """
-    return zip_flat(operator.add, x, y, "add")
+    return zip_flat(operator.add, x._data, x.shape, y._data, y.shape, "add")
 
 
 @add.defvjp
@@ -83,14 +84,14 @@ def _add_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 
 
 @primitive("sub", n_inputs=2)
-def sub(x: Tensor, y: Tensor) -> Tensor:
+def sub(x: Tensor, y: Tensor) -> Flat:
     """Subtract entry by entry, broadcasting like NumPy (``tf.sub``).
 
     Examples:
         >>> 1 - mt.tensor([0.25, 2.0])
         Tensor([0.75, -1.0], shape=(2,))
     """
-    return zip_flat(operator.sub, x, y, "sub")
+    return zip_flat(operator.sub, x._data, x.shape, y._data, y.shape, "sub")
 
 
 @sub.defvjp
@@ -107,14 +108,14 @@ def _sub_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 
 
 @primitive("mul", n_inputs=2)
-def mul(x: Tensor, y: Tensor) -> Tensor:
+def mul(x: Tensor, y: Tensor) -> Flat:
     """Multiply entry by entry, broadcasting like NumPy (``tf.mul``).
 
     Examples:
         >>> 2.0 * mt.tensor([1.0, 2.0])
         Tensor([2.0, 4.0], shape=(2,))
     """
-    return zip_flat(operator.mul, x, y, "mul")
+    return zip_flat(operator.mul, x._data, x.shape, y._data, y.shape, "mul")
 
 
 @mul.defvjp
@@ -131,7 +132,7 @@ def _mul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 
 
 @primitive("div", n_inputs=2)
-def div(x: Tensor, y: Tensor) -> Tensor:
+def div(x: Tensor, y: Tensor) -> Flat:
     """Divide entry by entry, broadcasting like NumPy (``tf.div``).
 
     Division by zero follows IEEE-754: ``1/0`` is ``inf`` and ``0/0`` is ``nan``.
@@ -140,7 +141,7 @@ def div(x: Tensor, y: Tensor) -> Tensor:
         >>> mt.tensor([1.0, -1.0, 0.0]) / 0.0
         Tensor([inf, -inf, nan], shape=(3,))
     """
-    return zip_flat(operator.truediv, x, y, "div", safe_div)
+    return zip_flat(operator.truediv, x._data, x.shape, y._data, y.shape, "div", safe_div)
 
 
 @div.defvjp
@@ -156,14 +157,14 @@ def _div_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 
 
 @primitive("neg")
-def neg(x: Tensor) -> Tensor:
+def neg(x: Tensor) -> Flat:
     """Flip the sign of every entry (``tf.neg``).
 
     Examples:
         >>> -mt.tensor([1.0, -2.0])
         Tensor([-1.0, 2.0], shape=(2,))
     """
-    return map_flat(operator.neg, x, "neg")
+    return map_flat(operator.neg, x._data), x.shape
 
 
 @neg.defvjp
@@ -176,7 +177,7 @@ def _neg_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("clone")
-def clone(x: Tensor) -> Tensor:
+def clone(x: Tensor) -> Flat:
     """Copy a tensor: the identity op, recorded like any other (``tf.clone``).
 
     Examples:
@@ -186,7 +187,7 @@ def clone(x: Tensor) -> Tensor:
         Tensor([2.0, 4.0], shape=(2,))
     """
     assert x._data is not None  # the op wrapper checked it
-    return _new(list(x._data), x.shape, "clone")
+    return list(x._data), x.shape
 
 
 @clone.defvjp
@@ -199,14 +200,14 @@ def _clone_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("square")
-def square(x: Tensor) -> Tensor:
+def square(x: Tensor) -> Flat:
     """Square every entry (``tf.square``).
 
     Examples:
         >>> mt.square(mt.tensor([3.0, -2.0]))
         Tensor([9.0, 4.0], shape=(2,))
     """
-    return map_flat(lambda v: v * v, x, "square")
+    return map_flat(lambda v: v * v, x._data), x.shape
 
 
 @square.defvjp
@@ -220,14 +221,14 @@ def _square_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("sqrt")
-def sqrt(x: Tensor) -> Tensor:
+def sqrt(x: Tensor) -> Flat:
     """Square root of every entry (``tf.sqrt``); negative entries give ``nan``.
 
     Examples:
         >>> mt.sqrt(mt.tensor([4.0, -1.0]))
         Tensor([2.0, nan], shape=(2,))
     """
-    return map_flat(math.sqrt, x, "sqrt", safe_sqrt)
+    return map_flat(math.sqrt, x._data, safe_sqrt), x.shape
 
 
 @sqrt.defvjp
@@ -242,7 +243,7 @@ def _sqrt_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("pow", n_inputs=2)
-def pow(x: Tensor, y: Tensor) -> Tensor:
+def pow(x: Tensor, y: Tensor) -> Flat:
     """Raise ``x`` to the power ``y`` entry by entry (``tf.pow``).
 
     IEEE rules apply: ``(-8) ** 0.5`` is ``nan``, ``0 ** -1`` is ``inf``.
@@ -253,7 +254,7 @@ def pow(x: Tensor, y: Tensor) -> Tensor:
         >>> mt.pow(mt.tensor([-8.0, 0.0]), mt.tensor([0.5, -1.0]))
         Tensor([nan, inf], shape=(2,))
     """
-    return zip_flat(safe_pow, x, y, "pow")
+    return zip_flat(safe_pow, x._data, x.shape, y._data, y.shape, "pow")
 
 
 @pow.defvjp
@@ -273,14 +274,14 @@ def _pow_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 
 
 @primitive("exp")
-def exp(x: Tensor) -> Tensor:
+def exp(x: Tensor) -> Flat:
     """Raise e to the power of every entry (``tf.exp``); overflow gives ``inf``.
 
     Examples:
         >>> mt.exp(mt.tensor([0.0, 1.0, 1000.0]))
         Tensor([1.0, 2.718, inf], shape=(3,))
     """
-    return map_flat(math.exp, x, "exp", safe_exp)
+    return map_flat(math.exp, x._data, safe_exp), x.shape
 
 
 @exp.defvjp
@@ -294,14 +295,14 @@ def _exp_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("log")
-def log(x: Tensor) -> Tensor:
+def log(x: Tensor) -> Flat:
     """Natural logarithm of every entry (``tf.log``).
 
     Examples:
         >>> mt.log(mt.tensor([1.0, 0.0, -1.0]))
         Tensor([0.0, -inf, nan], shape=(3,))
     """
-    return map_flat(math.log, x, "log", safe_log)
+    return map_flat(math.log, x._data, safe_log), x.shape
 
 
 @log.defvjp
@@ -315,7 +316,7 @@ def _log_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("abs")
-def abs(x: Tensor) -> Tensor:
+def abs(x: Tensor) -> Flat:
     """Absolute value of every entry (``tf.abs``).
 
     At the kink ``x = 0`` the gradient is 0, as in TensorFlow.
@@ -326,7 +327,7 @@ def abs(x: Tensor) -> Tensor:
         >>> mt.grad(mt.abs)(mt.tensor([-2.0, 0.0, 3.0]))
         Tensor([-1.0, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(math.fabs, x, "abs")
+    return map_flat(math.fabs, x._data), x.shape
 
 
 @abs.defvjp
@@ -339,14 +340,14 @@ def _abs_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("sin")
-def sin(x: Tensor) -> Tensor:
+def sin(x: Tensor) -> Flat:
     """Sine of every entry, in radians (``tf.sin``).
 
     Examples:
         >>> mt.sin(mt.tensor([0.0, math.pi / 2]))
         Tensor([0.0, 1.0], shape=(2,))
     """
-    return map_flat(math.sin, x, "sin", safe_sin)
+    return map_flat(math.sin, x._data, safe_sin), x.shape
 
 
 @sin.defvjp
@@ -355,14 +356,14 @@ def _sin_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("cos")
-def cos(x: Tensor) -> Tensor:
+def cos(x: Tensor) -> Flat:
     """Cosine of every entry, in radians (``tf.cos``).
 
     Examples:
         >>> mt.cos(mt.tensor([0.0, math.pi]))
         Tensor([1.0, -1.0], shape=(2,))
     """
-    return map_flat(math.cos, x, "cos", safe_cos)
+    return map_flat(math.cos, x._data, safe_cos), x.shape
 
 
 @cos.defvjp
@@ -377,14 +378,14 @@ def _cos_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("tanh")
-def tanh(x: Tensor) -> Tensor:
+def tanh(x: Tensor) -> Flat:
     """Hyperbolic tangent of every entry (``tf.tanh``).
 
     Examples:
         >>> mt.tanh(mt.tensor([0.0, 100.0]))
         Tensor([0.0, 1.0], shape=(2,))
     """
-    return map_flat(math.tanh, x, "tanh")
+    return map_flat(math.tanh, x._data), x.shape
 
 
 @tanh.defvjp
@@ -406,14 +407,14 @@ def _sigmoid(v: float) -> float:
 
 
 @primitive("sigmoid")
-def sigmoid(x: Tensor) -> Tensor:
+def sigmoid(x: Tensor) -> Flat:
     """Logistic sigmoid of every entry, stable for large ``|x|`` (``tf.sigmoid``).
 
     Examples:
         >>> mt.sigmoid(mt.tensor([0.0, -1000.0, 1000.0]))
         Tensor([0.5, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(_sigmoid, x, "sigmoid")
+    return map_flat(_sigmoid, x._data), x.shape
 
 
 @sigmoid.defvjp
@@ -427,7 +428,7 @@ def _sigmoid_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("relu")
-def relu(x: Tensor) -> Tensor:
+def relu(x: Tensor) -> Flat:
     """Rectified linear unit: ``max(x, 0)`` entry by entry (``tf.relu``).
 
     At the kink ``x = 0`` the gradient is 0; ``relu(nan)`` is ``nan``.
@@ -438,7 +439,7 @@ def relu(x: Tensor) -> Tensor:
         >>> mt.grad(mt.relu)(mt.tensor([-1.0, 0.0, 2.0]))
         Tensor([0.0, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(lambda v: 0.0 if v <= 0.0 else v, x, "relu")
+    return map_flat(lambda v: 0.0 if v <= 0.0 else v, x._data), x.shape
 
 
 @relu.defvjp
@@ -453,7 +454,7 @@ def _relu_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 
 
 @primitive("maximum", n_inputs=2)
-def maximum(x: Tensor, y: Tensor) -> Tensor:
+def maximum(x: Tensor, y: Tensor) -> Flat:
     """Larger of ``x`` and ``y`` entry by entry, broadcasting (``tf.maximum``).
 
     At a tie the gradient goes to ``x``, as in TensorFlow. NaN wins.
@@ -462,7 +463,7 @@ def maximum(x: Tensor, y: Tensor) -> Tensor:
         >>> mt.maximum(mt.tensor([1.0, 5.0]), 3.0)
         Tensor([3.0, 5.0], shape=(2,))
     """
-    return zip_flat(lambda a, b: a if a >= b or a != a else b, x, y, "maximum")
+    return zip_flat(lambda a, b: a if a >= b or a != a else b, x._data, x.shape, y._data, y.shape, "maximum")
 
 
 @maximum.defvjp
@@ -475,7 +476,7 @@ def _maximum_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[b
 
 
 @primitive("minimum", n_inputs=2)
-def minimum(x: Tensor, y: Tensor) -> Tensor:
+def minimum(x: Tensor, y: Tensor) -> Flat:
     """Smaller of ``x`` and ``y`` entry by entry, broadcasting (``tf.minimum``).
 
     At a tie the gradient goes to ``x``, as in TensorFlow. NaN wins.
@@ -484,7 +485,7 @@ def minimum(x: Tensor, y: Tensor) -> Tensor:
         >>> mt.minimum(mt.tensor([1.0, 5.0]), 3.0)
         Tensor([1.0, 3.0], shape=(2,))
     """
-    return zip_flat(lambda a, b: a if a <= b or a != a else b, x, y, "minimum")
+    return zip_flat(lambda a, b: a if a <= b or a != a else b, x._data, x.shape, y._data, y.shape, "minimum")
 
 
 @minimum.defvjp
@@ -501,7 +502,7 @@ def _minimum_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[b
 
 
 @primitive("clip_by_value")
-def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Tensor:
+def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Flat:
     """Clamp every entry to ``[clip_value_min, clip_value_max]`` (``tf.clipByValue``).
 
     The bounds are inclusive: at exactly ``clip_value_min`` or ``clip_value_max``
@@ -522,7 +523,7 @@ def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Te
             op="clip_by_value",
             bounds=(clip_value_min, clip_value_max),
         )
-    return map_flat(lambda v: v if lo <= v <= hi or v != v else (lo if v < lo else hi), x, "clip_by_value")
+    return map_flat(lambda v: v if lo <= v <= hi or v != v else (lo if v < lo else hi), x._data), x.shape
 
 
 @clip_by_value.defvjp
@@ -537,14 +538,15 @@ def _clip_by_value_vjp(dout: Tensor, out: Tensor, x: Tensor, clip_value_min: flo
 
 
 @primitive("where", n_inputs=3)
-def where(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
+def where(condition: Tensor, x: Tensor, y: Tensor) -> Flat:
     """Pick ``x`` where ``condition`` is non-zero, else ``y``, broadcasting (``tf.where``).
 
     Examples:
         >>> mt.where(mt.tensor([1.0, 0.0]), mt.tensor([1.0, 2.0]), 0.0)
         Tensor([1.0, 0.0], shape=(2,))
     """
-    return zip3_flat(lambda c, a, b: a if c else b, condition, x, y, "where")
+    columns = [(condition._data, condition.shape), (x._data, x.shape), (y._data, y.shape)]
+    return zip3_flat(lambda c, a, b: a if c else b, columns, "where")
 
 
 @where.defvjp

@@ -11,12 +11,12 @@ import math
 from ._kernels import matmul_flat, reduce_flat
 from ._registry import primitive
 from ._shape import check_size, normalize_axes, reduce_index, reduced_shape, size_of
-from ._types import Axis, Grads, Shape
+from ._types import Axis, Flat, Shape
 from .errors import ShapeError, explain
 from .ops_compare import equal
 from .ops_elementwise import div, exp, log, maximum, mul, sub, where
 from .ops_shape import reduce_sum, reshape, transpose, unreduce
-from .tensor import Tensor, _new
+from .tensor import Grads, Tensor
 
 __all__ = [
     "logsumexp",
@@ -36,7 +36,7 @@ _BOTH = (True, True)
 
 
 @primitive("max")
-def reduce_max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
+def reduce_max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Flat:
     """Largest entry along ``axis`` or overall (``tf.max``); NaN wins.
 
     When several entries tie for the maximum the gradient is split evenly
@@ -49,7 +49,7 @@ def reduce_max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
         Tensor([0.5, 0.0, 0.5], shape=(3,))
     """
     axes = normalize_axes(axis, len(x.shape), "max")
-    return reduce_flat(x, axes, keepdims, "max", "max")
+    return reduce_flat(x._data, x.shape, axes, keepdims, "max")
 
 
 @reduce_max.defvjp
@@ -76,7 +76,7 @@ def _lse(values: list[float]) -> float:
 
 
 @primitive("logsumexp")
-def logsumexp(x: Tensor, axis: Axis = -1, keepdims: bool = False) -> Tensor:
+def logsumexp(x: Tensor, axis: Axis = -1, keepdims: bool = False) -> Flat:
     """``log(sum(exp(x)))`` along ``axis``, computed without overflow (``tf.logSumExp``).
 
     The default ``axis=-1`` matches ``softmax``; TF.js defaults to every axis.
@@ -92,7 +92,7 @@ def logsumexp(x: Tensor, axis: Axis = -1, keepdims: bool = False) -> Tensor:
     groups: list[list[float]] = [[] for _ in range(size_of(shape))]
     for i, v in zip(reduce_index(x.shape, axes), data):
         groups[i].append(v)
-    return _new([_lse(g) for g in groups], shape, "logsumexp")
+    return [_lse(g) for g in groups], shape
 
 
 @logsumexp.defvjp
@@ -113,7 +113,7 @@ def _as_2d(x: Tensor, left: bool) -> Shape:
 
 
 @primitive("matmul", n_inputs=2)
-def matmul(x: Tensor, y: Tensor) -> Tensor:
+def matmul(x: Tensor, y: Tensor) -> Flat:
     """Matrix product of 1-D and 2-D tensors, as NumPy's ``@`` (``tf.matMul``).
 
     Examples:
@@ -148,7 +148,7 @@ def matmul(x: Tensor, y: Tensor) -> Tensor:
     assert x._data is not None and y._data is not None  # the op wrapper checked them
     shape = x.shape[:-1] + y.shape[1:]  # a 1-D operand's axis is contracted away, as in NumPy
     check_size(shape, "matmul: the product's shape")  # (n, 0) @ (0, m) is n·m zeros
-    return _new(matmul_flat(x._data, y._data, n, k, m), shape, "matmul")
+    return matmul_flat(x._data, y._data, n, k, m), shape
 
 
 @matmul.defvjp

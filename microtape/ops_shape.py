@@ -15,6 +15,8 @@ from ._kernels import reduce_flat
 from ._registry import primitive
 from ._shape import (
     _expand,
+    broadcast_index,
+    broadcast_shapes,
     check_size,
     normalize_axes,
     reduced_shape,
@@ -23,9 +25,9 @@ from ._shape import (
     transpose_index,
     validate_shape,
 )
-from ._types import Axis, Grads, Shape
+from ._types import Axis, Flat, Shape
 from .errors import InvalidArgumentError, ShapeError, explain
-from .tensor import Tensor, _new
+from .tensor import Grads, Tensor
 
 __all__ = [
     "broadcast_to",
@@ -80,7 +82,7 @@ def unreduce(dout: Tensor, shape: Shape, axis: Axis = None, keepdims: bool = Fal
 
 
 @primitive("sum")
-def reduce_sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
+def reduce_sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Flat:
     """Sum entries along ``axis`` (int, negative, tuple) or all of them (``tf.sum``).
 
     Examples:
@@ -93,7 +95,7 @@ def reduce_sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
         Tensor([[6.0], [15.0]], shape=(2, 1))
     """
     axes = normalize_axes(axis, len(x.shape), "sum")
-    return reduce_flat(x, axes, keepdims, "sum", "sum")
+    return reduce_flat(x._data, x.shape, axes, keepdims, "sum")
 
 
 @reduce_sum.defvjp
@@ -123,7 +125,7 @@ def _check_perm(perm: Sequence[int] | None, rank: int) -> tuple[int, ...]:
 
 
 @primitive("transpose")
-def transpose(x: Tensor, perm: Sequence[int] | None = None) -> Tensor:
+def transpose(x: Tensor, perm: Sequence[int] | None = None) -> Flat:
     """Permute the axes; by default reverse them (``tf.transpose``).
 
     Examples:
@@ -134,7 +136,7 @@ def transpose(x: Tensor, perm: Sequence[int] | None = None) -> Tensor:
     assert x._data is not None  # the op wrapper checked it
     data = x._data
     shape = tuple([x.shape[i] for i in p])
-    return _new([data[i] for i in transpose_index(x.shape, p)], shape, "transpose")
+    return [data[i] for i in transpose_index(x.shape, p)], shape
 
 
 @transpose.defvjp
@@ -193,7 +195,7 @@ def _infer_shape(x: Tensor, shape: Sequence[int]) -> Shape:
 
 
 @primitive("reshape")
-def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+def reshape(x: Tensor, shape: Sequence[int]) -> Flat:
     """Give the same entries a new shape; one dimension may be -1 (``tf.reshape``).
 
     Examples:
@@ -202,7 +204,7 @@ def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
     """
     target = _infer_shape(x, shape)
     assert x._data is not None  # the op wrapper checked it
-    return _new(x._data, target, "reshape")  # tensors are immutable, so the list is shared
+    return x._data, target  # tensors are immutable, so the list is shared
 
 
 @reshape.defvjp
@@ -215,15 +217,13 @@ def _reshape_vjp(dout: Tensor, out: Tensor, x: Tensor, shape: Sequence[int] = ()
 
 
 @primitive("broadcast_to")
-def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+def broadcast_to(x: Tensor, shape: Sequence[int]) -> Flat:
     """Copy ``x`` out to ``shape`` by NumPy's broadcasting rules (``tf.broadcastTo``).
 
     Examples:
         >>> mt.broadcast_to(mt.tensor([1.0, 2.0]), (2, 2))
         Tensor([[1.0, 2.0], [1.0, 2.0]], shape=(2, 2))
     """
-    from ._shape import broadcast_index, broadcast_shapes
-
     target = validate_shape(shape)
     if broadcast_shapes(x.shape, target, "broadcast_to") != target:
         raise ShapeError(
@@ -237,7 +237,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
         )
     assert x._data is not None  # the op wrapper checked it
     data = x._data
-    return _new([data[i] for i in broadcast_index(x.shape, target)], target, "broadcast_to")
+    return [data[i] for i in broadcast_index(x.shape, target)], target
 
 
 @broadcast_to.defvjp
@@ -270,7 +270,7 @@ def _slice_spec(x: Tensor, begin: Sequence[int], size: Sequence[int] | None) -> 
 
 
 @primitive("slice")
-def slice(x: Tensor, begin: Sequence[int], size: Sequence[int] | None = None) -> Tensor:
+def slice(x: Tensor, begin: Sequence[int], size: Sequence[int] | None = None) -> Flat:
     """Take the block that starts at ``begin`` and has ``size`` (``tf.slice``); -1 means to the end.
 
     Examples:
@@ -283,7 +283,7 @@ def slice(x: Tensor, begin: Sequence[int], size: Sequence[int] | None = None) ->
     st = strides_of(x.shape)
     offset = sum(bi * si for bi, si in zip(b, st))
     index = _expand(s, st) if size_of(s) else []
-    return _new([data[offset + i] for i in index], s, "slice")
+    return [data[offset + i] for i in index], s
 
 
 @slice.defvjp
@@ -293,7 +293,7 @@ def _slice_vjp(dout: Tensor, out: Tensor, x: Tensor, begin: Sequence[int] = (), 
 
 
 @primitive("pad")
-def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 0.0) -> Tensor:
+def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 0.0) -> Flat:
     """Surround ``x`` with ``constant_value``: ``paddings[i] = (before, after)`` (``tf.pad``).
 
     Examples:
@@ -320,7 +320,7 @@ def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 
     if x.size:
         for i, v in zip(_expand(x.shape, st), x._data):
             out[offset + i] = v
-    return _new(out, shape, "pad")
+    return out, shape
 
 
 @pad.defvjp
@@ -333,7 +333,7 @@ def _pad_vjp(dout: Tensor, out: Tensor, x: Tensor, paddings: Sequence[tuple[int,
 
 
 @primitive("concat", n_inputs=-1)
-def concat(xs: Sequence[Tensor], axis: int = 0) -> Tensor:
+def concat(xs: Sequence[Tensor], axis: int = 0) -> Flat:
     """Join tensors along an existing ``axis`` (``tf.concat``).
 
     Examples:
@@ -372,7 +372,7 @@ def concat(xs: Sequence[Tensor], axis: int = 0) -> Tensor:
             assert data is not None  # the op wrapper checked it
             out.extend(data[o * c : (o + 1) * c])
     shape = first.shape[:ax] + (sum(t.shape[ax] for t in xs),) + first.shape[ax + 1 :]
-    return _new(out, shape, "concat")
+    return out, shape
 
 
 @concat.defvjp

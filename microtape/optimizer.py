@@ -33,15 +33,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final, Literal, TypeAlias, overload
 
-from ._runtime import VARIABLES
-from ._types import HasVariables, Shape
+from .variable import VARIABLES
+from ._types import Shape
 from .errors import InvalidArgumentError, ShapeError, explain
 from ._optimizer_checks import check_flag, check_learning_rate, collect_gradients, variable_names_hint
 from .functional import VariableGrads, variable_grads_as
 from .memory import dispose as dispose_all
 from .creation import scalar
-from .tensor import Tensor, _detached
-from .variable import Variable, variable
+from ._runtime import new
+from .tensor import Tensor
+from .variable import HasVariables, Variable, variable
 
 __all__ = ["Optimizer"]
 
@@ -378,7 +379,7 @@ class Optimizer(ABC):
         try:
             for var, new_w, s in updates:
                 undo.append((var, var.data_sync()))
-                var.assign(_detached(new_w, var.shape))
+                var.assign(new(Tensor, new_w, var.shape, "tensor", arena=False))
                 slot_set = self._live_slots(var)
                 if slot_set is None:
                     self._make_slots(var, s)
@@ -387,10 +388,10 @@ class Optimizer(ABC):
                     for name, data in s.items():
                         slot_var = slot_set.variables[name]
                         undo.append((slot_var, slot_var.data_sync()))
-                        slot_var.assign(_detached(data, var.shape))
+                        slot_var.assign(new(Tensor, data, var.shape, "tensor", arena=False))
         except BaseException:
             for v, old in reversed(undo):
-                v.assign(_detached(old, v.shape))
+                v.assign(new(Tensor, old, v.shape, "tensor", arena=False))
             for name in made:
                 for slot_var in self._slots.pop(name).variables.values():
                     slot_var.dispose()
@@ -557,7 +558,7 @@ class Optimizer(ABC):
             while name in VARIABLES:
                 k += 1
                 name = f"{base}_{k}"
-            made[slot] = variable(_detached(values[slot], var.shape), trainable=False, name=name)
+            made[slot] = variable(new(Tensor, values[slot], var.shape, "tensor", arena=False), trainable=False, name=name)
         self._slots[var.name] = _SlotSet(weakref.ref(var), made)
 
 
@@ -664,5 +665,5 @@ def install_state(optimizer: Optimizer, plan: RestorePlan) -> None:
             optimizer._make_slots(var, slot_values)
         else:
             for slot, data in slot_values.items():
-                slot_set.variables[slot].assign(_detached(data, var.shape))
+                slot_set.variables[slot].assign(new(Tensor, data, var.shape, "tensor", arena=False))
     optimizer._iterations = plan.iterations

@@ -22,12 +22,13 @@ from typing import TypeAlias, TypeVar, overload
 
 from . import _runtime
 from ._registry import Op
-from ._runtime import STATE, Scope
+from ._runtime import STATE, Scope, TensorBase, new
 from ._types import Shape
+from .composite import stack
 from .creation import fill
 from .errors import InvalidArgumentError, ShapeError, TapeError, explain
 from .tape_view import dot_graph, summary_table
-from .tensor import Tensor, _new
+from .tensor import Tensor, as_tensor
 from .variable import Variable
 
 __all__ = ["GradientTape", "Operation"]
@@ -113,7 +114,9 @@ class GradientTape:
         self._tracked: set[int] = set()
         self._watched: dict[int, Tensor] = {}
         self._used = False
-        self._grad_norms: dict[int, float] = {}
+        self._last: tuple[list[Tensor], list[list[float] | None]] | None = None
+        """The targets and output gradients (as values) of the last backward pass:
+        summary() and to_dot() replay it to measure gradient norms."""
 
     # -- recording ---------------------------------------------------------
 
@@ -267,7 +270,8 @@ class GradientTape:
             []
         """
         records, self._records = self._records, []
-        unused: list[Tensor] = []
+        self._last = None
+        unused: list[TensorBase] = []
         for _, inputs, _, out, _ in records:
             for t in (*inputs, out):  # one pass per record: this tape no longer needs t
                 t._holds -= 1
@@ -393,13 +397,11 @@ class GradientTape:
             for i in range(target.size):
                 onehot = [0.0] * target.size
                 onehot[i] = 1.0
-                (g,) = self._backward([target], [_new(onehot, target.shape, "one_hot")], [source], True)
+                (g,) = self._backward([target], [new(Tensor, onehot, target.shape, "one_hot")], [source], True)
                 assert g is not None  # zero=True fills unconnected gradients
                 out.append(g)
             if not zero and not self._reaches(target, [source])[0]:
                 return None
-            from .composite import stack  # composite imports nothing of the tape
-
             if not out:
                 return fill(target.shape + source.shape, 0.0)
             return stack(out).reshape(target.shape + source.shape)
@@ -436,6 +438,7 @@ class GradientTape:
         self, targets: list[Tensor], douts: list[Tensor | None], sources: list[Tensor], zero: bool
     ) -> list[Tensor | None]:
         """The backward pass: one reversed loop over the records, in its own scope."""
+        self._last = (targets, [None if d is None else d.data_sync() for d in douts])
         first_id = _runtime.next_id()  # ids only grow: a result older than this is not fresh
         st = STATE.get()
         scope = Scope("gradient()")
@@ -445,11 +448,11 @@ class GradientTape:
                 tapes=others,
                 scopes=st.scopes + (scope,),
                 backward=st.backward + 1,
-                light=not (others or st.observers or st.anomaly),
+                light=not (others or st.observers),
             )
         )
         try:
-            result = self._walk(targets, douts, sources, zero, st.anomaly)
+            result = self._walk(targets, douts, sources, zero, st.observers, None)
         except BaseException:
             STATE.reset(token)
             _runtime.close_scope(scope, (), st.scopes)
@@ -463,13 +466,33 @@ class GradientTape:
         # add) is the caller's tensor: hand back a copy, so gradients are always fresh.
         return [g.clone() if g is not None and g.id < first_id else g for g in result]
 
+    def _grad_norms(self) -> dict[int, float]:
+        """Norm of the gradient that reached each recorded output in the last backward
+        pass, by the output's id. Only a report needs them, so they are measured
+        here, by replaying that pass quietly (no tape records it, no observer sees
+        it, its tensors stay outside the arena), not on every pass."""
+        if self._last is None or not self._records:
+            return {}
+        targets, values = self._last
+        if any(t._data is None for t in targets):
+            return {}
+        norms: dict[int, float] = {}
+        token = STATE.set(STATE.get().but(tapes=(), observers=(), backward=STATE.get().backward + 1, light=True))
+        try:
+            douts: list[Tensor | None] = [None if v is None else new(Tensor, v, t.shape, "tensor") for t, v in zip(targets, values)]
+            self._walk(targets, douts, [], False, (), norms)
+        finally:
+            STATE.reset(token)
+        return norms
+
     def _walk(
         self,
         targets: list[Tensor],
         douts: list[Tensor | None],
         sources: list[Tensor],
         zero: bool,
-        anomaly: bool,
+        observers: tuple[_runtime.Observer, ...],
+        norms: dict[int, float] | None,
     ) -> list[Tensor | None]:
         grads: dict[int, Tensor] = {}
         for t, d in zip(targets, douts):
@@ -477,26 +500,23 @@ class GradientTape:
             prev = grads.get(t.id)
             grads[t.id] = d if prev is None else prev + d
         keep = {s.id for s in sources}
-        norms = self._grad_norms
-        norms.clear()
         for op, inputs, params, out, needs in reversed(self._records):
             dout = grads.get(out.id)
             if dout is None:
                 continue
             if out.id not in keep:
                 del grads[out.id]
-            data = dout._data
-            norms[out.id] = math.hypot(*data) if data is not None else math.nan
+            if norms is not None:
+                data = dout._data
+                norms[out.id] = math.hypot(*data) if data is not None else math.nan
             vjp = op.vjp
             assert vjp is not None  # only differentiable ops are recorded
             if op.wants_needs:
                 dxs = vjp(dout, out, *inputs, needs=needs, **params)
             else:
                 dxs = vjp(dout, out, *inputs, **params) if params else vjp(dout, out, *inputs)
-            if anomaly:
-                from .debug import _check_backward
-
-                _check_backward(op, inputs, out, dxs)
+            for obs in observers:
+                obs.on_vjp(op, inputs, out, dxs)
             for i, (x, dx, wanted) in enumerate(zip(inputs, dxs, needs)):
                 if dx is None or not wanted:
                     continue
@@ -547,7 +567,7 @@ class GradientTape:
             0   mul   (2,)           [1.0, 4.0]    1.414
             1   sum   ()             [5.0, 5.0]    1.0
         """
-        return summary_table(self._records, self._grad_norms)
+        return summary_table(self._records, self._grad_norms())
 
     def to_dot(self, grad_norms: bool = True, title: str = "tape", rankdir: str = "LR") -> str:
         """Graphviz text of the recorded graph: tensors as boxes, ops as ellipses.
@@ -566,7 +586,7 @@ class GradientTape:
             >>> print(tape.to_dot().splitlines()[0])
             digraph tape {
         """
-        return dot_graph(self._records, self._watched, self._grad_norms if grad_norms else {}, title, rankdir)
+        return dot_graph(self._records, self._watched, self._grad_norms() if grad_norms else {}, title, rankdir)
 
     def __repr__(self) -> str:
         state = "used" if self._used else f"{len(self._records)} ops recorded"
@@ -655,8 +675,6 @@ def _output_gradients(given: object, targets: list[Tensor]) -> list[Tensor | Non
             out.append(None)
             continue
         if not isinstance(d, Tensor):
-            from .tensor import as_tensor
-
             d = as_tensor(d)  # type: ignore[arg-type]  # as_tensor reports bad values
             converted.append(d)
         if d.shape != t.shape:

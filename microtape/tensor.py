@@ -12,23 +12,25 @@ are in ``creation.py``; how a tensor prints is in ``formatting.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final, cast
+from typing import Final, TypeAlias, Union, cast
 
 from . import _habits, _runtime
-from ._runtime import DISPATCH
+from ._runtime import TensorBase, new
 from ._shape import size_of, validate_shape
-from ._types import Axis, Nested, Shape, TensorLike
+from ._types import Axis, Nested, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Shape
 from .errors import InvalidArgumentError, MicrotapeError, ShapeError, explain
 from .formatting import format_number as format_number
 from .formatting import format_values, nest_values, short_repr
 
-__all__ = ["Tensor"]
+__all__ = ["Grads", "Tensor", "TensorFn", "TensorLike"]
 
+DISPATCH: Final = cast("dict[str, Callable[..., Tensor]]", _runtime.DISPATCH)
+"""The ops by name (``_runtime.DISPATCH``, typed: every op returns a Tensor); methods call through it."""
 DTYPE: Final = "float64"
 BYTES_PER_ENTRY: Final = 8
 
 
-class Tensor:
+class Tensor(TensorBase):
     """An immutable n-dimensional array of float64 numbers.
 
     Make tensors with :func:`tensor`, :func:`scalar`, :func:`zeros` and
@@ -57,22 +59,11 @@ class Tensor:
         Tensor([[0.0, 0.0], [1.0, 1.0]], shape=(2, 2))
     """
 
-    __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept", "_trainable", "_origin")
+    __slots__ = ()  # the storage fields are TensorBase's (_runtime.py)
 
-    _data: list[float] | None
-    shape: Shape
-    size: int
-    id: int
-    _op: str
-    _disposed: str | None
-    _holds: int
-    _kept: bool
-    _trainable: bool
-    _origin: str | None
-
-    def __init__(self, values: TensorLike, shape: Sequence[int] | None = None) -> None:
-        data, inferred = _flatten(values, shape)
-        _init(self, data, inferred, "tensor")
+    def __new__(cls, values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
+        data, inferred = flatten_values(values, shape)
+        return new(cls, data, inferred, "tensor")
 
     # -- reading values ---------------------------------------------------
 
@@ -226,92 +217,92 @@ class Tensor:
 
     def __add__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["add"](self, c)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["add"](self, other)
 
     def __radd__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["add"](c, self)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["add"](other, self)
 
     def __sub__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["sub"](self, c)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["sub"](self, other)
 
     def __rsub__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["sub"](c, self)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["sub"](other, self)
 
     def __mul__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["mul"](self, c)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["mul"](self, other)
 
     def __rmul__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["mul"](c, self)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["mul"](other, self)
 
     def __truediv__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["div"](self, c)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["div"](self, other)
 
     def __rtruediv__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["div"](c, self)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["div"](other, self)
 
     def __pow__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["pow"](self, c)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["pow"](self, other)
 
     def __rpow__(self, other: TensorLike) -> Tensor:
         if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = _number(other)
+            c = new(Tensor, [float(other)], (), "tensor", False)
             try:
                 return DISPATCH["pow"](c, self)
             finally:
-                _op_scope_ends(c)
+                op_scope_ends(c)
         return DISPATCH["pow"](other, self)
 
     def __matmul__(self, other: TensorLike) -> Tensor:
@@ -489,90 +480,13 @@ _habits.install(Tensor)
 
 
 # -- construction -----------------------------------------------------------
-
-
-def _init(t: Tensor, data: list[float], shape: Shape, op: str) -> None:
-    t._data = data
-    t.shape = shape
-    t.size = len(data)
-    t.id = _runtime.next_id()
-    t._op = op
-    t._disposed = None
-    t._holds = 0
-    t._kept = False
-    t._trainable = False
-    t._origin = None
-    _runtime.register(t)
-
-
-_new_object: Callable[[type[Tensor]], Tensor] = object.__new__
-
-
-_ids = _runtime._ids
-_STATE = _runtime.STATE
-_LIVE = _runtime.LIVE
-
-
-def _new(data: list[float], shape: Shape, op: str) -> Tensor:
-    """Wrap a list the caller just made (no copy, no checks): the ops' fast path.
-
-    The same as ``_init`` plus ``_runtime.register``, written out because every
-    op output passes through here.
-    """
-    t = _new_object(Tensor)
-    t._data = data
-    t.shape = shape
-    t.size = len(data)
-    t.id = tid = next(_ids)
-    t._op = op
-    t._disposed = None
-    t._holds = 0
-    t._kept = False
-    t._trainable = False
-    t._origin = None
-    st = _STATE.get()
-    if st.light:
-        return t
-    _LIVE[tid] = t
-    if st.scopes:
-        st.scopes[-1].tensors.append(t)
-    if st.observers:
-        for obs in st.observers:
-            obs.on_create(t)
-    return t
-
+# ``_runtime.new`` is the one constructor; here are the rules for a value an op
+# made from a Python number and for converting user values.
 
 _OP_SCOPE: Final = "the op that converted it from a Python number, when the op returned"
 
 
-def _number(v: float) -> Tensor:
-    """The scalar tensor an operator makes from a Python number.
-
-    It is in the arena (a tape may hold it) but in no tidy scope: the op
-    itself disposes it on return (see :func:`_op_scope_ends`).
-    """
-    t = _new_object(Tensor)
-    t._data = [float(v)]
-    t.shape = ()
-    t.size = 1
-    t.id = tid = next(_ids)
-    t._op = "tensor"
-    t._disposed = None
-    t._holds = 0
-    t._kept = False
-    t._trainable = False
-    t._origin = None
-    st = _STATE.get()
-    if st.light:
-        return t
-    _LIVE[tid] = t
-    if st.observers:
-        for obs in st.observers:
-            obs.on_create(t)
-    return t
-
-
-def _op_scope_ends(t: Tensor) -> None:
+def op_scope_ends(t: TensorBase) -> None:
     """Dispose what an op made besides its result: freed now, or pending while a tape holds it."""
     if t._disposed is None:
         t._disposed = _OP_SCOPE
@@ -580,17 +494,7 @@ def _op_scope_ends(t: Tensor) -> None:
             _runtime.free(t)
 
 
-def _detached(data: list[float], shape: Shape) -> Tensor:
-    """A tensor outside the arena carrying ``data`` in exactly ``shape``, for
-    ``assign()`` and ``variable()`` (which copy it). Nested lists cannot carry
-    every shape: ``[]`` reads back as (0,), never (0, 3)."""
-    t = _new_object(Tensor)
-    t._data, t.shape, t.size, t.id, t._op = data, shape, len(data), next(_ids), "tensor"
-    t._disposed, t._holds, t._kept, t._trainable, t._origin = None, 0, False, False, None
-    return t
-
-
-def _bad_value(value: object, where: str) -> MicrotapeError:
+def bad_value_error(value: object, where: str) -> MicrotapeError:
     return InvalidArgumentError(
         explain(
             f"tensor(): cannot make a number from {short_repr(value)} ({type(value).__name__}){where}.",
@@ -615,13 +519,13 @@ def conversion_hint(value: object) -> str:
     if len(text) > 40 or isinstance(value, str):
         return ""
     try:
-        _flatten(value, None)
+        flatten_values(value, None)
     except MicrotapeError:
         return ""
     return f"mt.tensor({text})"
 
 
-def _flatten(values: object, shape: Sequence[int] | None) -> tuple[list[float], Shape]:
+def flatten_values(values: object, shape: Sequence[int] | None) -> tuple[list[float], Shape]:
     """Turn nested lists, numbers, tensors or ``tolist()`` objects into (data, shape)."""
     if isinstance(values, Tensor):
         data, inferred = list(values._values()), values.shape
@@ -651,7 +555,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
     if isinstance(values, (bool, int, float)):
         return [float(values)], ()
     if not isinstance(values, (list, tuple)):
-        raise _bad_value(values, "")
+        raise bad_value_error(values, "")
     shape: list[int] = []
     level: list[object] = [values]
     while level and all(isinstance(v, (list, tuple)) for v in level):
@@ -684,7 +588,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
     data: list[float] = []
     for v in level:
         if not isinstance(v, (bool, int, float)):
-            raise _bad_value(v, f" inside {short_repr(values)}")
+            raise bad_value_error(v, f" inside {short_repr(values)}")
         data.append(float(v))
     return data, tuple(shape)
 
@@ -694,6 +598,24 @@ def as_tensor(value: TensorLike) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, float):
-        return _new([value], (), "tensor")
-    data, shape = _flatten(value, None)
-    return _new(data, shape, "tensor")
+        return new(Tensor, [value], (), "tensor")
+    data, shape = flatten_values(value, None)
+    return new(Tensor, data, shape, "tensor")
+
+
+# -- the aliases that mention Tensor (the others are in _types.py) ------------
+
+Grads: TypeAlias = "tuple[Tensor | None, ...]"
+"""What a VJP returns: one entry per tensor input, ``None`` where there is no gradient."""
+TensorLike: TypeAlias = Union["Tensor", float, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Nested]
+# A function of 1 to 6 tensors (what grads and check_grads differentiate). A union of
+# fixed counts rather than Callable[..., Tensor], so that a type checker infers a
+# lambda's parameters as tensors (with ``...`` they would be unknown).
+TensorFn: TypeAlias = Union[
+    "Callable[[Tensor], Tensor]",
+    "Callable[[Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
+    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
+]

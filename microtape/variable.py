@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import gc
 import itertools
+import weakref
+from typing import Final, Protocol, cast
+
 from . import _runtime
-from ._runtime import VARIABLES
-from ._types import TensorLike
+from ._runtime import new
+
 from .errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
-from .tensor import Tensor, _flatten, _new_object, as_tensor
+from .tensor import Tensor, TensorLike, as_tensor, flatten_values
 
 __all__ = ["Variable", "variable"]
 
@@ -41,7 +44,7 @@ class Variable(Tensor):
     __slots__ = ("name", "__weakref__")
     name: str
 
-    def __init__(self, initial: object, trainable: bool = True, name: str | None = None) -> None:
+    def __new__(cls, initial: object, trainable: bool = True, name: str | None = None) -> Variable:
         raise _constructor_error(initial, trainable, name)
 
     @property
@@ -64,7 +67,7 @@ class Variable(Tensor):
             data = list(value._values())
             shape = value.shape
         else:
-            data, shape = _flatten(value, None)
+            data, shape = flatten_values(value, None)
         if shape != self.shape:
             raise ShapeError(
                 explain(
@@ -130,6 +133,19 @@ class Variable(Tensor):
         if VARIABLES.get(self.name) is self:
             del VARIABLES[self.name]
         _runtime.dispose(self, "dispose()")
+
+
+
+VARIABLES: Final = cast("weakref.WeakValueDictionary[str, Variable]", _runtime.VARIABLES)
+"""Every live variable by name: ``_runtime.VARIABLES``, typed as holding variables (only ``variable()`` adds to it)."""
+
+
+class HasVariables(Protocol):
+    """Anything an optimizer can train: a model, a layer, a list holder."""
+
+    def variables(self) -> list[Variable]:
+        """The variables to train."""
+        ...
 
 
 def _constructor_error(initial: object, trainable: object, name: object) -> UnsupportedOperationError:
@@ -226,19 +242,10 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
         source = as_tensor(initial)
         data, shape = list(source._values()), source.shape
         source.dispose()
-    v = _new_object(Variable)
-    assert isinstance(v, Variable)
+    v = new(Variable, data, shape, "variable", arena=False)  # memory() counts variables by VARIABLES
     v.name = name
-    v._data = data
-    v.shape = shape
-    v.size = len(data)
-    v.id = _runtime.next_id()
-    v._op = "variable"
-    v._disposed = None
-    v._holds = 0
     v._kept = True
     v._trainable = flag
-    v._origin = None
     VARIABLES[name] = v
     return v
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from microtape._runtime import VARIABLES
+from microtape.variable import VARIABLES
 
 
 @pytest.fixture(autouse=True)

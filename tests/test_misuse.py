@@ -24,6 +24,7 @@ import pytest
 
 import microtape as mt
 from microtape import _runtime
+from microtape.variable import VARIABLES
 
 Action = Callable[[], object]
 
@@ -336,7 +337,7 @@ CASES: list[Misuse] = [
 def snapshot() -> tuple[object, ...]:
     info = mt.memory()
     st = _runtime.STATE.get()
-    variables = {name: (v.data_sync() if not v.is_disposed else None) for name, v in list(_runtime.VARIABLES.items())}
+    variables = {name: (v.data_sync() if not v.is_disposed else None) for name, v in list(VARIABLES.items())}
     return (
         info.num_tensors,
         info.num_bytes,
