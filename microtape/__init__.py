@@ -119,7 +119,7 @@ from .creation import zeros as zeros
 from .variable import Variable as Variable
 from .variable import variable as variable
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 __all__ = [
     "AnomalyError",

@@ -148,7 +148,7 @@ def _broadcast_hint(a: Shape, b: Shape) -> str:
     return "check which dimension is meant to line up; reshape or transpose one operand."
 
 
-def _expand(dims: Sequence[int], strides: Sequence[int]) -> list[int]:
+def expand_index(dims: Sequence[int], strides: Sequence[int]) -> list[int]:
     """Flat source index for every multi-index over ``dims``, row-major."""
     idx = [0]
     for n, s in zip(dims, strides):
@@ -181,7 +181,7 @@ def broadcast_index(src: Shape, out: Shape) -> list[int]:
     pad = len(out) - len(src)
     st = strides_of(src)
     strides = [0] * pad + [0 if d == 1 else s for d, s in zip(src, st)]
-    return _expand(out, strides)
+    return expand_index(out, strides)
 
 
 def normalize_axes(axis: Axis, rank: int, op: str) -> tuple[int, ...]:
@@ -253,7 +253,7 @@ def reduce_index(shape: Shape, axes: tuple[int, ...]) -> list[int]:
     strides = [0 if i in axes else s for i, s in enumerate(st)]
     if size_of(shape) == 0:
         return []
-    return _expand(shape, strides)
+    return expand_index(shape, strides)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -267,4 +267,4 @@ def transpose_index(shape: Shape, perm: tuple[int, ...]) -> list[int]:
     st = strides_of(shape)
     if size_of(shape) == 0:
         return []
-    return _expand([shape[p] for p in perm], [st[p] if shape[p] != 1 else 0 for p in perm])
+    return expand_index([shape[p] for p in perm], [st[p] if shape[p] != 1 else 0 for p in perm])

@@ -37,6 +37,7 @@ from .numerical import (
     run_paused,
     same_jump,
 )
+from .ops import concat, reshape
 from .tape import GradientTape
 from .formatting import format_number
 from ._runtime import new
@@ -405,8 +406,6 @@ def check_grads(
 
 def _gradient_of(f: Fn, n: int) -> Fn:
     """``h(*xs)``: every first-order gradient of ``sum(f)``, flattened and joined."""
-    from .ops import concat, reshape
-
     def h(*xs: Tensor) -> Tensor:
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(list(xs))

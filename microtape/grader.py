@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from ._resources import exercises_dir
+from ._version import __version__
 from .exercise import Exercise
 
 __all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT", "SCHEMA_VERSION", "exercises", "grade", "identify", "list_exercises", "load_exercise"]
@@ -501,8 +502,6 @@ def grade(
     counts = {status: sum(1 for e in entries if e["status"] == status) for status in _STATUS_WORD}
     all_passed = counts["passed"] == len(entries)
     if as_json:
-        from . import __version__
-
         document = {
             "schema_version": SCHEMA_VERSION, "microtape_version": __version__,
             "timeout_seconds": timeout, "memory_limit_mb": memory_mb, "hint_level": hint,

@@ -158,7 +158,8 @@ def dispose(container: object) -> None:
         (True, True)
     """
     for t in _runtime.tensors_in(container):
-        _runtime.dispose(t, "dispose()")
+        if isinstance(t, Tensor):  # every TensorBase is one; a Variable also frees its name
+            t.dispose()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from ._kernels import reduce_flat
 from ._registry import primitive
 from ._shape import (
-    _expand,
     broadcast_index,
     broadcast_shapes,
     check_size,
+    expand_index,
     normalize_axes,
     reduced_shape,
     size_of,
@@ -282,7 +282,7 @@ def slice(x: Tensor, begin: Sequence[int], size: Sequence[int] | None = None) ->
     data = x._data
     st = strides_of(x.shape)
     offset = sum(bi * si for bi, si in zip(b, st))
-    index = _expand(s, st) if size_of(s) else []
+    index = expand_index(s, st) if size_of(s) else []
     return [data[offset + i] for i in index], s
 
 
@@ -318,7 +318,7 @@ def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 
     offset = sum(p[0] * s for p, s in zip(pads, st))
     assert x._data is not None  # the op wrapper checked it
     if x.size:
-        for i, v in zip(_expand(x.shape, st), x._data):
+        for i, v in zip(expand_index(x.shape, st), x._data):
             out[offset + i] = v
     return out, shape
 

@@ -74,7 +74,9 @@ def _directive(name: str, obj: object) -> list[str]:
     if inspect.isclass(obj) and issubclass(obj, BaseException):
         return [f".. autoexception:: {target}", "   :members:", "   :show-inheritance:", ""]
     if inspect.isclass(obj):
-        bases = [] if obj.__bases__ == (object,) else ["   :show-inheritance:"]  # no "Bases: object" lines
+        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (_runtime.TensorBase)
+        public_bases = [b for b in obj.__bases__ if b is not object and not b.__module__.startswith("microtape._")]
+        bases = ["   :show-inheritance:"] if public_bases else []
         return [f".. autoclass:: {target}", "   :members:", *bases, ""]
     if callable(obj):
         return [f".. autofunction:: {target}", ""]
