@@ -85,11 +85,14 @@ class Primitive(Generic[P]):
             return self._call_slow(args, kwargs)
         for x in args:
             if type(x) is not Tensor or x._disposed is not None:
-                if type(x) is Tensor and x._data is not None and STATE.get().backward:
+                if type(x) is Tensor and x._data is not None and _get_state().backward:
                     continue  # a backward pass reads what a tape holds (disposed, not yet freed)
                 return self._call_slow(args, kwargs)
         # every arg is a live Tensor here; kwargs is a fresh dict, safe to record
-        return apply(op, args, kwargs or _NO_PARAMS)  # type: ignore[arg-type]
+        if _get_state().observers:
+            return apply(op, args, kwargs or _NO_PARAMS)  # type: ignore[arg-type]  # timed for profile
+        data, shape = op.forward(*args, **kwargs) if kwargs else op.forward(*args)
+        return emit(op, args, kwargs or _NO_PARAMS, data, shape)  # type: ignore[arg-type]
 
     def _call_slow(self, args: tuple[object, ...], kwargs: dict[str, object]) -> Tensor:
         """Bind numbers, lists and settings, run, then dispose the tensors made

@@ -209,101 +209,37 @@ class Tensor(TensorBase):
             shape=self.shape,
         )
 
-    # -- operators --------------------------------------------------------
-    # A Python number becomes a scalar tensor for the op, and is disposed when
-    # the op returns, as in a TF.js op() scope: outside a tape ``x * 2.0``
-    # adds one tensor to memory(), not two. A tape that recorded the op holds
-    # the number's tensor for its backward pass and frees it when done.
+    # -- operators (see _binary for Python numbers) -------------------------
 
     def __add__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["add"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["add"](self, other)
+        return _binary("add", self, other, False)
 
     def __radd__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["add"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["add"](other, self)
+        return _binary("add", self, other, True)
 
     def __sub__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["sub"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["sub"](self, other)
+        return _binary("sub", self, other, False)
 
     def __rsub__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["sub"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["sub"](other, self)
+        return _binary("sub", self, other, True)
 
     def __mul__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["mul"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["mul"](self, other)
+        return _binary("mul", self, other, False)
 
     def __rmul__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["mul"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["mul"](other, self)
+        return _binary("mul", self, other, True)
 
     def __truediv__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["div"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["div"](self, other)
+        return _binary("div", self, other, False)
 
     def __rtruediv__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["div"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["div"](other, self)
+        return _binary("div", self, other, True)
 
     def __pow__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["pow"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["pow"](self, other)
+        return _binary("pow", self, other, False)
 
     def __rpow__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["pow"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["pow"](other, self)
+        return _binary("pow", self, other, True)
 
     def __matmul__(self, other: TensorLike) -> Tensor:
         return DISPATCH["matmul"](self, other)
@@ -484,6 +420,24 @@ _habits.install(Tensor)
 # made from a Python number and for converting user values.
 
 _OP_SCOPE: Final = "the op that converted it from a Python number, when the op returned"
+
+
+def _binary(name: str, x: Tensor, other: TensorLike, reflected: bool) -> Tensor:
+    """``x <op> other``, or ``other <op> x`` when ``reflected`` (``2.0 * x``).
+
+    A Python number becomes a scalar tensor for the op and is disposed when
+    the op returns, as in a TF.js op() scope: outside a tape ``x * 2.0`` adds
+    one tensor to memory(), not two. A tape that recorded the op holds the
+    number's tensor for its backward pass and frees it when done.
+    """
+    op = DISPATCH[name]
+    if (type(other) is float or type(other) is int) and x._disposed is None:
+        c = new(Tensor, [float(other)], (), "tensor", False)
+        try:
+            return op(c, x) if reflected else op(x, c)
+        finally:
+            op_scope_ends(c)
+    return op(other, x) if reflected else op(x, other)
 
 
 def op_scope_ends(t: TensorBase) -> None:
