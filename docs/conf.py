@@ -93,10 +93,11 @@ autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
 autodoc_inherit_docstrings = False
 autoclass_content = "class"
-# Aliases from microtape._types: show the alias name in signatures instead of
-# the expanded union, and link it to its entry on the API page.
+# Type aliases (microtape._types, and microtape.tensor for those that mention Tensor): show
+# the alias name in signatures instead of the expanded union, and link it to its entry on the API page.
 autodoc_type_aliases = {
-    name: f"microtape._types.{name}" for name in ("Shape", "Grads", "Nested", "TensorLike", "Axis")
+    **{name: f"microtape._types.{name}" for name in ("Shape", "Nested", "Axis")},
+    **{name: f"microtape.tensor.{name}" for name in ("Grads", "TensorLike")},
 }
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
