@@ -46,12 +46,12 @@ class TensorBase:
     ``size`` describe it, ``id`` only grows, ``_op`` names what made it.
     ``_disposed`` says who disposed it, ``_holds`` counts the tapes that need
     it for a backward pass, ``_kept`` marks ``keep()``-ed tensors and
-    variables, ``_trainable`` marks trainable variables and ``_origin`` is the
-    line of user code that made it (set by ``detect_anomaly``). Make one
-    with :func:`new`; ``Tensor`` (``tensor.py``) adds every method.
+    variables. ``_trainable`` is False here; ``Variable`` gives itself a slot
+    for it. Make one with :func:`new`; ``Tensor`` (``tensor.py``) adds every
+    method.
     """
 
-    __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept", "_trainable", "_origin")
+    __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept")
 
     _data: list[float] | None
     shape: Shape
@@ -61,8 +61,7 @@ class TensorBase:
     _disposed: str | None
     _holds: int
     _kept: bool
-    _trainable: bool
-    _origin: str | None
+    _trainable: bool = False  # a class attribute: only a Variable stores its own
 
 
 T = TypeVar("T", bound=TensorBase)
@@ -192,8 +191,6 @@ def new(cls: type[T], data: list[float], shape: Shape, op: str, scoped: bool = T
     t._disposed = None
     t._holds = 0
     t._kept = False
-    t._trainable = False
-    t._origin = None
     if arena:
         st = _get_state()
         if not st.light:
@@ -384,5 +381,6 @@ def free_all(tensors: list[TensorBase]) -> None:
         if t._data is not None:
             t._data = None
             pop(t.id, None)
-            for obs in observers:
-                obs.on_free(t)
+            if observers:
+                for obs in observers:
+                    obs.on_free(t)

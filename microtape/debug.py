@@ -251,19 +251,39 @@ def detect_anomaly() -> Iterator[None]:
 
 
 class _AnomalyWatcher:
-    """detect_anomaly's observer: checks each op's output and each VJP's gradients."""
+    """detect_anomaly's observer: checks each op's output and each VJP's gradients.
+
+    ``origins`` keeps the line of user code that made each op's output, by
+    tensor id, while the tensor lives: a bad gradient in the backward pass
+    names the line that ran the op forward.
+    """
+
+    def __init__(self) -> None:
+        self.origins: dict[int, str] = {}
 
     def on_create(self, tensor: TensorBase) -> None:
         pass
 
     def on_free(self, tensor: TensorBase) -> None:
-        pass
+        self.origins.pop(tensor.id, None)
 
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
-        _check_forward(op, inputs, out)
+        where = self.origins[out.id] = _runtime.user_frame_line()
+        if STATE.get().backward:
+            return  # inside a VJP: on_vjp names the primitive whose VJP it is
+        kind = _bad(out._data)
+        if kind is None or any(_bad(x._data) for x in inputs):
+            return  # the NaN came in from outside; the op that made it was reported, or it is data
+        _raise_anomaly(op.name, "forward", kind, inputs, where)
 
     def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
-        _check_backward(op, inputs, out, dxs)
+        for i, dx in enumerate(dxs):
+            if dx is None:
+                continue
+            kind = _bad(dx._data)
+            if kind is not None:
+                where = self.origins.get(out.id, "<recorded before detect_anomaly>")
+                _raise_anomaly(op.name, "backward", kind, inputs, where, i)
 
 
 def _range(t: Tensor) -> str:
@@ -286,25 +306,6 @@ def _bad(data: list[float] | None) -> str | None:
         if v in (math.inf, -math.inf):
             return "Inf"
     return None
-
-
-def _check_forward(op: Op, inputs: tuple[Tensor, ...], out: Tensor) -> None:
-    out._origin = _runtime.user_frame_line()
-    if STATE.get().backward:
-        return  # inside a VJP: _check_backward names the primitive whose VJP it is
-    kind = _bad(out._data)
-    if kind is None or any(_bad(x._data) for x in inputs):
-        return  # the NaN came in from outside; the op that made it was reported, or it is data
-    _raise_anomaly(op.name, "forward", kind, inputs, out._origin)
-
-
-def _check_backward(op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
-    for i, dx in enumerate(dxs):
-        if dx is None:
-            continue
-        kind = _bad(dx._data)
-        if kind is not None:
-            _raise_anomaly(op.name, "backward", kind, inputs, out._origin or "<recorded before detect_anomaly>", i)
 
 
 def _raise_anomaly(name: str, phase: str, kind: str, inputs: tuple[Tensor, ...], where: str, index: int | None = None) -> None:

@@ -146,24 +146,31 @@ class GradientTape:
         if self._used:
             return
         tracked = self._tracked
-        needs = []
-        for x in inputs:
-            if x.id in tracked:
-                needs.append(True)
-            elif x._trainable and self._watch_vars:
-                tracked.add(x.id)
-                self._watched[x.id] = x
-                needs.append(True)
-            else:
-                needs.append(False)
+        # needs[i]: input i is tracked (a trainable variable read here is tracked from now on)
+        needs: tuple[bool, ...]
+        if len(inputs) == 2:  # most ops; spelled out, as a loop costs more than the check
+            a, b = inputs
+            needs = (
+                a.id in tracked or a._trainable and self._watch_read(a),
+                b.id in tracked or b._trainable and self._watch_read(b),
+            )
+        else:
+            needs = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
         if True not in needs:
             return
         tracked.add(out.id)
-        flags = tuple(needs)
-        self._records.append((op, inputs, params, out, _NEEDS.setdefault(flags, flags)))
+        self._records.append((op, inputs, params, out, _NEEDS.setdefault(needs, needs)))
         for x in inputs:
             x._holds += 1
         out._holds += 1
+
+    def _watch_read(self, variable: Tensor) -> bool:
+        """A trainable variable an op reads: watch it if this tape watches what it accesses."""
+        if not self._watch_vars:
+            return False
+        self._tracked.add(variable.id)
+        self._watched[variable.id] = variable
+        return True
 
     def watch(self, tensor: Tensor | Sequence[Tensor]) -> None:
         """Track ``tensor`` (or each tensor of a list) so gradients can flow to it.
@@ -272,11 +279,14 @@ class GradientTape:
         records, self._records = self._records, []
         self._last = None
         unused: list[TensorBase] = []
-        for _, inputs, _, out, _ in records:
-            for t in (*inputs, out):  # one pass per record: this tape no longer needs t
+        for _, inputs, _, out, _ in records:  # this tape no longer needs the record's tensors
+            for t in inputs:
                 t._holds -= 1
                 if t._holds == 0 and t._disposed is not None:
                     unused.append(t)
+            out._holds -= 1
+            if out._holds == 0 and out._disposed is not None:
+                unused.append(out)
         _runtime.free_all(unused)
 
     def __del__(self) -> None:
@@ -500,28 +510,30 @@ class GradientTape:
             prev = grads.get(t.id)
             grads[t.id] = d if prev is None else prev + d
         keep = {s.id for s in sources}
+        pop = grads.pop
         for op, inputs, params, out, needs in reversed(self._records):
-            dout = grads.get(out.id)
+            dout = pop(out.id, None)  # each output's gradient is complete once its record is reached
             if dout is None:
                 continue
-            if out.id not in keep:
-                del grads[out.id]
+            if out.id in keep:
+                grads[out.id] = dout  # a source that is also an op's output: its gradient is a result
             if norms is not None:
                 data = dout._data
                 norms[out.id] = math.hypot(*data) if data is not None else math.nan
             vjp = op.vjp
             assert vjp is not None  # only differentiable ops are recorded
-            if op.wants_needs:
-                dxs = vjp(dout, out, *inputs, needs=needs, **params)
+            if params:
+                dxs = vjp(dout, out, *inputs, needs=needs, **params) if op.wants_needs else vjp(dout, out, *inputs, **params)
             else:
-                dxs = vjp(dout, out, *inputs, **params) if params else vjp(dout, out, *inputs)
-            for obs in observers:
-                obs.on_vjp(op, inputs, out, dxs)
-            for i, (x, dx, wanted) in enumerate(zip(inputs, dxs, needs)):
+                dxs = vjp(dout, out, *inputs, needs=needs) if op.wants_needs else vjp(dout, out, *inputs)
+            if observers:
+                for obs in observers:
+                    obs.on_vjp(op, inputs, out, dxs)
+            for x, dx, wanted in zip(inputs, dxs, needs):
                 if dx is None or not wanted:
                     continue
                 if dx.shape != x.shape:
-                    raise _wrong_gradient_shape(op.name, i, dx.shape, x.shape)
+                    raise _wrong_gradient_shape(op.name, inputs.index(x), dx.shape, x.shape)
                 prev = grads.get(x.id)
                 grads[x.id] = dx if prev is None else prev + dx
         result: list[Tensor | None] = [grads.get(s.id) for s in sources]

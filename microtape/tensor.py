@@ -212,34 +212,94 @@ class Tensor(TensorBase):
     # -- operators (see _binary for Python numbers) -------------------------
 
     def __add__(self, other: TensorLike) -> Tensor:
-        return _binary("add", self, other, False)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["add"](self, c)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["add"](self, other)
 
     def __radd__(self, other: TensorLike) -> Tensor:
-        return _binary("add", self, other, True)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["add"](c, self)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["add"](other, self)
 
     def __sub__(self, other: TensorLike) -> Tensor:
-        return _binary("sub", self, other, False)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["sub"](self, c)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["sub"](self, other)
 
     def __rsub__(self, other: TensorLike) -> Tensor:
-        return _binary("sub", self, other, True)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["sub"](c, self)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["sub"](other, self)
 
     def __mul__(self, other: TensorLike) -> Tensor:
-        return _binary("mul", self, other, False)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["mul"](self, c)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["mul"](self, other)
 
     def __rmul__(self, other: TensorLike) -> Tensor:
-        return _binary("mul", self, other, True)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["mul"](c, self)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["mul"](other, self)
 
     def __truediv__(self, other: TensorLike) -> Tensor:
-        return _binary("div", self, other, False)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["div"](self, c)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["div"](self, other)
 
     def __rtruediv__(self, other: TensorLike) -> Tensor:
-        return _binary("div", self, other, True)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["div"](c, self)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["div"](other, self)
 
     def __pow__(self, other: TensorLike) -> Tensor:
-        return _binary("pow", self, other, False)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["pow"](self, c)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["pow"](self, other)
 
     def __rpow__(self, other: TensorLike) -> Tensor:
-        return _binary("pow", self, other, True)
+        if (type(other) is float or type(other) is int) and self._disposed is None:
+            c = new(Tensor, [float(other)], (), "tensor", False)
+            try:
+                return DISPATCH["pow"](c, self)
+            finally:
+                op_scope_ends(c)
+        return DISPATCH["pow"](other, self)
 
     def __matmul__(self, other: TensorLike) -> Tensor:
         return DISPATCH["matmul"](self, other)

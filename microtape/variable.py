@@ -41,7 +41,7 @@ class Variable(Tensor):
         [0.5, 1.5]
     """
 
-    __slots__ = ("name", "__weakref__")
+    __slots__ = ("name", "_trainable", "__weakref__")
     name: str
 
     def __new__(cls, initial: object, trainable: bool = True, name: str | None = None) -> Variable:
