@@ -193,6 +193,12 @@ class Tensor(TensorBase):
     def __str__(self) -> str:
         return self.__repr__()
 
+    def __copy__(self) -> Tensor:
+        return self  # immutable, like a tuple: a copy is the tensor itself
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Tensor:
+        return self
+
     def __hash__(self) -> int:
         # By identity (as ``==`` is): a tensor is a dict key or set member only as itself.
         return id(self)

@@ -47,6 +47,12 @@ class Variable(Tensor):
     def __new__(cls, initial: object, trainable: bool = True, name: str | None = None) -> Variable:
         raise _constructor_error(initial, trainable, name)
 
+    def __copy__(self) -> Variable:
+        raise _copy_error(self)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Variable:
+        raise _copy_error(self)
+
     @property
     def trainable(self) -> bool:
         """Whether optimizers and ``variable_grads`` update this variable."""
@@ -146,6 +152,18 @@ class HasVariables(Protocol):
     def variables(self) -> list[Variable]:
         """The variables to train."""
         ...
+
+
+def _copy_error(v: Variable) -> UnsupportedOperationError:
+    return UnsupportedOperationError(
+        explain(
+            f"copy.copy() or copy.deepcopy() of variable {v.name!r}.",
+            "A variable is named and assignable; a copy would share its name, so microtape makes none.",
+            f"make a new variable with the same values: mt.variable({v.name}, name={v.name + '_copy'!r})",
+        ),
+        op="copy",
+        name=v.name,
+    )
 
 
 def _constructor_error(initial: object, trainable: object, name: object) -> UnsupportedOperationError:

@@ -4,6 +4,7 @@ building a tensor from values or a shape that do not fit."""
 
 from __future__ import annotations
 
+import copy
 import math
 
 import pytest
@@ -131,3 +132,23 @@ def test_async_data() -> None:
     import asyncio
 
     assert asyncio.run(mt.tensor([1.0, 2.0]).data()) == [1.0, 2.0]
+
+
+def test_a_tensor_copies_as_itself_and_a_variable_refuses_to_be_copied() -> None:
+    t = mt.tensor([1.0, 2.0])
+    assert copy.copy(t) is t and copy.deepcopy([t])[0] is t  # immutable, as a tuple
+    w = mt.variable(t, name="w_copied")
+    with pytest.raises(mt.UnsupportedOperationError, match="w_copied_copy"):
+        copy.deepcopy(w)
+    w.dispose()
+
+
+def test_calling_the_classes_directly() -> None:
+    before = mt.memory().num_tensors
+    t = mt.Tensor([[1, 2]], shape=(2,))
+    assert (t.shape, t.data_sync(), t.op) == ((2,), [1.0, 2.0], "tensor")
+    assert mt.memory().num_tensors == before + 1  # in the arena, as every tensor
+    with pytest.raises(mt.UnsupportedOperationError, match="mt.variable"):
+        mt.Variable(t)
+    assert mt.memory().num_tensors == before + 1  # the refused variable left nothing behind
+    t.dispose()
