@@ -26,9 +26,10 @@ from ._runtime import STATE, Scope, TensorBase, new
 from ._types import Shape
 from .composite import stack
 from .creation import fill
-from .errors import InvalidArgumentError, ShapeError, TapeError, explain
+from .errors import InvalidArgumentError, TapeError, explain
+from ._tape_args import check_tensor, output_gradients_for, targets_of, unconnected_mode, wrong_gradient_shape
 from .tape_view import dot_graph, summary_table
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor
 from .variable import Variable
 
 __all__ = ["GradientTape", "Operation"]
@@ -354,9 +355,9 @@ class GradientTape:
             {'x': Tensor(4.0, shape=()), 'y': Tensor(6.0, shape=())}
         """
         self._check_usable()
-        zero = _unconnected_mode(unconnected_gradients)
-        targets = _targets(target)
-        douts = _output_gradients(output_gradients, targets)
+        zero = unconnected_mode(unconnected_gradients)
+        targets = targets_of(target)
+        douts = output_gradients_for(output_gradients, targets)
         if isinstance(sources, Tensor):
             flat = [sources]
         elif isinstance(sources, Mapping):
@@ -374,7 +375,7 @@ class GradientTape:
                 value=sources,
             )
         for s in flat:
-            _check_tensor(s, "sources")
+            check_tensor(s, "sources")
         result = self._backward(targets, douts, flat, zero)
         self._finish()
         if isinstance(sources, Tensor):
@@ -398,9 +399,9 @@ class GradientTape:
             Tensor([[2.0, 0.0], [0.0, 4.0]], shape=(2, 2))
         """
         self._check_usable()
-        zero = _unconnected_mode(unconnected_gradients)
-        (target,) = _targets(target)
-        _check_tensor(source, "source")
+        zero = unconnected_mode(unconnected_gradients)
+        (target,) = targets_of(target)
+        check_tensor(source, "source")
 
         def rows() -> Tensor | None:
             out: list[Tensor] = []
@@ -533,7 +534,7 @@ class GradientTape:
                 if dx is None or not wanted:
                     continue
                 if dx.shape != x.shape:
-                    raise _wrong_gradient_shape(op.name, inputs.index(x), dx.shape, x.shape)
+                    raise wrong_gradient_shape(op.name, inputs.index(x), dx.shape, x.shape)
                 prev = grads.get(x.id)
                 grads[x.id] = dx if prev is None else prev + dx
         result: list[Tensor | None] = [grads.get(s.id) for s in sources]
@@ -603,103 +604,3 @@ class GradientTape:
     def __repr__(self) -> str:
         state = "used" if self._used else f"{len(self._records)} ops recorded"
         return f"GradientTape(persistent={self._persistent}, {state}, watching {len(self._watched)} tensors)"
-
-
-def _wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> ShapeError:
-    return ShapeError(
-        explain(
-            f"the VJP of {op!r} returned a gradient of shape {got} for input {index}, whose shape is {want}.",
-            "A gradient has the shape of its input; a broadcast input needs its gradient summed back.",
-            "sum over the broadcast axes (microtape.ops.unbroadcast) in that VJP; "
-            "mt.check_grads names the op whose VJP is wrong.",
-        ),
-        op=op,
-        shapes=(got, want),
-    )
-
-
-def _unconnected_mode(value: object) -> bool:
-    if value not in ("none", "zero"):
-        raise InvalidArgumentError(
-            explain(
-                f"unconnected_gradients={value!r} is not an option.",
-                'It is "none" (unconnected sources get None) or "zero" (they get zeros).',
-                'pass unconnected_gradients="zero".',
-            ),
-            value=value,
-        )
-    return value == "zero"
-
-
-def _check_tensor(t: object, what: str) -> Tensor:
-    if not isinstance(t, Tensor):
-        raise InvalidArgumentError(
-            explain(
-                f"gradient(): {what} must be tensors, got {type(t).__name__}: {t!r}.",
-                "Gradients are taken of and with respect to tensors.",
-                "convert first with mt.tensor(...) and tape.watch() it.",
-            ),
-            value=t,
-        )
-    if t._data is None:
-        raise _runtime.disposed_error(t)
-    return t
-
-
-def _targets(target: object) -> list[Tensor]:
-    if isinstance(target, Tensor):
-        return [_check_tensor(target, "target")]
-    if isinstance(target, (list, tuple)) and target:
-        return [_check_tensor(t, "target") for t in target]
-    raise InvalidArgumentError(
-        explain(
-            f"gradient(): target must be a tensor (or a list of tensors), got {type(target).__name__}: {target!r}.",
-            "The target is what you differentiate, usually the loss.",
-            "compute the loss with microtape ops inside the tape's block.",
-        ),
-        value=target,
-    )
-
-
-def _output_gradients(given: object, targets: list[Tensor]) -> list[Tensor | None]:
-    if given is None:
-        return [None] * len(targets)
-    if isinstance(given, Tensor):
-        items: list[object] = [given]
-    elif isinstance(given, (list, tuple)) and (
-        len(targets) > 1 or all(d is None or isinstance(d, Tensor) for d in given)
-    ):
-        items = list(given)
-    else:
-        items = [given]  # values for the single target, converted below
-    if len(items) != len(targets):
-        raise InvalidArgumentError(
-            explain(
-                f"gradient(): {len(items)} output_gradients for {len(targets)} targets.",
-                "Give one output gradient per target.",
-                "pass a list as long as the list of targets.",
-            )
-        )
-    out: list[Tensor | None] = []
-    converted: list[Tensor] = []  # made here from values: disposed again if anything is wrong
-    for t, d in zip(targets, items):
-        if d is None:
-            out.append(None)
-            continue
-        if not isinstance(d, Tensor):
-            d = as_tensor(d)  # type: ignore[arg-type]  # as_tensor reports bad values
-            converted.append(d)
-        if d.shape != t.shape:
-            for made in converted:
-                made.dispose()
-            raise ShapeError(
-                explain(
-                    f"gradient(): output_gradients has shape {d.shape} but the target has shape {t.shape}.",
-                    "The output gradient (dy) holds one weight per entry of the target.",
-                    f"pass a tensor of shape {t.shape}, e.g. mt.ones({t.shape}).",
-                ),
-                shapes=(d.shape, t.shape),
-            )
-        out.append(d)
-    return out
-

@@ -15,6 +15,7 @@
   neither ``from .x import _name`` nor ``x._name``.
 * The README's "How to read the engine" lists the engine's modules in an
   order where each imports only modules listed before it.
+* No module of the package is over 700 lines.
 """
 
 from __future__ import annotations
@@ -231,3 +232,8 @@ def test_the_readme_lists_the_engine_bottom_to_top() -> None:
         later = {f"microtape.{s}" for s in order[i + 1 :]}
         upward = sorted(graph[name] & later)
         assert not upward, f"README lists {stem}.py before {upward}, which it imports"
+
+
+def test_no_module_of_the_package_is_over_700_lines() -> None:
+    long = {p.name: n for p in _package_modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700}
+    assert not long, f"split these by concept: {long}"
