@@ -127,6 +127,12 @@ print(tape.summary())
 # gradient vanishes, and a norm that blows up is where it explodes. Chapter 6
 # uses this table for exactly that.
 #
+# The backward pass itself does not measure these norms: only the table and
+# the graph need them, so the tape measures them when you ask, by replaying
+# its last backward pass without recording anything. That is one reason
+# this tape is persistent: a non-persistent tape lets go of its records as
+# soon as ``gradient()`` returns, and its table is empty from then on.
+#
 # Persistent and non-persistent tapes
 # -----------------------------------
 #
