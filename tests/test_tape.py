@@ -291,3 +291,24 @@ def test_no_reference_cycles() -> None:
     finally:
         gc.enable()
     assert found == 0, f"the graph made {found} objects only the cyclic collector could free ({before})"
+
+
+def test_summary_measures_the_last_backward_pass_quietly() -> None:
+    x = mt.tensor([3.0, 4.0])
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        loss = y.sum()
+    tape.gradient(loss, x)
+    assert tape.summary().splitlines()[1].split()[-1] == "1.414"  # y's gradient is [1, 1]: norm sqrt(2)
+    tape.gradient(y, x, output_gradients=mt.tensor([3.0, 4.0]))  # the last pass is the one measured
+    rows = tape.summary().splitlines()
+    assert rows[1].split()[-1] == "5.0" and rows[2].split()[-1] == "-"  # |[3, 4]| = 5; the sum got nothing
+    before = mt.memory()
+    with mt.GradientTape() as outer:
+        outer.watch(x)  # the replay's VJP multiplies by x: an open tape watching x would record that
+        text = tape.to_dot()
+    assert "5.0" in text and outer.operations == []  # the replay records nothing on an open tape
+    assert mt.memory().num_tensors == before.num_tensors  # and leaves nothing in the arena
+    tape.release()
+    assert tape.summary().count("\n") == 0  # released: no records, nothing to replay
