@@ -199,6 +199,9 @@ class Tensor(TensorBase):
     def __deepcopy__(self, memo: dict[int, object]) -> Tensor:
         return self
 
+    def __reduce__(self) -> tuple[type[Tensor], tuple[list[float], Shape]]:
+        return (Tensor, (self.data_sync(), self.shape))  # pickle: a new tensor with these values
+
     def __hash__(self) -> int:
         # By identity (as ``==`` is): a tensor is a dict key or set member only as itself.
         return id(self)

@@ -16,7 +16,7 @@ from typing import Final, Protocol, cast
 
 from . import _runtime
 from ._runtime import new
-
+from ._types import Shape
 from .errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
 from .tensor import Tensor, TensorLike, as_tensor, flatten_values
 
@@ -51,6 +51,9 @@ class Variable(Tensor):
         raise _copy_error(self)
 
     def __deepcopy__(self, memo: dict[int, object]) -> Variable:
+        raise _copy_error(self)
+
+    def __reduce__(self) -> tuple[type[Tensor], tuple[list[float], Shape]]:
         raise _copy_error(self)
 
     @property
@@ -157,7 +160,7 @@ class HasVariables(Protocol):
 def _copy_error(v: Variable) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         explain(
-            f"copy.copy() or copy.deepcopy() of variable {v.name!r}.",
+            f"copy.copy(), copy.deepcopy() or pickle of variable {v.name!r}.",
             "A variable is named and assignable; a copy would share its name, so microtape makes none.",
             f"make a new variable with the same values: mt.variable({v.name}, name={v.name + '_copy'!r})",
         ),

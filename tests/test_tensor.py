@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
+import pickle
 
 import pytest
 
@@ -140,7 +141,16 @@ def test_a_tensor_copies_as_itself_and_a_variable_refuses_to_be_copied() -> None
     w = mt.variable(t, name="w_copied")
     with pytest.raises(mt.UnsupportedOperationError, match="w_copied_copy"):
         copy.deepcopy(w)
+    with pytest.raises(mt.UnsupportedOperationError, match="pickle"):
+        pickle.dumps(w)
     w.dispose()
+
+
+def test_a_pickled_tensor_comes_back_as_a_new_tensor_with_its_values_and_shape() -> None:
+    t = mt.zeros((0, 3))
+    back = pickle.loads(pickle.dumps([mt.tensor([[1.0, 2.0]]), t]))
+    assert [(b.tolist(), b.shape) for b in back] == [([[1.0, 2.0]], (1, 2)), ([], (0, 3))]
+    assert not any(b.is_disposed for b in back) and back[1] is not t
 
 
 def test_calling_the_classes_directly() -> None:
