@@ -1,11 +1,12 @@
 """The immutable ``Tensor``: a flat ``list[float]`` plus a shape tuple.
 
-Read after ``_shape.py``. Data is stored row-major in one Python list; a
-tensor never changes after it is made (only a ``Variable`` can be assigned).
-Every tensor is registered in the arena (``_runtime.LIVE``) when created and
-stays there until it is disposed, as in TensorFlow.js. Methods and operators
-call the ops by name through ``_runtime.DISPATCH``, so this module does not
-import ``ops.py``. The functions that make tensors (``tensor``, ``zeros``, ...)
+Read after ``_runtime.py``, whose ``TensorBase`` holds a tensor's storage and
+lifetime fields and whose ``new`` makes every tensor; this module adds the
+methods. Data is stored row-major in one Python list; a tensor never changes
+after it is made (only a ``Variable`` can be assigned). Every tensor is
+registered in the arena (``_runtime.LIVE``) when created and stays there
+until it is disposed, as in TensorFlow.js. Methods and operators call the
+ops by name through ``DISPATCH``, so this module does not import ``ops.py``. The functions that make tensors (``tensor``, ``zeros``, ...)
 are in ``creation.py``; how a tensor prints is in ``formatting.py``.
 """
 
