@@ -124,16 +124,7 @@ class TupleTape:
 
 def plain_chain(prog: list[tuple[str, float]]) -> tuple[float, float]:
     """Forward and backward on the tuple tape: (value, d value / d x)."""
-    tape = TupleTape()
-    x = y = tape.leaf(X0)
-    for name, c in prog:
-        if name == "mul":
-            y = tape.mul(y, c)
-        elif name == "add":
-            y = tape.add(y, c)
-        else:
-            y = tape.tanh(y)
-    return tape.values[y], tape.gradient(y, x)
+    return run_on(TupleTape(), prog)
 
 
 # -- for information: a closure tape ----------------------------------------------
@@ -198,7 +189,11 @@ class ClosureTape:
 
 def closure_chain(prog: list[tuple[str, float]]) -> tuple[float, float]:
     """Forward and backward on the closure tape: (value, d value / d x)."""
-    tape = ClosureTape()
+    return run_on(ClosureTape(), prog)
+
+
+def run_on(tape: TupleTape | ClosureTape, prog: list[tuple[str, float]]) -> tuple[float, float]:
+    """The chain on one of the plain tapes (the same calls for both): (value, d value / d x)."""
     x = y = tape.leaf(X0)
     for name, c in prog:
         if name == "mul":

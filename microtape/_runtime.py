@@ -215,20 +215,16 @@ def observing(observer: Observer) -> Iterator[None]:
         STATE.set(now.but(observers=tuple(o for o in now.observers if o is not observer)))
 
 
-def register(t: TensorBase) -> None:
-    """Put a tensor made in a light block in the arena and the innermost tidy scope."""
-    st = STATE.get()
-    LIVE[t.id] = t
-    if st.scopes:
-        st.scopes[-1].tensors.append(t)
-    for obs in st.observers:
-        obs.on_create(t)
-
-
 def adopt(t: TensorBase) -> None:
-    """Register a tensor a light backward pass made, now that it is a result."""
+    """Put a tensor a light backward pass made (outside the arena) in the arena and
+    the innermost tidy scope, now that it is a result: what ``new`` skipped."""
     if t.id not in LIVE and t._data is not None and t._disposed is None and not t._kept:
-        register(t)
+        st = STATE.get()
+        LIVE[t.id] = t
+        if st.scopes:
+            st.scopes[-1].tensors.append(t)
+        for obs in st.observers:
+            obs.on_create(t)
 
 
 def dispose(t: TensorBase, by: str) -> None:

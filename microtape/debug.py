@@ -3,11 +3,11 @@ gradient statistics, a monitor for exploding and vanishing gradients
 and text plots. Clipping lives with the composite ops in ``clipping.py``
 and is re-exported here.
 
-Read after ``gradcheck.py``. Nothing here changes how gradients are
-computed; it makes them visible. ``detect_anomaly`` is the only hook into
-the engine: when it is on, the op wrapper and the backward loop call
-``_check_forward`` and ``_check_backward`` below; when it is off they cost
-one attribute test.
+Read after ``clipping.py``. Nothing here changes how gradients are
+computed; it makes them visible. ``detect_anomaly`` is an observer of the
+engine, like ``profile``: while it is on, every op's output and every VJP's
+gradients are shown to it (``_AnomalyWatcher`` below); when it is off the
+engine does nothing for it.
 """
 
 from __future__ import annotations
