@@ -1,7 +1,7 @@
 """The grading child process: run one student file's checks, write what happens as JSON lines.
 
 Read after ``grader.py``, which starts one of these per file with
-``python -m microtape._grade_child FILE EVENTS MEMORY_MB``. Before touching
+``python -m microtape._grade_child FILE EVENTS MEMORY_MB FIRST SEED [CHECKS]``. Before touching
 the student's file the child caps its own address space at ``MEMORY_MB``
 (``resource.RLIMIT_AS``, where the OS has it) and the size of any file it
 writes (so endless printing stops), then loads the file under a fresh module
@@ -10,29 +10,39 @@ at once, one JSON object a line, so when the parent has to kill the child
 (time limit) or the child dies (a crash, ``os._exit``), the parent still
 knows which checks finished and which one was running.
 
-Events: ``{"event": "start", "exercise", "chapter", "title", "checks": [names]}``,
-then ``{"event": "running", "check"}`` and ``{"event": "check", "name",
+Events: ``{"event": "start", "exercise", "chapter", "title", "checks": [names],
+"plan": [{"name", "points", "timeout", "hidden", "hints"}]}``, then ``{"event":
+"running", "index", "check"}`` and ``{"event": "check", "index", "name",
 "status", "details", "hints"}`` per check, or ``{"event": "load_failed",
 "details"}``; an unknown file gives ``{"event": "error", "message", "hint"}``;
-the last line is ``{"event": "end"}``.
+``{"event": "threads", "names"}`` when the file left threads running; the last
+line is ``{"event": "end"}``, and then the process ends at once (threads or not).
 
-Each check runs in a copy of the context and in its own tidy scope, so a
-tape left open, a leak or a crash in one check cannot change the next.
+The checks are the exercise's own, then (with ``CHECKS``, the teacher's
+``--checks`` folder) the hidden ones of the same exercise. The child runs
+them from the one numbered ``FIRST`` (the grader starts a new child after a
+check that ran over its time or crashed); before each check it seeds the
+checks' random inputs with ``SEED`` and the check's name, so a check draws
+the same inputs whichever child runs it. Each check runs in a copy of the
+context and in its own tidy scope, so a tape left open, a leak or a crash
+in one check cannot change the next.
 """
 
 from __future__ import annotations
 
 import contextvars
 import json
+import os
 import sys
+import threading
 import traceback
 import types
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _runtime
+from . import _runtime, exercise as _exercise_module
 from .exercise import Check, Exercise, Fail
-from .grader import identify
+from .grader import identify, load_exercise
 
 __all__ = ["run_file"]
 
@@ -90,7 +100,7 @@ def _run_check(check: Check, module: types.ModuleType, path: Path) -> tuple[str,
     return "PASS", []
 
 
-def run_file(path: Path, emit: Emit) -> None:
+def run_file(path: Path, emit: Emit, *, first: int = 0, seed: int = 0, checks_dir: Path | None = None) -> None:
     """Grade ``path``, reporting every step through ``emit`` (see the module docstring).
 
     Examples:
@@ -101,23 +111,38 @@ def run_file(path: Path, emit: Emit) -> None:
         ('error', {'event': 'end'})
     """
     try:
-        _run(path, emit)
+        _run(path, emit, first, seed, checks_dir)
     finally:
         emit({"event": "end"})
 
 
-def _run(path: Path, emit: Emit) -> None:
-    exercise, source = identify(path)
+Plan = list[tuple[Check, bool]]
+
+
+def _plan(exercise: Exercise, checks_dir: Path | None) -> Plan:
+    """The checks to run: the exercise's own, then the teacher's hidden ones."""
+    hidden = load_exercise(exercise.name, checks_dir) if checks_dir is not None else None
+    if hidden is exercise:  # an exercise only the teacher's folder has: every check is hidden
+        return [(c, True) for c in exercise.checks]
+    return [(c, False) for c in exercise.checks] + [(c, True) for c in (hidden.checks if hidden is not None else [])]
+
+
+def _run(path: Path, emit: Emit, first: int, seed: int, checks_dir: Path | None) -> None:
+    exercise, source = identify(path, checks_dir)
     if not isinstance(exercise, Exercise):
         emit({"event": "error", "message": exercise, "hint": source})
         return
+    plan = _plan(exercise, checks_dir)
     emit(
         {
             "event": "start",
             "exercise": exercise.name,
             "chapter": exercise.chapter,
             "title": exercise.title,
-            "checks": [c.name for c in exercise.checks],
+            "checks": [c.name for c, _ in plan],
+            "plan": [
+                {"name": c.name, "points": c.points, "timeout": c.timeout, "hidden": hidden, "hints": list(c.hints)} for c, hidden in plan
+            ],
         }
     )
     file = path.resolve()
@@ -131,10 +156,17 @@ def _run(path: Path, emit: Emit) -> None:
         details = [f"the file does not parse: SyntaxError{_where(err, file)}: {err.msg}", *([text.strip()] if text else [])]
         emit({"event": "load_failed", "details": details, "hints": ["fix the line shown (or the one before it), then grade again."]})
         return
-    _load_and_check(exercise, module, code, file, emit)
+    _load_and_check(plan, module, code, file, emit, first, seed)
 
 
-def _load_and_check(exercise: Exercise, module: types.ModuleType, code: types.CodeType, file: Path, emit: Emit) -> None:
+def _seed(seed: int, check: str) -> None:
+    """Seed the checks' random inputs (``exercise.seed_checks``, where the exercises have it)."""
+    seed_checks = getattr(_exercise_module, "seed_checks", None)
+    if callable(seed_checks):
+        seed_checks(seed, check)
+
+
+def _load_and_check(plan: Plan, module: types.ModuleType, code: types.CodeType, file: Path, emit: Emit, first: int, seed: int) -> None:
     def body() -> None:
         try:
             exec(code, module.__dict__)  # noqa: S102 - running the student's file is the point
@@ -147,10 +179,13 @@ def _load_and_check(exercise: Exercise, module: types.ModuleType, code: types.Co
                 }
             )
             return
-        for check in exercise.checks:
-            emit({"event": "running", "check": check.name})
+        for index, (check, _hidden) in enumerate(plan):
+            if index < first:
+                continue
+            emit({"event": "running", "index": index, "check": check.name})
+            _seed(seed, check.name)
             status, details = _run_check(check, module, file)
-            emit({"event": "check", "name": check.name, "status": status, "details": details, "hints": list(check.hints)})
+            emit({"event": "check", "index": index, "name": check.name, "status": status, "details": details, "hints": list(check.hints)})
 
     contextvars.copy_context().run(lambda: _runtime.run_in_scope(f"grade {file.name}", body))
 
@@ -174,20 +209,34 @@ def _limit_resources(memory_mb: int) -> None:
             pass
 
 
+def _threads_left() -> list[str]:
+    """The names of the threads still running besides this one (a file's own threads)."""
+    return [t.name for t in threading.enumerate() if t is not threading.current_thread() and t.is_alive()]
+
+
 def main(argv: list[str]) -> int:
-    """``python -m microtape._grade_child FILE EVENTS MEMORY_MB``."""
-    file, events, memory_mb = Path(argv[0]), Path(argv[1]), int(argv[2])
+    """``python -m microtape._grade_child FILE EVENTS MEMORY_MB FIRST SEED [CHECKS]``."""
+    file, events, memory_mb, first, seed = Path(argv[0]), Path(argv[1]), int(argv[2]), int(argv[3]), int(argv[4])
+    checks_dir = Path(argv[5]) if len(argv) > 5 and argv[5] else None
     out = events.open("a", encoding="utf-8")
 
     def emit(event: dict[str, object]) -> None:
+        if event.get("event") == "end" and (left := _threads_left()):
+            emit({"event": "threads", "names": left[:10]})
         out.write(json.dumps(event, ensure_ascii=False) + "\n")
         out.flush()
 
     _limit_resources(memory_mb)
-    run_file(file, emit)
+    run_file(file, emit, first=first, seed=seed, checks_dir=checks_dir)
     out.close()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    status = main(sys.argv[1:])
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)  # threads a graded file left running must not keep its process alive

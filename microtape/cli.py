@@ -9,6 +9,9 @@ Read last. ``tour`` prints the book's chapters in the terminal,
 from __future__ import annotations
 
 import argparse
+import io
+import math
+import os
 import shutil
 import sys
 import tempfile
@@ -22,7 +25,7 @@ from .gradcheck import check_grads
 from .creation import tensor
 from .tensor import Tensor
 
-__all__ = ["exercises", "main", "program_name", "selfcheck"]
+__all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
 
 LANGUAGES = ("en", "ru")
 """The languages of the tour's prose and the exercises' task statements."""
@@ -206,6 +209,51 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     return 0
 
 
+def _seconds(text: str) -> float:
+    """``--timeout``: a finite number of seconds (the grader checks the range and says it)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds (a limit of nan or inf would be no limit)")
+    return value
+
+
+KINDS = {"write": "writing", "debug": "debugging"}
+"""How ``exercises --list`` names an exercise's kind."""
+
+
+def list_exercises(out: TextIO | None = None) -> int:
+    """Print every exercise: its chapter, kind (writing or debugging), expected minutes and title.
+
+    Examples:
+        >>> import io
+        >>> from microtape.cli import list_exercises
+        >>> buffer = io.StringIO()
+        >>> list_exercises(buffer)
+        0
+        >>> buffer.getvalue().splitlines()[0].split()
+        ['exercise', 'chapter', 'kind', 'minutes', 'title']
+    """
+    from .grader import exercises as known
+
+    stream = out if out is not None else sys.stdout
+    found = known()
+    if not found:
+        print("the exercises are not installed with this copy of microtape", file=stream)
+        return 1
+    print(f"{'exercise':<28}{'chapter':>7}  {'kind':<10}{'minutes':>7}  title", file=stream)
+    for ex in found:
+        minutes = getattr(ex, "minutes", 0)
+        shown = str(minutes) if minutes else "-"
+        print(f"{ex.name:<28}{ex.chapter:>7}  {KINDS.get(ex.kind, ex.kind):<10}{shown:>7}  {ex.title}", file=stream)
+    total = sum(int(getattr(ex, "minutes", 0) or 0) for ex in found)
+    if total:
+        print(f"{len(found)} exercises, about {total} minutes in all.", file=stream)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m microtape``."""
     parser = argparse.ArgumentParser(prog=program_name(), description="microtape: learn gradient debugging")
@@ -215,14 +263,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
     t.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the prose (ru: Russian)")
     sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
-    e = sub.add_parser("exercises", help="copy the starter exercises into a folder (never the solutions)")
-    e.add_argument("folder", metavar="DIR", type=Path, help="where to put them (made if missing)")
+    e = sub.add_parser("exercises", help="copy the starter exercises into a folder (never the solutions), or --list them")
+    e.add_argument("folder", metavar="DIR", type=Path, nargs="?", default=None, help="where to put them (made if missing)")
+    e.add_argument("--list", action="store_true", help="list the exercises: chapter, kind, expected minutes, title")
     e.add_argument("--force", action="store_true", help="overwrite files that are already there")
     e.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the task statements (ru: Russian)")
     g = sub.add_parser("grade", help="check exercise files or folders of them, each in its own process with a time limit")
     g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files, or folders searched for *.py")
-    g.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds each file may take (default 10)")
-    g.add_argument("--json", action="store_true", help="print one JSON document, an entry per file (for autograders)")
+    g.add_argument("--timeout", type=_seconds, default=10.0, metavar="S", help="seconds each file may take (default 10)")
+    g.add_argument("--format", choices=("text", "json", "gradescope", "classroom50"), default="text",
+                   help="text (default), json (microtape's document), gradescope (results.json), classroom50 (result.json)")
+    g.add_argument("--json", action="store_true", help="the same as --format json")
+    g.add_argument("--output", metavar="FILE", default=None, help="write the document (or the text) to FILE")
+    g.add_argument("--checks", metavar="DIR", default=None, help="a teacher's folder of check files: hidden checks added to the public ones")
+    g.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the checks' random inputs (default: drawn, and printed)")
     g.add_argument("--hint", type=int, default=1, choices=(1, 2, 3), help="hint level after a failed check (default 1)")
     g.add_argument("--jobs", type=int, default=None, metavar="N", help="files graded at the same time (default: CPUs)")
     g.add_argument("--memory", type=int, default=1024, metavar="MB", help="memory limit per file where the OS allows (default 1024, 0: none)")
@@ -234,6 +288,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--delay", type=float, default=0.03, help="seconds to pause after each step so you can watch (default 0.03)")
     d.add_argument("--exit-when-done", action="store_true", help="stop serving when training ends instead of waiting for Ctrl-C")
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # Ctrl-C outside the grader's own handling: a short word, no traceback
+        print("\ninterrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (grade ... | head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+def _run(args: argparse.Namespace) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
     if args.command == "dashboard":
         from . import dashboard_demo
 
@@ -243,9 +312,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures = Path(tempfile.gettempdir()) / "microtape-tour"
         return tour(args.chapter, pause=interactive and not args.no_pause, figures=figures, lang=args.lang)
     if args.command == "exercises":
+        if args.list:
+            return list_exercises()
+        if args.folder is None:
+            print(f"exercises: say where to copy the starters ({program_name()} exercises DIR), or add --list to list them.", file=sys.stderr)
+            return 2
         return exercises(args.folder, force=args.force, lang=args.lang)
     if args.command == "grade":
         from . import grader
 
-        return grader.grade(args.paths, timeout=args.timeout, as_json=args.json, hint=args.hint, jobs=args.jobs, memory_mb=args.memory)
+        return grader.grade(
+            args.paths, timeout=args.timeout, format="json" if args.json else args.format, output=args.output,
+            checks=args.checks, seed=args.seed, hint=args.hint, jobs=args.jobs, memory_mb=args.memory,
+        )
     return selfcheck()

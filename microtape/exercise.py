@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import InvalidArgumentError
 from .gradcheck import GradCheckReport
 from .memory import leak_check
 from .formatting import format_number
@@ -73,18 +74,25 @@ class Fail(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One check of an exercise: a short name, hints by level, the test itself.
+    """One check of an exercise: a short name, hints by level, the test itself, its points.
+
+    ``points`` is what passing the check adds to the file's score (a check
+    that fails, times out or crashes scores 0); ``timeout`` is the check's own
+    time limit in seconds, inside the file's (None: the grader's default,
+    half the file's limit).
 
     Examples:
         >>> from microtape.exercise import Check
         >>> c = Check("it works", ("the idea", "closer", "closest"), lambda m: None)
-        >>> c.hint(1), c.hint(9)
-        (['the idea'], ['the idea', 'closer', 'closest'])
+        >>> c.hint(1), c.hint(9), c.points, c.timeout
+        (['the idea'], ['the idea', 'closer', 'closest'], 1, None)
     """
 
     name: str
     hints: tuple[str, ...]
     run: CheckFn
+    points: int = 1
+    timeout: float | None = None
 
     def hint(self, level: int) -> list[str]:
         """The hints up to ``level`` (1 = the idea; higher levels add detail)."""
@@ -119,13 +127,39 @@ class Exercise:
         """The file name shared by the starter, its checks and its solution."""
         return f"{self.name}.py"
 
-    def check(self, name: str, hints: Sequence[str]) -> Callable[[CheckFn], CheckFn]:
-        """Decorator: add a check, in the order the checks are written."""
+    def check(
+        self, name: str, hints: Sequence[str], *, points: int = 1, timeout: float | None = None
+    ) -> Callable[[CheckFn], CheckFn]:
+        """Decorator: add a check worth ``points`` (a limit of ``timeout`` s), in the order the checks are written.
+
+        Examples:
+            >>> from microtape.exercise import Exercise
+            >>> ex = Exercise("ex99_demo", chapter=4, title="A demo")
+            >>> try:
+            ...     ex.check("counts double", hints=("the idea",), points=-2)
+            ... except ValueError as err:
+            ...     print(err)
+            check 'counts double' of ex99_demo: points=-2, timeout=None.
+              A check is worth a whole number of points, 0 or more, and its time limit is a positive number of seconds (or None).
+              hint: write points=2 for a check that counts double, timeout=5.0 for a slow one.
+        """
         if not hints:
             raise ValueError(f"check {name!r} of {self.name} needs at least one hint (level 1: the idea)")
+        given: tuple[object, object] = (points, timeout)  # a check file may pass anything
+        bad_points = isinstance(given[0], bool) or not isinstance(given[0], int) or given[0] < 0
+        bad_timeout = given[1] is not None and (
+            isinstance(given[1], bool) or not isinstance(given[1], (int, float)) or not math.isfinite(given[1]) or given[1] <= 0
+        )
+        if bad_points or bad_timeout:
+            raise InvalidArgumentError(
+                f"check {name!r} of {self.name}: points={points!r}, timeout={timeout!r}.\n"
+                "  A check is worth a whole number of points, 0 or more, and its time limit is a positive number of seconds (or None).\n"
+                "  hint: write points=2 for a check that counts double, timeout=5.0 for a slow one.",
+                op="Exercise.check", value=(points, timeout),
+            )
 
         def register(run: CheckFn) -> CheckFn:
-            self.checks.append(Check(name, tuple(hints), run))
+            self.checks.append(Check(name, tuple(hints), run, points, None if timeout is None else float(timeout)))
             return run
 
         return register

@@ -388,20 +388,20 @@ def test_runaway_files_time_out_and_grading_goes_on(tmp_path: Path) -> None:
 def test_json_document_follows_its_schema(graded: tuple[int, dict[str, object], dict[str, dict[str, object]]]) -> None:
     code, document, entries = graded
     assert code == 1
-    assert document["schema_version"] == SCHEMA_VERSION == 1
+    assert document["schema_version"] == SCHEMA_VERSION == 2
     assert set(document) == {"schema_version", "microtape_version", "timeout_seconds", "memory_limit_mb", "hint_level",
-                             "all_passed", "summary", "files"}
+                             "checks_dir", "seed", "all_passed", "score", "max_score", "summary", "files"}
     assert document["all_passed"] is False and document["hint_level"] == 3
     summary = document["summary"]
     assert isinstance(summary, dict) and summary["files"] == len(entries) == 2 * len(NAMES) + len(ROWS) + len(SPECIAL)
     assert sum(summary[s] for s in ("passed", "failed", "timeout", "crashed", "error")) == summary["files"]
     for e in entries.values():
-        assert set(e) == {"path", "exercise", "chapter", "title", "status", "checks_passed", "checks_total", "seconds",
-                          "message", "checks", "output", "report"}
+        assert set(e) == {"path", "exercise", "chapter", "title", "status", "checks_passed", "checks_total", "score",
+                          "max_score", "seconds", "message", "checks", "output", "report"}
         assert e["status"] in ("passed", "failed", "timeout", "crashed", "error")
         assert isinstance(e["seconds"], float) and isinstance(e["checks"], list)
         for c in e["checks"]:
-            assert set(c) == {"name", "status", "details", "hints"}
+            assert set(c) == {"name", "points", "score", "hidden", "status", "details", "hints"}
             assert c["status"] in ("PASS", "FAIL", "TODO", "TIMEOUT", "CRASH", "NOT_RUN")
             assert (c["hints"] == []) == (c["status"] in ("PASS", "NOT_RUN"))
 
@@ -412,8 +412,9 @@ def test_a_folder_gives_a_table_and_exit_0_when_everything_passes(tmp_path: Path
     done = cli(tmp_path, "--jobs", "2")
     assert done.returncode == 0, done.stdout
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["file", "exercise", "checks", "status", "time"]
-    assert "ex01_variables_sgd" in lines[1] and " 5/5 " in lines[1] and " PASS " in lines[1]
+    assert lines[0].startswith("random inputs drawn with seed ")
+    assert lines[1].split() == ["file", "exercise", "checks", "score", "status", "time"]
+    assert "ex01_variables_sgd" in lines[2] and " 5/5 " in lines[2] and " PASS " in lines[2]
     assert lines[-1] == "2 of 2 files passed every check."
     shutil.copy(STARTERS / "ex00_gradient_by_hand.py", tmp_path / "ex00_gradient_by_hand.py")
     done = cli(tmp_path, "--jobs", "2")
