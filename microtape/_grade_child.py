@@ -41,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import _runtime, exercise as _exercise_module
+from ._grade_processes import process_table
 from .exercise import Check, Exercise, Fail
 from .grader import identify, load_exercise
 
@@ -209,6 +210,40 @@ def _limit_resources(memory_mb: int) -> None:
             pass
 
 
+def _become_subreaper() -> None:
+    """Linux: orphans of what the file starts become this process's children, so none escapes the tree."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):  # no prctl here: the grader's group and session kills remain
+        pass
+
+
+def _end_descendants() -> None:
+    """Kill every process below this one (children, forks, daemons that left the session), a few rounds."""
+    me = os.getpid()
+    for _ in range(5):
+        table = process_table()
+        below: set[int] = set()
+        todo = [me]
+        while todo:
+            parent = todo.pop()
+            for pid, (ppid, *_rest) in table.items():
+                if ppid == parent and pid not in below and table[pid][4] != "Z":
+                    below.add(pid)
+                    todo.append(pid)
+        if not below:
+            return
+        for pid in below:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+
 def _threads_left() -> list[str]:
     """The names of the threads still running besides this one (a file's own threads)."""
     return [t.name for t in threading.enumerate() if t is not threading.current_thread() and t.is_alive()]
@@ -227,8 +262,10 @@ def main(argv: list[str]) -> int:
         out.flush()
 
     _limit_resources(memory_mb)
+    _become_subreaper()
     run_file(file, emit, first=first, seed=seed, checks_dir=checks_dir)
     out.close()
+    _end_descendants()
     return 0
 
 

@@ -5,11 +5,14 @@ Read after ``exercise.py`` and before ``grader.py``, which calls
 microtape._grade_child``) starts in a session of its own
 (``start_new_session=True``), so everything it starts with ``fork``,
 ``subprocess`` or ``multiprocessing`` shares its process group and its
-session. When the file's grading ends, passed or not, :func:`end_all`
-kills the group, every process of the session (even one whose parent died
-and was handed to ``init``), and every descendant seen while the file ran
-(even one that called ``setsid`` to leave the session). The process table is
-read from ``/proc`` (Linux); elsewhere the group alone is killed.
+session. On Linux the child also makes itself the "subreaper" of what it
+starts (``prctl``), so a daemon whose parent exits stays in its tree, and
+it kills its whole tree before it exits. When the file's grading ends,
+passed or not, :func:`end_all` kills the group, every process of the
+session (even one whose parent died and was handed to ``init``), and every
+descendant seen while the file ran (even one that called ``setsid`` to
+leave the session). The process table is read from ``/proc`` (Linux);
+elsewhere the group alone is killed.
 
 The time limits: the file's own limit (start-up included) and, inside it, a
 limit per check. When a check runs over its limit, or its process dies, the
@@ -145,6 +148,8 @@ def end_all(run: ChildRun) -> None:
         False
     """
     pid = run.proc.pid
+    if run.proc.poll() is None:
+        run.watch()  # while the tree is whole: the child is their subreaper (see _grade_child)
     for _ in range(3):  # a process may fork while we kill: look again until nothing is left
         if hasattr(os, "killpg"):
             try:

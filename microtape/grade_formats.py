@@ -19,6 +19,7 @@ visibility, so its message for a hidden check says only passed or failed.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Final, TextIO
 
@@ -111,19 +112,31 @@ def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def _short_paths(paths: list[str]) -> list[str]:
+    """The paths relative to the folder they share ('alice/ex00.py'), so that a test's name is short and stable."""
+    if len(paths) < 2:
+        return [os.path.basename(p) or p for p in paths]
+    try:
+        base = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in paths])
+    except ValueError:  # different drives (Windows)
+        return paths
+    return [os.path.relpath(os.path.abspath(p), base).replace(os.sep, "/") for p in paths]
+
+
 def _tests(entries: Sequence[dict[str, object]]) -> list[tuple[str, int, int, bool, str, bool]]:
     """``(name, score, max score, passed, output, hidden)`` for every check of every entry, then every path not graded."""
     names = [str(e.get("exercise")) for e in entries if e.get("exercise") is not None]
+    shown = _short_paths([str(e.get("path")) for e in entries])
     tests: list[tuple[str, int, int, bool, str, bool]] = []
     not_graded: list[tuple[str, int, int, bool, str, bool]] = []
-    for entry in entries:
+    for entry, path in zip(entries, shown):
         exercise = entry.get("exercise")
         checks = [c for c in _list(entry.get("checks")) if isinstance(c, dict)]
         if exercise is None or not checks:
             message = str(entry.get("message") or "could not be graded")
-            not_graded.append((f"{entry.get('path')}: not graded", 0, 0, False, message, False))
+            not_graded.append((f"{path}: not graded", 0, 0, False, message, False))
             continue
-        prefix = f"{exercise}" if names.count(str(exercise)) == 1 else f"{entry.get('path')} ({exercise})"
+        prefix = f"{exercise}" if names.count(str(exercise)) == 1 else f"{path} ({exercise})"
         for check in checks:
             passed = check.get("status") == "PASS"
             points = _int(check.get("points", 1))
