@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Final, TextIO
 
 from ._version import __version__
@@ -58,7 +59,7 @@ GRADESCOPE_RESULTS: Final[tuple[Field, ...]] = (
 """The top level of Gradescope's ``results.json`` as ``grade --format gradescope`` writes it."""
 
 GRADESCOPE_TEST: Final[tuple[Field, ...]] = (
-    ("name", str, "the exercise and the check ('ex04_softplus_vjp: the VJP agrees with finite differences')"),
+    ("name", str, "the file (or, alone, the exercise) and the check: 'alice/ex04_softplus_vjp.py: the VJP agrees ...'"),
     ("score", float, "the check's points if it passed, else 0"),
     ("max_score", float, "the check's points (0 for a path that could not be graded)"),
     ("status", str, '"passed" or "failed"'),
@@ -79,7 +80,7 @@ CLASSROOM50_RESULT: Final[tuple[Field, ...]] = (
 """The fields of Classroom 50's ``result.json`` that an autograder owns (its runner stamps who, what and when)."""
 
 CLASSROOM50_TEST: Final[tuple[Field, ...]] = (
-    ("test-name", str, "the exercise and the check"),
+    ("test-name", str, "the file (or, alone, the exercise) and the check"),
     ("passed", bool, "whether the check passed"),
     ("score", int, "the check's points if it passed, else 0"),
     ("max-score", int, "the check's points (0 for a path that could not be graded)"),
@@ -125,7 +126,6 @@ def _short_paths(paths: list[str]) -> list[str]:
 
 def _tests(entries: Sequence[dict[str, object]]) -> list[tuple[str, int, int, bool, str, bool]]:
     """``(name, score, max score, passed, output, hidden)`` for every check of every entry, then every path not graded."""
-    names = [str(e.get("exercise")) for e in entries if e.get("exercise") is not None]
     shown = _short_paths([str(e.get("path")) for e in entries])
     tests: list[tuple[str, int, int, bool, str, bool]] = []
     not_graded: list[tuple[str, int, int, bool, str, bool]] = []
@@ -136,7 +136,7 @@ def _tests(entries: Sequence[dict[str, object]]) -> list[tuple[str, int, int, bo
             message = str(entry.get("message") or "could not be graded")
             not_graded.append((f"{path}: not graded", 0, 0, False, message, False))
             continue
-        prefix = f"{exercise}" if names.count(str(exercise)) == 1 else f"{path} ({exercise})"
+        prefix = str(exercise) if len(entries) == 1 else path if Path(path).stem == exercise else f"{path} ({exercise})"
         for check in checks:
             passed = check.get("status") == "PASS"
             points = _int(check.get("points", 1))

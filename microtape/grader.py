@@ -479,9 +479,15 @@ def _collect(paths: Sequence[str | Path]) -> list[Found]:
         if real in above:
             found.append((folder, None, (f"{str(folder)!r}: a symlink to a folder above it (a loop); not searched.", "remove the link.")))
             return 1
+        def is_dir(entry: os.DirEntry[str]) -> bool:
+            try:
+                return entry.is_dir()
+            except OSError:  # a symlink loop: add_file reports it
+                return False
+
         try:
             with os.scandir(folder) as it:
-                names = sorted((e.name, e.is_dir()) for e in it)
+                names = sorted((e.name, is_dir(e)) for e in it)
         except OSError as err:
             found.append((folder, None, (f"{str(folder)!r}: cannot be read ({err.strerror or err}).", "check the folder's permissions.")))
             return 1
