@@ -479,7 +479,7 @@ def _collect(paths: Sequence[str | Path]) -> list[Found]:
         if real in above:
             found.append((folder, None, (f"{str(folder)!r}: a symlink to a folder above it (a loop); not searched.", "remove the link.")))
             return 1
-        def is_dir(entry: os.DirEntry[str]) -> bool:
+        def leads_to_folder(entry: os.DirEntry[str]) -> bool:
             try:
                 return entry.is_dir()
             except OSError:  # a symlink loop: add_file reports it
@@ -487,7 +487,7 @@ def _collect(paths: Sequence[str | Path]) -> list[Found]:
 
         try:
             with os.scandir(folder) as it:
-                names = sorted((e.name, is_dir(e)) for e in it)
+                names = sorted((e.name, leads_to_folder(e)) for e in it)
         except OSError as err:
             found.append((folder, None, (f"{str(folder)!r}: cannot be read ({err.strerror or err}).", "check the folder's permissions.")))
             return 1
