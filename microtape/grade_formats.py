@@ -2,10 +2,10 @@
 
 Read after ``exercise.py`` and before ``grader.py``, which grades the files
 and hands their entries (one dict per graded path, described in
-:mod:`microtape.grader`) to :func:`document`. Each outside format is written
-from one table of its fields (name, type, meaning): :data:`GRADESCOPE_RESULTS`
-with :data:`GRADESCOPE_TEST`, :data:`CLASSROOM50_RESULT` with
-:data:`CLASSROOM50_TEST`. :func:`problems` checks a document against its
+:mod:`microtape.grader`) to ``document``. Each outside format is written
+from one table of its fields (name, type, meaning): ``GRADESCOPE_RESULTS``
+with ``GRADESCOPE_TEST``, ``CLASSROOM50_RESULT`` with
+``CLASSROOM50_TEST``. ``problems`` checks a document against its
 tables (the names, the types, the scores adding up), the way the tests do.
 
 A test is one check of one graded file, worth the check's points; a path

@@ -241,3 +241,10 @@ def test_classroom50_autograder_end_to_end(tmp_path: Path) -> None:
 
 def test_every_format_is_listed() -> None:
     assert grade_formats.FORMATS == ("text", "json", "gradescope", "classroom50")
+
+
+def test_the_teachers_page_shows_the_files_these_tests_run() -> None:
+    text = (REPO / "docs" / "teachers.rst").read_text(encoding="utf-8")
+    for name in ("hidden_checks/ex00_gradient_by_hand.py", "gradescope/setup.sh", "gradescope/run_autograder", "classroom50/autograder.py"):
+        assert f".. literalinclude:: examples/{name}" in text and (EXAMPLES / name).is_file(), name
+    assert "--checks docs/examples/hidden_checks" in text
