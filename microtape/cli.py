@@ -2,8 +2,12 @@
 
 Read last. ``tour`` prints the book's chapters in the terminal,
 ``selfcheck`` gradient-checks every primitive in the op table,
-``exercises DIR`` copies the starter exercises into a folder for a student, and
-``grade FILE`` checks a classroom exercise (see :mod:`microtape.grader`).
+``exercises DIR`` copies the starter exercises into a folder for a student
+(``exercises --list`` lists them: chapter, kind, expected minutes), and
+``grade FILE`` checks a classroom exercise (see :mod:`microtape.grader`). Any
+command ends quietly on Ctrl-C (exit 130) or when its reader goes away
+(``... | head``: exit 141), and prints ``?`` for a character the terminal
+cannot show rather than crash.
 """
 
 from __future__ import annotations
@@ -220,7 +224,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-KINDS = {"write": "writing", "debug": "debugging"}
+KINDS: dict[str, str] = {"write": "writing", "debug": "debugging"}
 """How ``exercises --list`` names an exercise's kind."""
 
 

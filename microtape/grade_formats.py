@@ -47,7 +47,7 @@ __all__ = [
 Field = tuple[str, type, str]
 """One row of a format's table: the field's name, its JSON type (as a Python type), what it holds."""
 
-FORMATS: Final = ("text", "json", "gradescope", "classroom50")
+FORMATS: Final[tuple[str, ...]] = ("text", "json", "gradescope", "classroom50")
 """The values of ``grade --format``."""
 
 GRADESCOPE_RESULTS: Final[tuple[Field, ...]] = (
@@ -343,9 +343,9 @@ def report(entry: dict[str, object], hint: int) -> str:
     return "\n".join(lines)
 
 
-_STATUS_WORD: Final = {"passed": "PASS", "failed": "FAIL", "timeout": "TIMEOUT", "crashed": "CRASH", "error": "ERROR"}
+_STATUS_WORD: Final[dict[str, str]] = {"passed": "PASS", "failed": "FAIL", "timeout": "TIMEOUT", "crashed": "CRASH", "error": "ERROR"}
 
-STATUSES: Final = tuple(_STATUS_WORD)
+STATUSES: Final[tuple[str, ...]] = tuple(_STATUS_WORD)
 """The statuses of a graded file: passed, failed, timeout, crashed, error (could not be graded)."""
 
 

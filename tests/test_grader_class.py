@@ -70,6 +70,17 @@ def test_symlink_loops_empty_folders_and_duplicates_are_per_path(tmp_path: Path)
     assert all(files[name]["status"] == "error" for name in ("bob", "loop.py", "missing", "up"))
 
 
+def test_unreadable_files_are_reported_and_the_rest_graded(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.py")  # reading it would block for ever: it is not a regular file
+    (tmp_path / "latin1.py").write_bytes(b'EXERCISE = "ex00_gradient_by_hand"\n# caf\xe9\n')
+    shutil.copy(SOLUTIONS / "ex01_variables_sgd.py", tmp_path / "ex01_variables_sgd.py")
+    done = run(tmp_path, "--json", "--jobs", "2")
+    files = files_of(done)
+    assert done.returncode == 1 and files["ex01_variables_sgd.py"]["status"] == "passed"
+    assert "not a regular file" in str(files["pipe.py"]["message"])
+    assert "cannot read" in str(files["latin1.py"]["message"]) and "utf-8" in str(files["latin1.py"]["message"])
+
+
 def test_nothing_gradable_still_prints_a_valid_document(tmp_path: Path) -> None:
     for fmt in ("json", "gradescope", "classroom50"):
         done = run(tmp_path, tmp_path / "missing.py", "--format", fmt)
