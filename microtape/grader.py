@@ -607,7 +607,11 @@ def grade(
     found = _collect(paths)
     single = len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
     width = max([len(str(p)) for p, _, _ in found] + [4])
-    target = open(output, "w", encoding="utf-8") if output is not None else stream  # noqa: SIM115 - closed below
+    try:
+        target = open(output, "w", encoding="utf-8") if output is not None else stream  # noqa: SIM115 - closed below
+    except OSError as err:
+        print(f"grade: cannot write --output {str(output)!r}: {err.strerror or err}.\n  hint: name a file in a folder that exists.", file=sys.stderr)
+        return 2
     text = format == "text"
     entries: list[dict[str, object]] = []
     with stop_on_signals() as received:

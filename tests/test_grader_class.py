@@ -110,6 +110,11 @@ def test_absurd_limits_are_refused(option: str, value: str, says: str) -> None:
     assert done.returncode == 2 and says in done.stdout + done.stderr and "Traceback" not in done.stderr
 
 
+def test_an_output_file_that_cannot_be_written_is_refused(tmp_path: Path) -> None:
+    done = run(SOLUTIONS / "ex01_variables_sgd.py", "--format", "gradescope", "--output", tmp_path / "no" / "results.json")
+    assert done.returncode == 2 and "cannot write --output" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_the_json_message_carries_the_exceptions_text(tmp_path: Path) -> None:
     """Bug guarded: the JSON said "raised NameError (typo.py:2 in <module>):" and stopped there."""
     (tmp_path / "typo.py").write_text('EXERCISE = "ex00_gradient_by_hand"\ny = x + 1\n', encoding="utf-8")
