@@ -21,6 +21,7 @@ import pytest
 from microtape import grade_formats
 from microtape.exercise import Check, Exercise
 from microtape.errors import InvalidArgumentError
+from microtape.grader import load_exercise
 from microtape.grade_formats import (
     CLASSROOM50_RESULT,
     CLASSROOM50_TEST,
@@ -35,6 +36,18 @@ STARTERS = REPO / "tutorials" / "exercises"
 EXAMPLES = REPO / "docs" / "examples"
 HIDDEN = EXAMPLES / "hidden_checks"
 ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
+
+
+def public_checks(name: str) -> tuple[int, int]:
+    """How many public checks an exercise has, and their points (the checks may change; these tests follow)."""
+    exercise = load_exercise(name)
+    assert exercise is not None
+    return len(exercise.checks), sum(c.points for c in exercise.checks)
+
+
+EX00, EX00_POINTS = public_checks("ex00_gradient_by_hand")
+EX04, EX04_POINTS = public_checks("ex04_softplus_vjp")
+HIDDEN_POINTS = 3  # docs/examples/hidden_checks/ex00_gradient_by_hand.py: 2 checks, worth 2 and 1
 
 LOOKUP_TABLE = '''EXERCISE = "ex00_gradient_by_hand"
 import microtape as mt
@@ -136,7 +149,7 @@ def test_a_check_has_points_and_a_time_limit() -> None:
 def test_hidden_checks_run_after_the_public_ones_and_count(gradescope_doc: dict[str, object]) -> None:
     tests = by_name(gradescope_doc, "name")
     alice = {name: t for name, t in tests.items() if name.startswith("alice/ex00_gradient_by_hand.py")}
-    assert len(alice) == 4 + 2, list(tests)
+    assert len(alice) == EX00 + 2, list(tests)
     hidden = [t for t in alice.values() if t["visibility"] == "after_due_date"]
     assert [t["max_score"] for t in hidden] == [2.0, 1.0]
     assert all(t["status"] == "passed" and t["score"] == t["max_score"] for t in alice.values())
@@ -155,7 +168,8 @@ def test_the_gradescope_document_follows_its_table(gradescope_doc: dict[str, obj
     assert not_exercise["max_score"] == 0.0 and "does not say which exercise it is" in str(not_exercise["output"])
     todo = [t for name, t in tests.items() if name.startswith("bob/ex04_softplus_vjp.py: ") and t["status"] == "failed"]
     assert todo and all("not done yet" in str(t["output"]) and "hint: " in str(t["output"]) for t in todo)
-    assert gradescope_doc["max_score"] == 2 * (4 + 3) + 5 and 0 < float(str(gradescope_doc["score"])) < 19
+    top = 2 * (EX00_POINTS + HIDDEN_POINTS) + EX04_POINTS
+    assert gradescope_doc["max_score"] == top and 0 < float(str(gradescope_doc["score"])) < top
 
 
 def test_the_classroom50_document_follows_its_table(submissions: Path) -> None:
@@ -163,7 +177,7 @@ def test_the_classroom50_document_follows_its_table(submissions: Path) -> None:
     assert done.returncode == 1, done.stderr
     document = json.loads(done.stdout)
     assert problems(document, CLASSROOM50_RESULT, CLASSROOM50_TEST, "score", "max-score") == []
-    assert document["schema"] == "classroom50/result/v1" and document["max-score"] == 19
+    assert document["schema"] == "classroom50/result/v1" and document["max-score"] == 2 * (EX00_POINTS + HIDDEN_POINTS) + EX04_POINTS
     tests = by_name(document, "test-name")
     unseen = tests["carol/ex00_gradient_by_hand.py: df_by_hand is right at inputs nobody has seen"]
     assert unseen["passed"] is False and unseen["message"] == "failed (a hidden check)"  # Classroom 50 shows messages to students
@@ -174,10 +188,10 @@ def test_the_json_document_carries_the_seed_and_the_scores(submissions: Path) ->
     done = grade(submissions / "alice", "--checks", HIDDEN, "--json", "--seed", "7")
     assert done.returncode == 0, done.stdout
     document = json.loads(done.stdout)
-    assert document["seed"] == 7 and document["score"] == document["max_score"] == 7
+    assert document["seed"] == 7 and document["score"] == document["max_score"] == EX00_POINTS + HIDDEN_POINTS
     [entry] = document["files"]
-    assert [c["hidden"] for c in entry["checks"]] == [False] * 4 + [True] * 2
-    assert [c["points"] for c in entry["checks"]] == [1, 1, 1, 1, 2, 1]
+    assert [c["hidden"] for c in entry["checks"]] == [False] * EX00 + [True] * 2
+    assert [c["points"] for c in entry["checks"]][EX00:] == [2, 1]
 
 
 def test_the_text_report_shows_points_hidden_checks_and_the_seed(submissions: Path) -> None:
@@ -213,7 +227,7 @@ def test_gradescope_run_autograder_end_to_end(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     document = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     assert problems(document, GRADESCOPE_RESULTS, GRADESCOPE_TEST, "score", "max_score") == []
-    assert document["score"] == document["max_score"] == 7.0 and len(document["tests"]) == 6
+    assert document["score"] == document["max_score"] == EX00_POINTS + HIDDEN_POINTS and len(document["tests"]) == EX00 + 2
     shutil.rmtree(submission)
     submission.mkdir()  # an empty submission: still a valid results.json, scored 0
     subprocess.run([str(source / "run_autograder")], cwd=root, env=env, capture_output=True, timeout=300, check=True)
@@ -235,8 +249,9 @@ def test_classroom50_autograder_end_to_end(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     document = json.loads((checkout / "result.json").read_text(encoding="utf-8"))
     assert problems(document, CLASSROOM50_RESULT, CLASSROOM50_TEST, "score", "max-score") == []
-    assert document["max-score"] == 7 and document["score"] < 7
-    assert done.stdout.strip().splitlines()[-1] == f"{document['score']}/7 across 6 test(s)"
+    top = EX00_POINTS + HIDDEN_POINTS
+    assert document["max-score"] == top and document["score"] < top
+    assert done.stdout.strip().splitlines()[-1] == f"{document['score']}/{top} across {EX00 + 2} test(s)"
 
 
 def test_every_format_is_listed() -> None:

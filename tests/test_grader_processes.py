@@ -140,11 +140,14 @@ def test_a_runaway_check_scores_0_and_the_next_checks_still_run(tmp_path: Path) 
     files = document["files"]
     assert isinstance(files, list) and code == 1
     crashes, loops = files
-    assert [c["status"] for c in loops["checks"]] == ["PASS", "TIMEOUT", "PASS", "PASS"], loops["report"]
-    assert loops["status"] == "timeout" and loops["score"] == 3 and loops["max_score"] == 4
+    statuses = [c["status"] for c in loops["checks"]]
+    assert statuses.count("TIMEOUT") == 1 and set(statuses) == {"PASS", "TIMEOUT"}, loops["report"]
+    assert statuses[-1] == "PASS"  # the checks after the runaway one ran
+    assert loops["status"] == "timeout" and loops["score"] == loops["max_score"] - 1
     assert "stopped after 6 s (the check's time limit)" in str(loops["report"])
-    assert [c["status"] for c in crashes["checks"]] == ["PASS", "CRASH", "PASS", "PASS"], crashes["report"]
-    assert crashes["status"] == "crashed" and crashes["score"] == 3
+    statuses = [c["status"] for c in crashes["checks"]]
+    assert statuses.count("CRASH") == 1 and set(statuses) == {"PASS", "CRASH"} and statuses[-1] == "PASS", crashes["report"]
+    assert crashes["status"] == "crashed" and crashes["score"] == crashes["max_score"] - 1
     assert "exit status 3" in str(crashes["report"])
 
 
