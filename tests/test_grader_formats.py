@@ -263,3 +263,27 @@ def test_the_teachers_page_shows_the_files_these_tests_run() -> None:
     for name in ("hidden_checks/ex00_gradient_by_hand.py", "gradescope/setup.sh", "gradescope/run_autograder", "classroom50/autograder.py"):
         assert f".. literalinclude:: examples/{name}" in text and (EXAMPLES / name).is_file(), name
     assert "--checks docs/examples/hidden_checks" in text
+
+
+def test_each_check_is_seeded_with_the_seed_and_its_name(tmp_path: Path) -> None:
+    """The child calls ``exercise.seed_checks(seed, check)`` before each check (a recorder stands in for it here)."""
+    calls = tmp_path / "calls.txt"
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "ex00_gradient_by_hand.py").write_text(
+        "import microtape.exercise as exercise\n"
+        "from microtape.exercise import Exercise\n"
+        f"def record(seed, check=''):\n    open({str(calls)!r}, 'a').write(f'{{seed}}|{{check}}\\n')\n"
+        "exercise.seed_checks = record\n"
+        'EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="recorder")\n'
+        '@EXERCISE.check("nothing", hints=("none",))\n'
+        "def nothing(m):\n    pass\n",
+        encoding="utf-8",
+    )
+    done = grade(SOLUTIONS / "ex00_gradient_by_hand.py", "--checks", tmp_path / "checks", "--seed", "31337", "--json")
+    assert done.returncode == 0, done.stdout
+    exercise = load_exercise("ex00_gradient_by_hand")
+    assert exercise is not None
+    names = [c.name for c in exercise.checks] + ["nothing"]
+    assert calls.read_text(encoding="utf-8").splitlines() == [f"31337|{name}" for name in names]
+    drawn = json.loads(grade(SOLUTIONS / "ex00_gradient_by_hand.py", "--json").stdout)["seed"]
+    assert isinstance(drawn, int) and drawn >= 0
