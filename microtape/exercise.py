@@ -144,7 +144,12 @@ class Exercise:
               hint: write points=2 for a check that counts double, timeout=5.0 for a slow one.
         """
         if not hints:
-            raise ValueError(f"check {name!r} of {self.name} needs at least one hint (level 1: the idea)")
+            raise InvalidArgumentError(
+                f"check {name!r} of {self.name} has no hints.\n"
+                "  A failed check shows at least one hint (level 1: the idea and the chapter).\n"
+                '  hint: @EXERCISE.check("...", hints=("the idea, and the chapter that shows it",))',
+                op="Exercise.check", value=name,
+            )
         given: tuple[object, object] = (points, timeout)  # a check file may pass anything
         bad_points = isinstance(given[0], bool) or not isinstance(given[0], int) or given[0] < 0
         bad_timeout = given[1] is not None and (

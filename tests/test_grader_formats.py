@@ -143,6 +143,8 @@ def test_a_check_has_points_and_a_time_limit() -> None:
     for points, timeout in ((-1, None), (True, None), (1.5, None), (1, 0.0), (1, float("nan")), (1, float("inf"))):
         with pytest.raises(InvalidArgumentError, match="whole number of points"):
             ex.check("bad", hints=("h",), points=points, timeout=timeout)  # type: ignore[arg-type]  # misuse on purpose
+    with pytest.raises(InvalidArgumentError, match="has no hints"):
+        ex.check("no hints", hints=())
     assert len(ex.checks) == 1  # a refused check is not added
 
 
