@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gradcheck import GradCheckReport
+from .tape import GradientTape
 from .memory import leak_check
 from .formatting import format_number
 from .tensor import Tensor
@@ -52,6 +53,7 @@ __all__ = [
     "fmt",
     "fn",
     "gradcheck_failure",
+    "ignores_dy",
     "integer",
     "leaks",
     "number",
@@ -391,6 +393,35 @@ def depends_on(module: types.ModuleType, name: str, stand_in: object, retry: Cal
     except Exception:  # noqa: BLE001 - still wrong with a correct stand-in: the fault is elsewhere
         return
     raise Fail(f"{what} uses your {name}(), which fails its check above: fix {name}() first.")
+
+
+def ignores_dy(f: Callable[..., Tensor], inputs: Sequence[Tensor]) -> bool:
+    """Whether ``f``'s gradients stay the same when the output gradient ``dy`` is tripled: a VJP that forgot ``dy``.
+
+    Examples:
+        >>> import microtape as mt
+        >>> from microtape.exercise import ignores_dy
+        >>> @mt.custom_grad
+        ... def double(x):
+        ...     return 2.0 * x, lambda dy: [mt.fill(x.shape, 2.0)]
+        >>> ignores_dy(double, [mt.tensor([1.0, 2.0])]), ignores_dy(lambda x: 2.0 * x, [mt.tensor([1.0])])
+        (True, False)
+    """
+    from .creation import fill  # creation imports tensor; exercise is above both
+
+    with GradientTape(persistent=True) as tape:
+        tape.watch(list(inputs))
+        y = f(*inputs)
+    try:
+        once = tape.gradient(y, list(inputs), output_gradients=fill(y.shape, 1.0))
+        thrice = tape.gradient(y, list(inputs), output_gradients=fill(y.shape, 3.0))
+    except Exception:  # noqa: BLE001 - a VJP that fails in other ways is reported by the check itself
+        return False
+    finally:
+        tape.release()
+    pairs = [(a.data_sync(), b.data_sync()) for a, b in zip(once, thrice) if a is not None and b is not None]
+    moved = [v for a, _ in pairs for v in a if v != 0.0]
+    return bool(moved) and all(close(u, v, 1e-9) for a, b in pairs for u, v in zip(a, b))
 
 
 def short_where(where: str) -> str:
