@@ -66,7 +66,7 @@ def is_custom(m: types.ModuleType) -> None:
 @EXERCISE.check(
     "the VJP agrees with finite differences",
     hints=(
-        "chapter 4: a VJP returns one gradient per input, each with the shape of its input",
+        "chapter 4: a VJP returns one gradient per input, with that input's shape, and dy times the local derivative, sign included",
         "b was broadcast over the rows, so its gradient adds up the rows of its contribution; then compare the sign with d(x - b)/db",
         "reduce over axis 0 for b; the derivative of x - b with respect to b is -1",
     ),
