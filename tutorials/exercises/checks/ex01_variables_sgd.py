@@ -32,6 +32,7 @@ def weights(m: types.ModuleType) -> None:
         expect_values(w.data_sync(), values, f"make_weights({values})")
         if not w.trainable:
             raise Fail("make_weights(...) returned a variable with trainable=False; weights must be trainable.")
+        w.dispose()  # two variables alive at once are the next check's question
 
 
 @EXERCISE.check(
