@@ -42,6 +42,8 @@ from .tape import GradientTape
 from .memory import leak_check
 from .formatting import format_number
 from .tensor import Tensor
+from .creation import fill
+from .variable import Variable
 
 __all__ = [
     "Check",
@@ -283,8 +285,6 @@ def tensor_of(value: object, what: str, shape: tuple[int, ...] | None = None) ->
         ...     print(fail)
         f(x) returned float 3.0, not a Tensor.
     """
-    from .variable import Variable  # variable imports tensor; exercise is above both
-
     if type(value) is not Tensor and type(value) is not Variable:
         kind = "a subclass of Tensor" if isinstance(value, Tensor) else f"{type(value).__name__} {value!r:.60}"
         raise Fail(f"{what} returned {kind}, not a Tensor.")
@@ -407,8 +407,6 @@ def ignores_dy(f: Callable[..., Tensor], inputs: Sequence[Tensor]) -> bool:
         >>> ignores_dy(double, [mt.tensor([1.0, 2.0])]), ignores_dy(lambda x: 2.0 * x, [mt.tensor([1.0])])
         (True, False)
     """
-    from .creation import fill  # creation imports tensor; exercise is above both
-
     with GradientTape(persistent=True) as tape:
         tape.watch(list(inputs))
         y = f(*inputs)
