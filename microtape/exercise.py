@@ -14,13 +14,18 @@ to it with ``Exercise.check``::
         "the idea (level 1)", "more specific (level 2)", "most specific (level 3)"))
     def by_hand(m: types.ModuleType) -> None:
         df = fn(m, "df_by_hand")
-        ...
-        raise Fail("df_by_hand(2.0) = 9.0, but finite differences give 10.0.")
+        for x in (2.0, round(rng().uniform(-3.0, 3.0), 3)):
+            ...
+            raise Fail(f"df_by_hand({x}) is wrong: {off_by(got, want)}.", hint="...")
 
-A check receives the student's module, calls its functions and compares
-what comes back with an independent answer (finite differences, exact
-tensor counts measured at check time, values worked out in plain Python).
-It raises ``Fail`` with the real values when the answer is wrong; a
+A check receives the student's module, calls its functions on fixed cases
+and on inputs drawn from :func:`rng` (seeded by the grader, a fresh
+generator per check), and compares what comes back, by exact type and by
+value, with an independent answer (finite differences, exact tensor counts
+measured at check time, values worked out in plain Python). When the answer
+is wrong it raises ``Fail`` saying what is wrong (the entry, how far off,
+the sign, the earlier function it relies on), never the expected value,
+so a table of answers cannot be built from the messages; a
 ``NotImplementedError`` from the student's code means "not done yet".
 Hints are shown only after a check fails, one level at a time
 (``grade --hint N``): level 1 names the idea and the chapter, levels 2 and 3

@@ -5,7 +5,7 @@ The checks run in this process (as the grader's child runs them: each after
 table* is a solution whose functions answer only for the inputs the checks
 use at every seed (the fixed cases): the inputs are recorded at two seeds,
 and a call with any other input returns None. It must fail at a third seed,
-for every exercise (issue 23: the checks used fixed inputs only, so a file
+for every exercise (the checks once used fixed inputs only, so a file
 returning hard-coded answers got "all checks passed").
 """
 
@@ -159,7 +159,7 @@ def test_seed_checks_makes_each_check_s_inputs_depend_on_the_seed_and_its_name_o
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_lookup_table_of_the_fixed_cases_fails_and_the_solution_passes(name: str) -> None:
-    """Guards issue 23: with fixed inputs only, a file of hard-coded answers passed every check."""
+    """Guards a bug: with fixed inputs only, a file of hard-coded answers passed every check."""
     for seed in (1, 2):
         results = grade(name, load(name), seed)
         assert set(results.values()) == {"PASS"}, (seed, results)
@@ -191,7 +191,7 @@ class Anything(int):
 
 
 def test_an_int_that_equals_anything_fails_ex07() -> None:
-    """Guards issue 23: in ex07 an int subclass whose == is always true passed without calling anything."""
+    """Guards a bug: in ex07 an int subclass whose == is always true passed without calling anything."""
     name = "ex07_profile_memory"
     source = (SOLUTIONS / f"{name}.py").read_text(encoding="utf-8") + ALWAYS_EQUAL + (
         "\ndef leftover_tensors(fn):\n    return Anything(0)\n\ndef extra_peak_bytes(fn):\n    return Anything(0)\n"
@@ -223,7 +223,7 @@ def test_failures_say_how_far_off_without_the_expected_value() -> None:
 
 
 def test_gradcheck_failure_names_the_output_entry_of_each_line() -> None:
-    """Guards issue 23: a VJP that forgot dy gave three identical lines 'at x[4]: analytic 0.9241, ...'."""
+    """Guards a bug: a VJP that forgot dy gave three identical lines 'at x[4]: analytic 0.9241, ...'."""
 
     @mt.custom_grad
     def softplus(x: mt.Tensor) -> tuple[mt.Tensor, Callable[[mt.Tensor], list[mt.Tensor]]]:
@@ -236,7 +236,7 @@ def test_gradcheck_failure_names_the_output_entry_of_each_line() -> None:
 
 
 def test_a_disposed_tensor_error_names_the_line_that_made_the_tensor_inside_leak_check() -> None:
-    """Guards issue 23: ex05b's statement promised the line where the tensor was made; the error did not give it."""
+    """Guards a bug: ex05b's statement promised the line where the tensor was made; the error did not give it."""
     kept: list[mt.Tensor] = []
 
     def compute() -> None:
