@@ -272,7 +272,7 @@ def off_by(got: float, want: float) -> str:
     if want == 0.0:
         return "it should be 0"
     if got == 0.0:
-        return "it is 0, and it should not be"
+        return "it is 0 and should not be"
     if (got < 0.0) != (want < 0.0):
         return "its sign is wrong"
     error = abs(got - want) / abs(want)

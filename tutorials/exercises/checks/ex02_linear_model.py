@@ -131,9 +131,9 @@ def train(m: types.ModuleType) -> None:
                 _, dw, db = linear(want_w, want_b)
                 want_w, want_b = want_w - lr * dw, want_b - lr * db
             if not close(w, want_w, 1e-4):
-                raise Fail(f"the w that train({steps}, {lr}) returns is wrong: {off_by(w, want_w)} from {steps} SGD steps from w = b = 0.")
+                raise Fail(f"the w that train({steps}, {lr}) returns is not that of {steps} SGD steps from w = b = 0: {off_by(w, want_w)}.")
             if not close(b, want_b, 1e-4):
-                raise Fail(f"the b that train({steps}, {lr}) returns is wrong: {off_by(b, want_b)} from {steps} SGD steps from w = b = 0.")
+                raise Fail(f"the b that train({steps}, {lr}) returns is not that of {steps} SGD steps from w = b = 0: {off_by(b, want_b)}.")
 
     try:
         run()
