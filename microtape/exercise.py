@@ -264,6 +264,8 @@ def off_by(got: float, want: float) -> str:
         >>> from microtape.exercise import off_by
         >>> off_by(9.0, 10.0), off_by(-10.0, 10.0), off_by(float("nan"), 1.0), off_by(0.5, 0.0)
         ('off by about 10 %', 'its sign is wrong', 'it is nan', 'it should be 0')
+        >>> off_by(30.0, 10.0), off_by(1e308, 1e-308), off_by(2.0, 10.0)
+        ('about 3 times too large', 'far too large', 'about 5 times too small')
     """
     if not math.isfinite(got):
         return f"it is {got}"
@@ -275,6 +277,12 @@ def off_by(got: float, want: float) -> str:
         return "it is 0 and should not be"
     if (got < 0.0) != (want < 0.0):
         return "its sign is wrong"
+    ratio = abs(got) / abs(want)
+    if ratio >= 2.0 or ratio <= 0.5:
+        larger = ratio >= 2.0
+        times = ratio if larger else abs(want) / abs(got)
+        word = "large" if larger else "small"
+        return f"about {float(f'{times:.1g}'):g} times too {word}" if math.isfinite(times) else f"far too {word}"
     error = abs(got - want) / abs(want)
     return f"off by about {float(f'{100.0 * error:.1g}'):g} %" if error >= 1e-6 else "off in the last digits"
 
