@@ -19,7 +19,7 @@ to it with ``Exercise.check``::
             raise Fail(f"df_by_hand({x}) is wrong: {off_by(got, want)}.", hint="...")
 
 A check receives the student's module, calls its functions on fixed cases
-and on inputs drawn from :func:`rng` (seeded by the grader, a fresh
+and on inputs drawn from ``rng()`` (seeded by the grader, a fresh
 generator per check), and compares what comes back, by exact type and by
 value, with an independent answer (finite differences, exact tensor counts
 measured at check time, values worked out in plain Python). When the answer
@@ -161,7 +161,7 @@ _SEED: list[random.Random] = [random.Random("0/")]
 
 
 def seed_checks(seed: int, check: str = "") -> None:
-    """Make :func:`rng` draw from ``random.Random(f"{seed}/{check}")`` (the grader calls it before each check).
+    """Make ``rng()`` draw from ``random.Random(f"{seed}/{check}")`` (the grader calls it before each check).
 
     Each check gets a fresh generator, so its inputs depend on the seed and
     its own name only, not on the checks before it.
