@@ -259,12 +259,25 @@ def check_usable(t: TensorBase) -> None:
     raise disposed_error(t)
 
 
+def origin_of(t: TensorBase) -> str | None:
+    """The user's ``file:line`` that made ``t``, if an observer recorded it (``leak_check`` does);
+    nothing is recorded, at no cost, when no such observer is active."""
+    for obs in STATE.get().observers:
+        origin = getattr(obs, "origin", None)
+        where = origin(t) if origin is not None else None
+        if isinstance(where, str):
+            return where
+    return None
+
+
 def disposed_error(t: TensorBase) -> DisposedTensorError:
-    """Build the error for reading a disposed tensor."""
+    """Build the error for reading a disposed tensor (naming the line that made it, when known)."""
     by = t._disposed or "dispose()"
+    where = origin_of(t)
+    made = f" at {where}" if where else ""
     return DisposedTensorError(
         explain(
-            f"Tensor is disposed: Tensor#{t.id} (shape {t.shape}, made by {t._op!r}) "
+            f"Tensor is disposed: Tensor#{t.id} (shape {t.shape}, made by {t._op!r}{made}) "
             f"was disposed by {by}.",
             "A disposed tensor's values are gone; ops and data_sync() cannot read it.",
             "return it from the function given to tidy, or mt.keep() it inside; "
@@ -274,6 +287,7 @@ def disposed_error(t: TensorBase) -> DisposedTensorError:
         op=t._op,
         shape=t.shape,
         disposed_by=by,
+        made_at=where,
     )
 
 

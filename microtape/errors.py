@@ -181,7 +181,9 @@ class VariableError(MicrotapeError, ValueError):
 class DisposedTensorError(MicrotapeError, RuntimeError):
     """A tensor was read after ``dispose()`` or after its tidy scope ended.
 
-    The message keeps TensorFlow.js's phrase "Tensor is disposed".
+    The message keeps TensorFlow.js's phrase "Tensor is disposed". Inside
+    :func:`~microtape.leak_check`, which records where each tensor is made,
+    it also names that line (``made_at``, else None).
 
     Examples:
         >>> t = mt.tensor([1.0, 2.0])
@@ -197,6 +199,7 @@ class DisposedTensorError(MicrotapeError, RuntimeError):
     op: str
     shape: tuple[int, ...]
     disposed_by: str
+    made_at: str | None
 
 
 class TidyError(MicrotapeError, TypeError):

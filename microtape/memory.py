@@ -403,14 +403,28 @@ class LeakReport:
 
 
 class _LeakTracker:
+    """Records the user's line that made each tensor: for the leak report, and for
+    a ``DisposedTensorError`` raised inside the block (``origin``)."""
+
+    KEEP_FREED = 4096  # lines of the most recently freed tensors, for their disposal errors
+
     def __init__(self) -> None:
         self.made: dict[int, tuple[TensorBase, str]] = {}
+        self.freed: dict[int, str] = {}
 
     def on_create(self, tensor: TensorBase) -> None:
         self.made[tensor.id] = (tensor, _runtime.user_frame_line())
 
     def on_free(self, tensor: TensorBase) -> None:
-        self.made.pop(tensor.id, None)
+        found = self.made.pop(tensor.id, None)
+        if found is not None:
+            self.freed[tensor.id] = found[1]
+            if len(self.freed) > self.KEEP_FREED:
+                del self.freed[next(iter(self.freed))]
+
+    def origin(self, tensor: TensorBase) -> str | None:
+        found = self.made.get(tensor.id)
+        return found[1] if found is not None else self.freed.get(tensor.id)
 
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
         pass

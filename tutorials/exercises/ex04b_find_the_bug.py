@@ -45,7 +45,7 @@ def swish(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """swish(x) = x·sigmoid(x)."""
     s = mt.sigmoid(x)
     save([s])  # the VJP reads s; unsaved, it would be disposed when swish returns
-    return x * s, lambda dy, saved: [dy * (s + x * s * (1.0 - s))]
+    return x * s, lambda dy, saved: [dy * (s + x * (1.0 - s))]
 
 
 @mt.custom_grad
@@ -53,7 +53,7 @@ def scaled_tanh(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """2·tanh(x)."""
     t = mt.tanh(x)
     save([t])  # the VJP reads t; unsaved, it would be disposed when scaled_tanh returns
-    return 2.0 * t, lambda dy, saved: [dy * (1.0 - t * t)]
+    return 2.0 * t, lambda dy, saved: [dy * 2.0 * (1.0 - t * t)]
 
 
 @mt.custom_grad

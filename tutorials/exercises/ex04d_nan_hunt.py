@@ -15,8 +15,11 @@ pass) is not finite, and names the op, its input ranges and your line.
 
 1. Repair ``log_sum_exp`` so that it gives the right value, and a finite
    gradient, for large inputs too (it is fine at small ones). The value
-   must stay log(Σ eˣ) exactly, not an approximation.
-2. Afterwards ``train(100, 0.5)`` runs to the end with a finite loss.
+   must stay log(Σ eˣ) exactly, not an approximation. Writing the stable
+   form yourself teaches the most, but calling microtape's own stable op
+   (the one the error message suggests) counts as a repair too.
+2. Afterwards ``train(100, 0.5)`` runs to the end, and its losses are those
+   of plain SGD on this model (keep ``loss_fn`` and ``train`` as they are).
 
 Check your work (in the folder that holds this file)::
 

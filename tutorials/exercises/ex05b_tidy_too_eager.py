@@ -12,8 +12,10 @@ and now ``transform`` fails with ``DisposedTensorError``::
     scaler.transform(DATA)      # DisposedTensorError: ... disposed by tidy
 
 Read the error message: it says which tensor it was, where it was made and
-which scope disposed it. ``tidy`` disposes every tensor made inside it that
-is not returned. Repair ``fit`` so that the mean and the standard deviation
+which scope disposed it. (The line where it was made is known inside
+``mt.leak_check()``, which records where every tensor is made; the grader
+runs your code that way, and so can you.) ``tidy`` disposes every tensor
+made inside it that is not returned. Repair ``fit`` so that the mean and the standard deviation
 survive it, while everything else made inside still goes: one ``fit`` may
 leave at most those two tensors alive (or none, if you keep them another
 way), however many columns and rows.

@@ -6,10 +6,15 @@ import math
 import types
 
 from microtape import numerical_grad, scalar, sin, tensor
-from microtape.exercise import Exercise, Fail, close, expect_values, fmt, fn, number, replaced, tensor_fn, tensor_of
-from microtape.tensor import format_number
+from microtape.exercise import (
+    Exercise, Fail, close, depends_on, expect_values, fmt, fn, number, off_by, replaced, rng, tensor_fn, tensor_of,
+)
 
-EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="Gradient debugging: a derivative by hand and with mt.grad")
+EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="Gradient debugging: a derivative by hand and with mt.grad", minutes=15)
+
+
+def random_x(low: float = -3.0, high: float = 3.0) -> float:
+    return round(rng().uniform(low, high), 3)
 
 
 @EXERCISE.check(
@@ -22,11 +27,13 @@ EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="Gradient debuggin
 )
 def by_hand(m: types.ModuleType) -> None:
     f, df = tensor_fn(m, "f"), fn(m, "df_by_hand")
-    for x in (-2.0, -0.5, 0.0, 1.0, 3.0):
+    for x in (-2.0, -0.5, 0.0, 1.0, 3.0, random_x(), random_x()):
         [numeric] = numerical_grad(f, [scalar(x)])
         got = number(df(x), f"df_by_hand({x})")
         if not close(got, numeric.item(), 1e-5):
-            raise Fail(f"df_by_hand({x}) = {format_number(got)}, but finite differences of f give {format_number(numeric.item())}.")
+            value = f(scalar(x)).item()
+            hint = "that is f(x) itself: return its derivative" if close(got, value, 1e-9) else None
+            raise Fail(f"df_by_hand({x}) is wrong: {off_by(got, numeric.item())} from the finite differences of f.", hint)
 
 
 @EXERCISE.check(
@@ -39,10 +46,10 @@ def by_hand(m: types.ModuleType) -> None:
 )
 def with_mt(m: types.ModuleType) -> None:
     f, df = tensor_fn(m, "f"), fn(m, "df_with_mt")
-    x = tensor([-2.0, 0.0, 1.5])
-    got = tensor_of(df(x), "df_with_mt(x)", x.shape)
-    [numeric] = numerical_grad(f, [x])
-    expect_values(got.data_sync(), numeric.data_sync(), f"df_with_mt({fmt(x.data_sync())})", 1e-5)
+    for x in (tensor([-2.0, 0.0, 1.5]), tensor([random_x() for _ in range(4)])):
+        got = tensor_of(df(x), "df_with_mt(x)", x.shape)
+        [numeric] = numerical_grad(f, [x])
+        expect_values(got.data_sync(), numeric.data_sync(), f"df_with_mt({fmt(x.data_sync())})", 1e-5)
 
 
 @EXERCISE.check(
@@ -56,15 +63,12 @@ def with_mt(m: types.ModuleType) -> None:
 def uses_autodiff(m: types.ModuleType) -> None:
     fn(m, "f")
     df = fn(m, "df_with_mt")
-    x = tensor([0.0, 1.0, 2.0])
+    x = tensor([0.0, 1.0, 2.0, random_x(), random_x()])
     with replaced(m, "f", sin):
         got = tensor_of(df(x), "df_with_mt(x)", x.shape).data_sync()
     want = [math.cos(v) for v in x.data_sync()]
-    if not all(close(g, w, 1e-6) for g, w in zip(got, want)):
-        raise Fail(
-            f"with f replaced by sin, df_with_mt(x) gave {fmt(got)} instead of cos(x) = {fmt(want)}: "
-            "it does not differentiate f."
-        )
+    if not all(type(g) is float and close(g, w, 1e-6) for g, w in zip(got, want)):
+        raise Fail(f"with f replaced by sin, df_with_mt(x) does not give cos(x) at x = {fmt(x.data_sync())}: it does not differentiate f.")
 
 
 @EXERCISE.check(
@@ -83,8 +87,19 @@ def descent(m: types.ModuleType) -> None:
             x -= lr * (3.0 * x * x - 2.0)
         return x
 
-    for x0, lr, steps in ((2.0, 0.05, 0), (2.0, 0.05, 1), (2.0, 0.05, 3), (-0.3, 0.1, 200)):
-        got = number(gd(x0, lr, steps), f"gradient_descent({x0}, {lr}, {steps})")
-        want = reference(x0, lr, steps)
-        if not close(got, want, 1e-6):
-            raise Fail(f"gradient_descent({x0}, {lr}, {steps}) = {format_number(got)}, expected {format_number(want)}.")
+    cases = [(2.0, 0.05, 0), (2.0, 0.05, 1), (2.0, 0.05, 3), (-0.3, 0.1, 200)]
+    cases += [(random_x(-1.0, 1.0), round(rng().uniform(0.01, 0.1), 3), rng().randint(1, 30)) for _ in range(2)]
+
+    def run() -> None:
+        for x0, lr, steps in cases:
+            got = number(gd(x0, lr, steps), f"gradient_descent({x0}, {lr}, {steps})")
+            want = reference(x0, lr, steps)
+            if not close(got, want, 1e-6):
+                hint = "that is x0 itself: take the steps" if got == x0 and steps else None
+                raise Fail(f"gradient_descent({x0}, {lr}, {steps}) is wrong: {off_by(got, want)}.", hint)
+
+    try:
+        run()
+    except Fail:
+        depends_on(m, "df_by_hand", lambda x: 3.0 * x * x - 2.0, run, "gradient_descent")
+        raise

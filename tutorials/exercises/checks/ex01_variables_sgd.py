@@ -5,10 +5,13 @@ from __future__ import annotations
 import types
 
 from microtape import Variable, memory, scalar, tensor, variable
-from microtape.exercise import Exercise, Fail, expect_values, fn
-from microtape.tensor import format_number
+from microtape.exercise import Exercise, Fail, expect_values, fn, off_by, rng
 
-EXERCISE = Exercise("ex01_variables_sgd", chapter=1, title="Variables: make them, assign an SGD step in place")
+EXERCISE = Exercise("ex01_variables_sgd", chapter=1, title="Variables: make them, assign an SGD step in place", minutes=15)
+
+
+def randoms(n: int) -> list[float]:
+    return [round(rng().uniform(-3.0, 3.0), 3) for _ in range(n)]
 
 
 @EXERCISE.check(
@@ -20,14 +23,16 @@ EXERCISE = Exercise("ex01_variables_sgd", chapter=1, title="Variables: make them
     ),
 )
 def weights(m: types.ModuleType) -> None:
-    w = fn(m, "make_weights")([1.0, -2.0, 0.5])
-    if not isinstance(w, Variable):
-        raise Fail(f"make_weights([1.0, -2.0, 0.5]) returned {type(w).__name__} {w!r:.60}, not a Variable.")
-    if w.shape != (3,):
-        raise Fail(f"make_weights([1.0, -2.0, 0.5]) has shape {w.shape}, expected (3,).")
-    expect_values(w.data_sync(), [1.0, -2.0, 0.5], "make_weights([1.0, -2.0, 0.5])")
-    if not w.trainable:
-        raise Fail("make_weights(...) returned a variable with trainable=False; weights must be trainable.")
+    for values in ([1.0, -2.0, 0.5], randoms(rng().randint(2, 6))):
+        w = fn(m, "make_weights")(values)
+        if type(w) is not Variable:
+            raise Fail(f"make_weights({values}) returned {type(w).__name__}, not a Variable.")
+        if w.shape != (len(values),):
+            raise Fail(f"make_weights({values}) has shape {w.shape}, expected ({len(values)},).")
+        expect_values(w.data_sync(), values, f"make_weights({values})")
+        if not w.trainable:
+            raise Fail("make_weights(...) returned a variable with trainable=False; weights must be trainable.")
+        w.dispose()  # two variables alive at once are the next check's question
 
 
 @EXERCISE.check(
@@ -41,7 +46,7 @@ def weights(m: types.ModuleType) -> None:
 def twice(m: types.ModuleType) -> None:
     make = fn(m, "make_weights")
     a, b = make([1.0]), make([2.0])
-    if not (isinstance(a, Variable) and isinstance(b, Variable)):
+    if not (type(a) is Variable and type(b) is Variable):
         raise Fail(f"make_weights returned {type(a).__name__} and {type(b).__name__}, not variables.")
     if a is b:
         raise Fail("two calls of make_weights returned the same variable object; each call should make a new one.")
@@ -57,12 +62,12 @@ def twice(m: types.ModuleType) -> None:
 )
 def counter(m: types.ModuleType) -> None:
     c = fn(m, "make_step_counter")()
-    if not isinstance(c, Variable):
-        raise Fail(f"make_step_counter() returned {type(c).__name__} {c!r:.60}, not a Variable.")
+    if type(c) is not Variable:
+        raise Fail(f"make_step_counter() returned {type(c).__name__}, not a Variable.")
     if c.shape != ():
         raise Fail(f"make_step_counter() has shape {c.shape}, expected a scalar, shape ().")
     if c.item() != 0.0:
-        raise Fail(f"make_step_counter() starts at {format_number(c.item())}, expected 0.0.")
+        raise Fail(f"make_step_counter() does not start at 0: {off_by(c.item(), 0.0)}.")
     if c.trainable:
         raise Fail("make_step_counter() is trainable, so variable_grads and optimizers would change it.")
 
@@ -76,20 +81,26 @@ def counter(m: types.ModuleType) -> None:
     ),
 )
 def sgd(m: types.ModuleType) -> None:
-    w = variable(tensor([1.0, 2.0, 3.0]))
-    g = tensor([0.5, -1.0, 2.0])
-    variables_before = memory().num_variables
-    fn(m, "sgd_step")(w, g, 0.1)
-    got = w.data_sync()
-    if got == [1.0, 2.0, 3.0]:
-        raise Fail("after sgd_step(w, grad, 0.1), w still holds [1.0, 2.0, 3.0]: the variable was not updated.")
-    expect_values(got, [0.95, 2.1, 2.8], "w after sgd_step(w=[1, 2, 3], grad=[0.5, -1, 2], lr=0.1)")
-    expect_values(g.data_sync(), [0.5, -1.0, 2.0], "grad after sgd_step")
-    made = memory().num_variables - variables_before
-    if made > 0:
-        raise Fail(f"sgd_step made {made} new variable(s); an SGD step assigns to the existing one.")
-    if not w.trainable:
-        raise Fail("sgd_step left w with trainable=False.")
+    n = rng().randint(2, 5)
+    cases = [([1.0, 2.0, 3.0], [0.5, -1.0, 2.0], 0.1), (randoms(n), randoms(n), round(rng().uniform(0.01, 0.5), 3))]
+    for start, grad, lr in cases:
+        w = variable(tensor(start))
+        g = tensor(grad)
+        variables_before = memory().num_variables
+        fn(m, "sgd_step")(w, g, lr)
+        got = w.data_sync()
+        if got == start:
+            raise Fail(f"after sgd_step(w, grad, {lr}), w still holds {start}: the variable was not updated.")
+        want = [v - lr * d for v, d in zip(start, grad)]
+        if all(abs(a - (v + lr * d)) < 1e-9 for a, v, d in zip(got, start, grad)):
+            raise Fail(f"w after sgd_step(w={start}, grad={grad}, lr={lr}) moved up the gradient.", "subtract, do not add")
+        expect_values(got, want, f"w after sgd_step(w={start}, grad={grad}, lr={lr})")
+        expect_values(g.data_sync(), grad, "grad after sgd_step")
+        made = memory().num_variables - variables_before
+        if made > 0:
+            raise Fail(f"sgd_step made {made} new variable(s); an SGD step assigns to the existing one.")
+        if not w.trainable:
+            raise Fail("sgd_step left w with trainable=False.")
 
 
 @EXERCISE.check(
@@ -101,9 +112,10 @@ def sgd(m: types.ModuleType) -> None:
     ),
 )
 def count(m: types.ModuleType) -> None:
-    c = variable(scalar(0.0), trainable=False)
     step = fn(m, "count_step")
-    for _ in range(3):
-        step(c)
-    if c.item() != 3.0:
-        raise Fail(f"after 3 calls of count_step(counter) the counter is {format_number(c.item())}, expected 3.0.")
+    for calls in (3, rng().randint(4, 12)):
+        c = variable(scalar(0.0), trainable=False)
+        for _ in range(calls):
+            step(c)
+        if c.item() != float(calls):
+            raise Fail(f"after {calls} calls of count_step(counter), starting at 0, the counter is wrong: {off_by(c.item(), float(calls))}.")

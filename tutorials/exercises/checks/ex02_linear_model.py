@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 import types
 
-from microtape import memory, scalar, variable
-from microtape.exercise import Exercise, Fail, close, expect_values, fn, leaks, number, tensor_of
-from microtape.tensor import format_number
+from microtape import Tensor, Variable, memory, scalar, tensor, tidy, variable, variable_grads
+from microtape.exercise import Exercise, Fail, close, depends_on, expect_values, fn, leaks, number, off_by, rng, tensor_of
 
-EXERCISE = Exercise("ex02_linear_model", chapter=2, title="Automatic gradients: variable_grads on the linear model, inside tidy")
+EXERCISE = Exercise("ex02_linear_model", chapter=2, title="Automatic gradients: variable_grads on the linear model, inside tidy", minutes=15)
 XS = [1.0, 2.0, 3.0, 4.0]
 YS = [1.0, 3.0, 5.0, 7.0]
 
@@ -24,6 +23,25 @@ def linear(w: float, b: float) -> tuple[float, float, float]:
     return loss, dw, db
 
 
+def random_wb() -> tuple[float, float]:
+    return round(rng().uniform(-3.0, 3.0), 3), round(rng().uniform(-3.0, 3.0), 3)
+
+
+def right_loss(w: Tensor, b: Tensor) -> Tensor:
+    """A correct loss_fn, to see whether a failure comes from the student's."""
+    return tidy(lambda: ((tensor(XS) * w + b - tensor(YS)) ** 2).mean())
+
+
+def right_gradients(w: Variable, b: Variable) -> tuple[Tensor, Tensor]:
+    """A correct gradients, to see whether a failure comes from the student's."""
+
+    def step() -> tuple[Tensor, Tensor]:
+        _, grads = variable_grads(lambda: right_loss(w, b))
+        return grads[w], grads[b]
+
+    return tidy(step)
+
+
 @EXERCISE.check(
     "loss_fn is the mean squared error",
     hints=(
@@ -34,9 +52,11 @@ def linear(w: float, b: float) -> tuple[float, float, float]:
 )
 def loss(m: types.ModuleType) -> None:
     loss_fn = fn(m, "loss_fn")
-    for w, b in ((0.5, 0.0), (2.0, -1.0), (-1.0, 3.0)):
+    for w, b in ((0.5, 0.0), (2.0, -1.0), (-1.0, 3.0), random_wb()):
         got = tensor_of(loss_fn(scalar(w), scalar(b)), f"loss_fn({w}, {b})", ())
-        expect_values(got.data_sync(), [linear(w, b)[0]], f"loss_fn(w={w}, b={b})")
+        want = linear(w, b)[0]
+        hint = "that is the sum of the squared errors: take the mean" if close(got.item(), 4.0 * want) else None
+        expect_values(got.data_sync(), [want], f"loss_fn(w={w}, b={b})", hint=hint)
 
 
 @EXERCISE.check(
@@ -49,15 +69,25 @@ def loss(m: types.ModuleType) -> None:
 )
 def grads(m: types.ModuleType) -> None:
     gradients = fn(m, "gradients")
-    for w0, b0 in ((0.5, 0.0), (1.0, 2.0)):
-        w, b = variable(scalar(w0)), variable(scalar(b0))
-        result = gradients(w, b)
-        if not (isinstance(result, tuple) and len(result) == 2):
-            raise Fail(f"gradients(w, b) returned {type(result).__name__} {result!r:.60}, expected a pair (dw, db).")
-        dw = tensor_of(result[0], "gradients(w, b)[0]", ())
-        db = tensor_of(result[1], "gradients(w, b)[1]", ())
-        _, want_dw, want_db = linear(w0, b0)
-        expect_values([dw.item(), db.item()], [want_dw, want_db], f"(dL/dw, dL/db) at w={w0}, b={b0}")
+    cases = [(0.5, 0.0), (1.0, 2.0), random_wb()]
+
+    def run() -> None:
+        for w0, b0 in cases:
+            w, b = variable(w0), variable(b0)
+            result = gradients(w, b)
+            if not (type(result) is tuple and len(result) == 2):
+                raise Fail(f"gradients(w, b) returned {type(result).__name__}, expected a pair (dw, db).")
+            dw = tensor_of(result[0], "gradients(w, b)[0]", ())
+            db = tensor_of(result[1], "gradients(w, b)[1]", ())
+            _, want_dw, want_db = linear(w0, b0)
+            hint = "dw and db are swapped: return dw first" if close(dw.item(), want_db) and close(db.item(), want_dw) else None
+            expect_values([dw.item(), db.item()], [want_dw, want_db], f"(dL/dw, dL/db) at w={w0}, b={b0}", hint=hint)
+
+    try:
+        run()
+    except Fail:
+        depends_on(m, "loss_fn", right_loss, run, "gradients")
+        raise
 
 
 @EXERCISE.check(
@@ -87,19 +117,29 @@ def grads_tidy(m: types.ModuleType) -> None:
     ),
 )
 def train(m: types.ModuleType) -> None:
-    result = fn(m, "train")(500, 0.05)
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise Fail(f"train(500, 0.05) returned {type(result).__name__} {result!r:.60}, expected a pair of floats (w, b).")
-    w, b = number(result[0], "train(...)[0]"), number(result[1], "train(...)[1]")
-    want_w, want_b = 0.0, 0.0
-    for _ in range(500):
-        _, dw, db = linear(want_w, want_b)
-        want_w, want_b = want_w - 0.05 * dw, want_b - 0.05 * db
-    if not (close(w, want_w, 1e-4) and close(b, want_b, 1e-4)):
-        raise Fail(
-            f"train(500, 0.05) = (w={format_number(w)}, b={format_number(b)}); 500 SGD steps from w = b = 0 "
-            f"give (w={format_number(want_w)}, b={format_number(want_b)}), close to the true (2, -1)."
-        )
+    train_fn = fn(m, "train")
+    cases = [(500, 0.05), (rng().randint(2, 40), round(rng().uniform(0.01, 0.05), 3))]
+
+    def run() -> None:
+        for steps, lr in cases:
+            result = train_fn(steps, lr)
+            if not (type(result) is tuple and len(result) == 2):
+                raise Fail(f"train({steps}, {lr}) returned {type(result).__name__}, expected a pair of floats (w, b).")
+            w, b = number(result[0], "train(...)[0]"), number(result[1], "train(...)[1]")
+            want_w, want_b = 0.0, 0.0
+            for _ in range(steps):
+                _, dw, db = linear(want_w, want_b)
+                want_w, want_b = want_w - lr * dw, want_b - lr * db
+            if not close(w, want_w, 1e-4):
+                raise Fail(f"the w that train({steps}, {lr}) returns is not that of {steps} SGD steps from w = b = 0: {off_by(w, want_w)}.")
+            if not close(b, want_b, 1e-4):
+                raise Fail(f"the b that train({steps}, {lr}) returns is not that of {steps} SGD steps from w = b = 0: {off_by(b, want_b)}.")
+
+    try:
+        run()
+    except Fail:
+        depends_on(m, "gradients", right_gradients, run, "train")
+        raise
 
 
 @EXERCISE.check(

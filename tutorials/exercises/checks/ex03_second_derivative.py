@@ -7,9 +7,15 @@ import types
 from collections.abc import Callable
 
 from microtape import Tensor, exp, sin, tensor
-from microtape.exercise import Exercise, Fail, expect_values, fmt, fn, number, tensor_of
+from microtape.exercise import Exercise, Fail, expect_values, fmt, fn, number, rng, tensor_of
 
-EXERCISE = Exercise("ex03_second_derivative", chapter=3, title="GradientTape: a second derivative with nested tapes, SGD on x² + y²")
+EXERCISE = Exercise(
+    "ex03_second_derivative", chapter=3, title="GradientTape: a second derivative with nested tapes, SGD on x² + y²", minutes=15
+)
+
+
+def randoms(n: int, low: float = -2.5, high: float = 2.5) -> list[float]:
+    return [round(rng().uniform(low, high), 3) for _ in range(n)]
 
 
 @EXERCISE.check(
@@ -22,15 +28,21 @@ EXERCISE = Exercise("ex03_second_derivative", chapter=3, title="GradientTape: a 
 )
 def second(m: types.ModuleType) -> None:
     second_derivative = fn(m, "second_derivative")
-    x = tensor([-1.5, 0.5, 2.0])
+    k = round(rng().uniform(0.5, 2.0), 2)
     cases: list[tuple[str, Callable[[Tensor], Tensor], Callable[[float], float]]] = [
         ("x**3", lambda t: t**3, lambda v: 6.0 * v),
         ("sin", sin, lambda v: -math.sin(v)),
         ("exp", exp, math.exp),
+        (f"x**4 * {k}", lambda t: t**4 * k, lambda v: 12.0 * k * v * v),
     ]
-    for label, f, f2 in cases:
-        got = tensor_of(second_derivative(f, x), f"second_derivative({label}, x)", x.shape)
-        expect_values(got.data_sync(), [f2(v) for v in x.data_sync()], f"second_derivative({label}) at x = {fmt(x.data_sync())}", 1e-6)
+    for x in (tensor([-1.5, 0.5, 2.0]), tensor(randoms(4))):
+        for label, f, f2 in cases:
+            got = tensor_of(second_derivative(f, x), f"second_derivative({label}, x)", x.shape)
+            first = [3.0 * v * v if label == "x**3" else math.nan for v in x.data_sync()]
+            hint = "that is the first derivative: differentiate it once more" if all(
+                abs(g - w) < 1e-9 for g, w in zip(got.data_sync(), first)) else None
+            want = [f2(v) for v in x.data_sync()]
+            expect_values(got.data_sync(), want, f"second_derivative({label}) at x = {fmt(x.data_sync())}", 1e-6, hint)
 
 
 @EXERCISE.check(
@@ -43,10 +55,13 @@ def second(m: types.ModuleType) -> None:
 )
 def paraboloid(m: types.ModuleType) -> None:
     minimize = fn(m, "minimize_paraboloid")
-    for x0, y0, lr, steps in ((2.0, 3.0, 0.1, 0), (2.0, 3.0, 0.1, 1), (2.0, 3.0, 0.1, 2), (-1.0, 4.0, 0.25, 50)):
+    x0, y0 = randoms(2, -5.0, 5.0)
+    cases = [(2.0, 3.0, 0.1, 0), (2.0, 3.0, 0.1, 1), (2.0, 3.0, 0.1, 2), (-1.0, 4.0, 0.25, 50)]
+    cases.append((x0, y0, round(rng().uniform(0.01, 0.4), 3), rng().randint(1, 25)))
+    for x0, y0, lr, steps in cases:
         result = minimize(x0, y0, lr, steps)
-        if not (isinstance(result, tuple) and len(result) == 2):
-            raise Fail(f"minimize_paraboloid returned {type(result).__name__} {result!r:.60}, expected a pair of floats (x, y).")
+        if not (type(result) is tuple and len(result) == 2):
+            raise Fail(f"minimize_paraboloid returned {type(result).__name__}, expected a pair of floats (x, y).")
         got = [number(result[0], "minimize_paraboloid(...)[0]"), number(result[1], "minimize_paraboloid(...)[1]")]
         factor = (1.0 - 2.0 * lr) ** steps  # each step multiplies x and y by 1 - 2·lr
         expect_values(got, [x0 * factor, y0 * factor], f"minimize_paraboloid({x0}, {y0}, lr={lr}, steps={steps})", 1e-9)

@@ -5,11 +5,30 @@ from __future__ import annotations
 import types
 
 from microtape import GradientTape, MicrotapeError, check_grads, grads, tensor
-from microtape.exercise import Exercise, Fail, expect_values, fn, gradcheck_failure, tensor_fn, tensor_of
+from microtape.exercise import Exercise, Fail, expect_values, fn, gradcheck_failure, ignores_dy, rng, tensor_fn, tensor_of
 
-EXERCISE = Exercise("ex04c_broadcast_vjp", chapter=4, title="Checking gradients: a VJP with the wrong shape, then the wrong sign", kind="debug")
+EXERCISE = Exercise(
+    "ex04c_broadcast_vjp", chapter=4, title="Checking gradients: a VJP with the wrong shape, then the wrong sign", kind="debug", minutes=10
+)
 XS = [[0.3, -1.2, 2.0], [1.1, 0.4, -0.7], [-0.5, 0.9, 1.3], [0.8, -0.1, 0.6]]
 BS = [0.2, -0.6, 1.5]
+
+
+def cases() -> list[tuple[list[list[float]], list[float]]]:
+    """The fixed x and b, and random ones of a random size."""
+    rows, cols = rng().randint(2, 5), rng().randint(2, 4)
+    x = [[round(rng().uniform(-2.0, 2.0), 3) for _ in range(cols)] for _ in range(rows)]
+    return [(XS, BS), (x, [round(rng().uniform(-2.0, 2.0), 3) for _ in range(cols)])]
+
+
+def shape_error(m: types.ModuleType, x: list[list[float]], b: list[float]) -> str | None:
+    """The error computing center's gradient raises, if any (a VJP of the wrong shape)."""
+    center = tensor_fn(m, "center")
+    try:
+        grads(lambda x, b: center(x, b).sum())([tensor(x), tensor(b)])
+    except MicrotapeError as err:
+        return f"{type(err).__name__}: {str(err).splitlines()[0]}"
+    return None
 
 
 @EXERCISE.check(
@@ -21,8 +40,9 @@ BS = [0.2, -0.6, 1.5]
     ),
 )
 def forward(m: types.ModuleType) -> None:
-    got = tensor_of(fn(m, "center")(tensor(XS), tensor(BS)), "center(x, b)", (4, 3))
-    expect_values(got.data_sync(), [v - b for row in XS for v, b in zip(row, BS)], "center(x, b)")
+    for xs, bs in cases():
+        got = tensor_of(fn(m, "center")(tensor(xs), tensor(bs)), "center(x, b)", (len(xs), len(bs)))
+        expect_values(got.data_sync(), [v - b for row in xs for v, b in zip(row, bs)], f"center(x, b) with x of shape {(len(xs), len(bs))}")
 
 
 @EXERCISE.check(
@@ -46,20 +66,31 @@ def is_custom(m: types.ModuleType) -> None:
 @EXERCISE.check(
     "the VJP agrees with finite differences",
     hints=(
-        "chapter 4: a VJP returns one gradient per input, each with the shape of its input",
+        "chapter 4: a VJP returns one gradient per input, with that input's shape, and dy times the local derivative, sign included",
         "b was broadcast over the rows, so its gradient adds up the rows of its contribution; then compare the sign with d(x - b)/db",
         "reduce over axis 0 for b; the derivative of x - b with respect to b is -1",
     ),
 )
 def vjp(m: types.ModuleType) -> None:
     center = tensor_fn(m, "center")
-    try:
-        grads(lambda x, b: center(x, b).sum())([tensor(XS), tensor(BS)])
-    except MicrotapeError as err:
-        raise Fail(f"the gradient of center(x, b) cannot be computed: {type(err).__name__}: {err}") from None
-    report = check_grads(center, [tensor(XS), tensor(BS)])
-    if not report.ok:
-        raise Fail(gradcheck_failure(report, "center(x, b)", ["x", "b"], m))
+    for xs, bs in cases():
+        error = shape_error(m, xs, bs)
+        if error is not None:
+            raise Fail(
+                f"the gradient of center(x, b) cannot be computed: {error}",
+                "b's gradient must have b's shape: add up the rows its contribution came from",
+            )
+        report = check_grads(center, [tensor(xs), tensor(bs)])
+        if not report.ok:
+            b_wrong = all(r.input == 1 for r in report.failures)
+            signs = [r.analytic * r.numeric < 0 for r in report.failures if r.analytic and r.numeric]
+            if ignores_dy(center, [tensor(xs), tensor(bs)]):
+                hint = "did you multiply by dy? Each gradient is built from dy"
+            elif b_wrong and signs and all(signs):
+                hint = "b's gradient has the wrong sign: what is the derivative of x - b with respect to b?"
+            else:
+                hint = None
+            raise Fail(gradcheck_failure(report, f"center(x, b) with x of shape {(len(xs), len(bs))}", ["x", "b"], m), hint)
 
 
 @EXERCISE.check(
@@ -71,7 +102,11 @@ def vjp(m: types.ModuleType) -> None:
     ),
 )
 def model(m: types.ModuleType) -> None:
-    vjp(m)
-    report = check_grads(tensor_fn(m, "model"), [tensor(XS), tensor(BS)])
-    if not report.ok:
-        raise Fail(gradcheck_failure(report, "model(x, b)", ["x", "b"], m))
+    try:
+        vjp(m)
+    except Fail:
+        raise Fail("model uses your center(), whose VJP fails its check above: fix center() first.") from None
+    for xs, bs in cases():
+        report = check_grads(tensor_fn(m, "model"), [tensor(xs), tensor(bs)])
+        if not report.ok:
+            raise Fail(gradcheck_failure(report, "model(x, b)", ["x", "b"], m))

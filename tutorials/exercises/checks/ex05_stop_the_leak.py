@@ -7,9 +7,13 @@ import types
 from collections.abc import Callable
 
 from microtape import memory, tensor, variable
-from microtape.exercise import Exercise, Fail, expect_values, fn, leaks, number, tensor_of
+from microtape.exercise import Exercise, Fail, expect_values, fn, leaks, number, rng, tensor_of
 
-EXERCISE = Exercise("ex05_stop_the_leak", chapter=5, title="The computation graph: stop a leak with tidy", kind="debug")
+EXERCISE = Exercise("ex05_stop_the_leak", chapter=5, title="The computation graph: stop a leak with tidy", kind="debug", minutes=10)
+
+
+def random_w() -> list[float]:
+    return [round(rng().uniform(-2.0, 2.0), 3) for _ in range(2)]
 
 
 def reference(m: types.ModuleType, w: list[float]) -> tuple[float, list[float]]:
@@ -47,11 +51,12 @@ def flat(name: str, call: Callable[[], object]) -> None:
     ),
 )
 def step(m: types.ModuleType) -> None:
-    w = variable(tensor([[0.5], [-0.25]]))
-    loss = number(fn(m, "train_step")(w, 0.1), "train_step(w, 0.1)")
-    want_loss, grad = reference(m, [0.5, -0.25])
-    expect_values([loss], [want_loss], "the loss train_step returned")
-    expect_values(w.data_sync(), [0.5 - 0.1 * grad[0], -0.25 - 0.1 * grad[1]], "w after one train_step(w, lr=0.1)")
+    for start, lr in (([0.5, -0.25], 0.1), (random_w(), round(rng().uniform(0.01, 0.2), 3))):
+        w = variable(tensor([[start[0]], [start[1]]]))
+        loss = number(fn(m, "train_step")(w, lr), f"train_step(w, {lr})")
+        want_loss, grad = reference(m, start)
+        expect_values([loss], [want_loss], f"the loss train_step(w={start}, lr={lr}) returned")
+        expect_values(w.data_sync(), [start[0] - lr * grad[0], start[1] - lr * grad[1]], f"w after one train_step(w={start}, lr={lr})")
 
 
 @EXERCISE.check(
@@ -63,8 +68,9 @@ def step(m: types.ModuleType) -> None:
     ),
 )
 def evaluate(m: types.ModuleType) -> None:
-    got = number(fn(m, "evaluate")(tensor([[1.0], [0.5]])), "evaluate(w)")
-    expect_values([got], [reference(m, [1.0, 0.5])[0]], "evaluate(w=[[1], [0.5]])")
+    for w in ([1.0, 0.5], random_w()):
+        got = number(fn(m, "evaluate")(tensor([[w[0]], [w[1]]])), "evaluate(w)")
+        expect_values([got], [reference(m, w)[0]], f"evaluate(w={w})")
 
 
 @EXERCISE.check(

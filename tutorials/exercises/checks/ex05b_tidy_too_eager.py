@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 import types
 
-from microtape import Tensor, memory, tensor
-from microtape.exercise import Exercise, Fail, expect_values, fn, leaks, tensor_of
+from microtape import Tensor, leak_check, memory, tensor
+from microtape.exercise import Exercise, Fail, expect_values, fn, leaks, rng, tensor_of
 
-EXERCISE = Exercise("ex05b_tidy_too_eager", chapter=5, title="The computation graph: a tidy that disposes a tensor needed later", kind="debug")
+EXERCISE = Exercise(
+    "ex05b_tidy_too_eager", chapter=5, title="The computation graph: a tidy that disposes a tensor needed later", kind="debug", minutes=10
+)
 ROWS = [[1.0, 10.0], [3.0, 14.0], [2.0, 9.0], [6.0, 11.0], [3.0, 6.0]]
 NEW = [[2.0, 12.0], [0.0, 8.0]]
 
@@ -25,6 +27,10 @@ def scaler(m: types.ModuleType) -> object:
     return make()
 
 
+def random_rows(n: int, cols: int) -> list[list[float]]:
+    return [[round(rng().uniform(-5.0, 20.0), 2) for _ in range(cols)] for _ in range(n)]
+
+
 @EXERCISE.check(
     "transform works after fit and gives z-scores",
     hints=(
@@ -34,13 +40,18 @@ def scaler(m: types.ModuleType) -> object:
     ),
 )
 def works(m: types.ModuleType) -> None:
-    s = scaler(m)
-    fn(s, "fit")(tensor(ROWS))
-    means, stds = column_stats(ROWS)
-    for label, rows in (("the fitted rows", ROWS), ("new rows", NEW), ("new rows, a second time", NEW)):
-        got = tensor_of(fn(s, "transform")(tensor(rows)), f"transform({label})", (len(rows), 2))
-        want = [(v - means[j]) / stds[j] for row in rows for j, v in enumerate(row)]
-        expect_values(got.data_sync(), want, f"transform({label})", 1e-9)
+    cols = rng().randint(2, 4)
+    fitted, new = random_rows(rng().randint(3, 7), cols), random_rows(2, cols)
+    # leak_check records where each tensor is made, so a DisposedTensorError names the line
+    with leak_check(on_leak="ignore"):
+        for data, later in ((ROWS, NEW), (fitted, new)):
+            s = scaler(m)
+            fn(s, "fit")(tensor(data))
+            means, stds = column_stats(data)
+            for label, rows in (("the fitted rows", data), ("new rows", later), ("new rows, a second time", later)):
+                got = tensor_of(fn(s, "transform")(tensor(rows)), f"transform({label})", (len(rows), len(data[0])))
+                want = [(v - means[j]) / stds[j] for row in rows for j, v in enumerate(row)]
+                expect_values(got.data_sync(), want, f"transform({label}) after fit on {len(data)} rows of {len(data[0])} columns", 1e-9)
 
 
 @EXERCISE.check(
@@ -52,14 +63,15 @@ def works(m: types.ModuleType) -> None:
     ),
 )
 def no_leak(m: types.ModuleType) -> None:
-    s = scaler(m)
-    data = tensor(ROWS)
-    before = memory().num_tensors
-    fn(s, "fit")(data)
-    left = memory().num_tensors - before
-    if left > 2:
-        again: Tensor = tensor(ROWS)
-        raise Fail(
-            f"one fit left {left} new tensor(s) alive, expected at most 2 (the mean and the std).\n"
-            f"  another fit leaves {leaks(lambda: fn(s, 'fit')(again))}"
-        )
+    for rows in (ROWS, random_rows(rng().randint(3, 7), rng().randint(2, 4))):
+        s = scaler(m)
+        data = tensor(rows)
+        before = memory().num_tensors
+        fn(s, "fit")(data)
+        left = memory().num_tensors - before
+        if left > 2:
+            again: Tensor = tensor(rows)
+            raise Fail(
+                f"one fit left {left} new tensor(s) alive, expected at most 2 (the mean and the std).\n"
+                f"  another fit leaves {leaks(lambda: fn(s, 'fit')(again))}"
+            )

@@ -6,9 +6,11 @@ import math
 import types
 
 from microtape import memory, tensor, variable
-from microtape.exercise import Exercise, Fail, expect_values, fn, leaks, number, tensor_of
+from microtape.exercise import Exercise, Fail, expect_values, fn, leaks, number, rng, tensor_of
 
-EXERCISE = Exercise("ex05c_leaky_loop", chapter=5, title="The computation graph: a training loop that leaks, found with leak_check", kind="debug")
+EXERCISE = Exercise(
+    "ex05c_leaky_loop", chapter=5, title="The computation graph: a training loop that leaks, found with leak_check", kind="debug", minutes=10
+)
 
 
 def reference(m: types.ModuleType, w: list[float], steps: int, lr: float) -> tuple[list[float], list[float]]:
@@ -34,14 +36,16 @@ def reference(m: types.ModuleType, w: list[float], steps: int, lr: float) -> tup
     ),
 )
 def trains(m: types.ModuleType) -> None:
-    w = variable(tensor([[0.0], [0.0]]))
-    got = fn(m, "fit")(w, 4, 0.1)
-    if not isinstance(got, list) or len(got) != 4:
-        raise Fail(f"fit(w, 4, 0.1) returned {type(got).__name__} {got!r:.60}, expected a list of 4 floats.")
-    losses = [number(v, f"fit(...) loss {i}") for i, v in enumerate(got)]
-    want, want_w = reference(m, [0.0, 0.0], 4, 0.1)
-    expect_values(losses, want, "the losses of fit(w, 4, 0.1)", 1e-9)
-    expect_values(w.data_sync(), want_w, "w after fit(w, 4, 0.1)", 1e-9)
+    start = [round(rng().uniform(-1.0, 1.0), 3) for _ in range(2)]
+    for w0, steps, lr in (([0.0, 0.0], 4, 0.1), (start, rng().randint(1, 8), round(rng().uniform(0.01, 0.1), 3))):
+        w = variable(tensor([[w0[0]], [w0[1]]]))
+        got = fn(m, "fit")(w, steps, lr)
+        if type(got) is not list or len(got) != steps:
+            raise Fail(f"fit(w, {steps}, {lr}) returned {type(got).__name__}, expected a list of {steps} floats.")
+        losses = [number(v, f"fit(...) loss {i}") for i, v in enumerate(got)]
+        want, want_w = reference(m, w0, steps, lr)
+        expect_values(losses, want, f"the losses of fit(w={w0}, {steps}, {lr})", 1e-9)
+        expect_values(w.data_sync(), want_w, f"w after fit(w={w0}, {steps}, {lr})", 1e-9)
 
 
 @EXERCISE.check(

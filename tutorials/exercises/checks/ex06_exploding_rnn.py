@@ -6,11 +6,43 @@ import math
 import types
 from collections.abc import Sequence
 
-from microtape import GradientMonitor, Tensor, grads, scalar, tensor
-from microtape.exercise import Exercise, Fail, close, expect_values, fmt, fn, number, tensor_fn, tensor_of
+from microtape import GradientMonitor, Tensor, clip_by_global_norm, grads, scalar, tensor
+from microtape.exercise import Exercise, Fail, close, depends_on, expect_values, fmt, fn, number, off_by, rng, tensor_fn, tensor_of
 from microtape.tensor import format_number
 
-EXERCISE = Exercise("ex06_exploding_rnn", chapter=6, title="In practice: tame an exploding recurrent net with clipping")
+EXERCISE = Exercise("ex06_exploding_rnn", chapter=6, title="In practice: tame an exploding recurrent net with clipping", minutes=15)
+
+
+def random_grads(total: float) -> list[list[float]]:
+    """Two random gradients (of random sizes) whose global norm is ``total``."""
+    raw = [[rng().uniform(-1.0, 1.0) for _ in range(rng().randint(1, 4))] for _ in range(2)]
+    scale = total / math.sqrt(math.fsum(v * v for g in raw for v in g))
+    return [[v * scale for v in g] for g in raw]
+
+
+def reference_losses(m: types.ModuleType, steps: int, lr: float, max_norm: float) -> list[float]:
+    """The losses of SGD with global-norm clipping on the file's recurrent net, by hand."""
+    xs = getattr(m, "XS", None)
+    if not isinstance(xs, list):
+        raise Fail(f"XS is {type(xs).__name__}, expected the list of inputs.")
+    xs = [number(x, "XS[...]") for x in xs]
+    target = number(getattr(m, "TARGET", None), "TARGET")
+    w, u = number(getattr(m, "W0", None), "W0"), number(getattr(m, "U0", None), "U0")
+    losses = []
+    for _ in range(steps):
+        h = dh_dw = dh_du = 0.0
+        for x in xs:
+            h, dh_dw, dh_du = w * h + u * x, h + w * dh_dw, x + w * dh_du
+        losses.append((h - target) ** 2)
+        gw, gu = 2.0 * (h - target) * dh_dw, 2.0 * (h - target) * dh_du
+        factor = min(1.0, max_norm / math.sqrt(gw * gw + gu * gu)) if gw or gu else 1.0
+        w, u = w - lr * gw * factor, u - lr * gu * factor
+    return losses
+
+
+def right_clip(gs: list[Tensor], max_norm: float) -> list[Tensor]:
+    """A right clipped_grads, to see whether train_rnn fails because of the student's."""
+    return clip_by_global_norm(gs, max_norm)[0]
 
 
 def norm(ts: Sequence[Tensor]) -> float:
@@ -33,12 +65,20 @@ def clipped(m: types.ModuleType, gs: list[Tensor], max_norm: float) -> list[Tens
     ),
 )
 def clip(m: types.ModuleType) -> None:
-    gs = [tensor([3.0, 4.0]), tensor([12.0])]  # global norm 13
-    got = clipped(m, gs, 1.0)
-    total = norm(got)
-    if total > 1.0 + 1e-9:
-        raise Fail(f"after clipped_grads([[3, 4], [12]], 1.0) the global norm is {format_number(total)}, expected at most 1.0.")
-    expect_values([v for t in got for v in t.data_sync()], [3 / 13, 4 / 13, 12 / 13], "clipped_grads([[3, 4], [12]], 1.0), flattened", 1e-9)
+    max_norm = round(rng().uniform(0.5, 3.0), 2)
+    for values, limit in (([[3.0, 4.0], [12.0]], 1.0), (random_grads(max_norm * rng().uniform(2.0, 50.0)), max_norm)):
+        gs = [tensor(v) for v in values]
+        got = clipped(m, gs, limit)
+        total = norm(got)
+        if total > limit * (1.0 + 1e-9):
+            raise Fail(f"after clipped_grads(grads, {limit}) the global norm is {format_number(total)}, above max_norm.")
+        factor = limit / norm(gs)
+        hint = "each gradient was clipped by its own norm: clip by the norm of all of them together" if all(
+            close(norm([r]), min(limit, norm([g])), 1e-9) for r, g in zip(got, gs)) and len(gs) > 1 else None
+        expect_values(
+            [v for t in got for v in t.data_sync()], [v * factor for g in values for v in g],
+            f"clipped_grads(grads, {limit}) with grads of global norm {format_number(norm(gs))}, flattened", 1e-9, hint,
+        )
 
 
 @EXERCISE.check(
@@ -50,20 +90,21 @@ def clip(m: types.ModuleType) -> None:
     ),
 )
 def small(m: types.ModuleType) -> None:
-    gs = [tensor([0.1, -0.2]), tensor([0.3])]
-    got = clipped(m, gs, 1.0)
-    expect_values([v for t in got for v in t.data_sync()], [0.1, -0.2, 0.3], "clipped_grads([[0.1, -0.2], [0.3]], 1.0), flattened", 1e-12)
+    max_norm = round(rng().uniform(0.5, 3.0), 2)
+    for values, limit in (([[0.1, -0.2], [0.3]], 1.0), (random_grads(max_norm * rng().uniform(0.1, 0.9)), max_norm)):
+        got = clipped(m, [tensor(v) for v in values], limit)
+        expect_values([v for t in got for v in t.data_sync()], [v for g in values for v in g], f"clipped_grads(grads, {limit}) below the limit, flattened", 1e-12)
 
 
 def train_rnn(m: types.ModuleType, steps: int) -> tuple[list[float], GradientMonitor]:
     result = fn(m, "train_rnn")(steps, 0.02, 1.0)
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise Fail(f"train_rnn(...) returned {type(result).__name__} {result!r:.60}, expected (losses, monitor).")
+    if not (type(result) is tuple and len(result) == 2):
+        raise Fail(f"train_rnn(...) returned {type(result).__name__}, expected (losses, monitor).")
     losses, monitor = result
     if not isinstance(losses, list) or len(losses) != steps:
         count = len(losses) if isinstance(losses, list) else "?"
         raise Fail(f"train_rnn({steps}, ...) returned {type(losses).__name__} of {count} losses, expected a list of {steps} floats.")
-    if not isinstance(monitor, GradientMonitor):
+    if type(monitor) is not GradientMonitor:
         raise Fail(f"train_rnn(...) returned {type(monitor).__name__} as the monitor, expected an mt.GradientMonitor.")
     return [number(v, f"train_rnn(...) loss {i}") for i, v in enumerate(losses)], monitor
 
@@ -84,6 +125,22 @@ def train(m: types.ModuleType) -> None:
     best = min(losses[-10:])
     if not best < losses[0] * 1e-3:
         raise Fail(f"train_rnn(100, 0.02, 1.0): first loss {format_number(losses[0])}, best of the last 10 {format_number(best)}; expected a drop of more than 1000x.")
+    steps, lr, max_norm = rng().randint(2, 12), round(rng().uniform(0.005, 0.05), 3), round(rng().uniform(0.5, 2.0), 2)
+
+    def run() -> None:
+        result = fn(m, "train_rnn")(steps, lr, max_norm)
+        got = result[0] if type(result) is tuple and len(result) == 2 and type(result[0]) is list else None
+        if got is None or len(got) != steps:
+            raise Fail(f"train_rnn({steps}, {lr}, {max_norm}) did not return (losses, monitor) with {steps} losses.")
+        for i, (value, want) in enumerate(zip(got, reference_losses(m, steps, lr, max_norm))):
+            if not close(number(value, f"train_rnn(...) loss {i}"), want, 1e-6):
+                raise Fail(f"train_rnn({steps}, {lr}, {max_norm}): the loss of step {i} is wrong: {off_by(value, want)} from SGD with clipped gradients.")
+
+    try:
+        run()
+    except Fail:
+        depends_on(m, "clipped_grads", right_clip, run, "train_rnn")
+        raise
 
 
 @EXERCISE.check(
@@ -98,14 +155,16 @@ def monitor(m: types.ModuleType) -> None:
     w0, u0 = number(getattr(m, "W0", None), "W0"), number(getattr(m, "U0", None), "U0")
     raw = grads(tensor_fn(m, "loss_fn"))([scalar(w0), scalar(u0)])
     want = norm(raw)
-    _, mon = train_rnn(m, 10)
-    if len(mon.global_norms) != 10:
-        raise Fail(f"train_rnn(10, ...) recorded {len(mon.global_norms)} steps in the monitor, expected one per step (10).")
+    steps = rng().randint(3, 12)
+    _, mon = train_rnn(m, steps)
+    if len(mon.global_norms) != steps:
+        raise Fail(f"train_rnn({steps}, ...) recorded {len(mon.global_norms)} steps in the monitor, expected one per step ({steps}).")
     first = mon.global_norms[0]
     if not close(first, want, 1e-6):
+        clipped_first = close(first, 1.0, 1e-6) or first < 1.0 + 1e-9
         raise Fail(
-            f"the monitor's first global norm is {format_number(first)}, but the raw gradient norm at w={w0}, u={u0} "
-            f"is {format_number(want)} (were the gradients clipped before recording?)."
+            f"the monitor's first global norm is {format_number(first)}, not the raw gradient norm at w={w0}, u={u0}: "
+            f"{off_by(first, want)}" + (" (were the gradients clipped before recording?)." if clipped_first else ".")
         )
     if not mon.exploding:
         raise Fail(f"monitor.exploding is False although the raw norm was {format_number(want)}.")

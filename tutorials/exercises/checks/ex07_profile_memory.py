@@ -7,9 +7,18 @@ import types
 from collections.abc import Callable
 
 from microtape import ProfileInfo, fill, memory, ones, profile, tensor, tidy, zeros
-from microtape.exercise import Exercise, Fail, expect_values, fn, tensor_of
+from microtape.exercise import Exercise, Fail, expect_values, fn, integer, rng, tensor_of
 
-EXERCISE = Exercise("ex07_profile_memory", chapter=7, title="Analysis tools: measure memory and profile a function")
+EXERCISE = Exercise("ex07_profile_memory", chapter=7, title="Analysis tools: measure memory and profile a function", minutes=15)
+
+
+def making(n: int, size: int) -> Callable[[], object]:
+    """A function that leaves ``n`` tensors of ``size`` entries alive."""
+    return lambda: [zeros((size,)) for _ in range(n)]
+
+
+def too(got: int, want: int) -> str:
+    return "too many" if got > want else "too few"
 
 
 def measure(call: Callable[[], object]) -> int:
@@ -32,14 +41,14 @@ def leftover(m: types.ModuleType) -> None:
         ("a function making 3 tensors", lambda: [ones((2,)), zeros((3,)), fill((1,), 2.0)]),
         ("a tidy returning one sum", lambda: tidy(lambda: (ones((3,)) * 2.0).sum())),
         ("a function doing nothing", lambda: None),
+        ("a function leaving some tensors (a random number)", making(rng().randint(1, 9), rng().randint(1, 5))),
+        ("a function leaving some tensors (another random number)", making(rng().randint(10, 30), 1)),
     ]
     for label, call in calls:
         want = measure(call)
-        got = leftover_tensors(call)
-        if isinstance(got, bool) or not isinstance(got, int):
-            raise Fail(f"leftover_tensors(fn) returned {type(got).__name__} {got!r:.60}, expected an int.")
+        got = integer(leftover_tensors(call), "leftover_tensors(fn)")
         if got != want:
-            raise Fail(f"leftover_tensors({label}) = {got}, but one call leaves {want} tensor(s) alive.")
+            raise Fail(f"leftover_tensors({label}) is wrong: it counts {too(got, want)} tensors.")
 
 
 @EXERCISE.check(
@@ -51,18 +60,22 @@ def leftover(m: types.ModuleType) -> None:
     ),
 )
 def profile_layer(m: types.ModuleType) -> None:
-    x_rows = [[1.0, -2.0], [0.5, 3.0], [-1.0, 1.0]]
-    w_rows = [[0.5, -1.0, 2.0, 0.0], [1.0, 0.25, -0.5, 1.5]]
-    info = fn(m, "profile_layer")(tensor(x_rows), tensor(w_rows))
-    if not isinstance(info, ProfileInfo):
-        raise Fail(f"profile_layer(x, w) returned {type(info).__name__} {info!r:.60}, not what mt.profile returns.")
-    if info.kernel_names != ["matmul", "relu", "sum"]:
-        raise Fail(f"the profile saw the kernels {info.kernel_names}, expected ['matmul', 'relu', 'sum'] (one call of layer).")
-    if info.new_tensors != 1:
-        raise Fail(f"the profile reports new_tensors={info.new_tensors}, expected 1: only layer's result should survive.")
-    value = tensor_of(info.result, "the profiled function", ())
-    want = math.fsum(max(0.0, a * w_rows[0][j] + b * w_rows[1][j]) for a, b in x_rows for j in range(4))
-    expect_values(value.data_sync(), [want], "info.result")
+    drawn_x = [[round(rng().uniform(-2.0, 2.0), 2) for _ in range(2)] for _ in range(rng().randint(2, 5))]
+    drawn_w = [[round(rng().uniform(-2.0, 2.0), 2) for _ in range(4)] for _ in range(2)]
+    for x_rows, w_rows in (
+        ([[1.0, -2.0], [0.5, 3.0], [-1.0, 1.0]], [[0.5, -1.0, 2.0, 0.0], [1.0, 0.25, -0.5, 1.5]]),
+        (drawn_x, drawn_w),
+    ):
+        info = fn(m, "profile_layer")(tensor(x_rows), tensor(w_rows))
+        if type(info) is not ProfileInfo:
+            raise Fail(f"profile_layer(x, w) returned {type(info).__name__}, not what mt.profile returns.")
+        if info.kernel_names != ["matmul", "relu", "sum"]:
+            raise Fail(f"the profile saw the kernels {info.kernel_names}, expected ['matmul', 'relu', 'sum'] (one call of layer).")
+        if type(info.new_tensors) is not int or info.new_tensors != 1:
+            raise Fail(f"the profile reports new_tensors={info.new_tensors}, expected 1: only layer's result should survive.")
+        value = tensor_of(info.result, "the profiled function", ())
+        want = math.fsum(max(0.0, a * w_rows[0][j] + b * w_rows[1][j]) for a, b in x_rows for j in range(4))
+        expect_values(value.data_sync(), [want], f"info.result for x = {x_rows}, w = {w_rows}")
 
 
 @EXERCISE.check(
@@ -75,20 +88,19 @@ def profile_layer(m: types.ModuleType) -> None:
 )
 def peak(m: types.ModuleType) -> None:
     extra_peak_bytes = fn(m, "extra_peak_bytes")
+    size = rng().randint(10, 3000)
     calls: list[tuple[str, Callable[[], object]]] = [
         ("a tidy with two 1000-entry temporaries", lambda: tidy(lambda: (ones((1000,)) * 2.0).sum())),
         ("a function leaking one 100-entry tensor", lambda: zeros((100,))),
         ("a function doing nothing", lambda: None),
+        ("a tidy with temporaries of a random size", lambda: tidy(lambda: (ones((size,)) * 3.0).sum())),
+        ("a function leaking tensors of a random size", making(rng().randint(1, 4), rng().randint(5, 500))),
     ]
     for label, call in calls:
         before = memory().num_bytes
         peak_total = profile(call).peak_bytes
         want = peak_total - before
-        got = extra_peak_bytes(call)
-        if isinstance(got, bool) or not isinstance(got, int):
-            raise Fail(f"extra_peak_bytes(fn) returned {type(got).__name__} {got!r:.60}, expected an int.")
+        got = integer(extra_peak_bytes(call), "extra_peak_bytes(fn)")
         if got != want:
-            raise Fail(
-                f"extra_peak_bytes({label}) = {got}, expected {want}: while fn ran, memory peaked at "
-                f"{peak_total} bytes, and {before} of them were alive before it started."
-            )
+            hint = "the profile's peak counts every live tensor, and some of them were alive before fn started" if got > want else None
+            raise Fail(f"extra_peak_bytes({label}) is wrong: it counts {too(got, want)} bytes.", hint)

@@ -1,8 +1,9 @@
 """Solution: exercise 4b, find the wrong VJP with the culprit finder and fix it (chapter 4).
 
 ``print(mt.check_grads(model, [W, X]))`` ends with
-``culprit: the VJP of 'custom_grad(scaled_tanh)' ...``: the forward is
-2·tanh(x), so the derivative is 2·(1 - tanh²x), and the VJP had lost the 2.
+``culprit: the VJP of 'custom_grad(swish)' ...``: the forward is x·s with
+s = sigmoid(x), so by the product rule the derivative is s + x·s·(1 - s);
+the VJP had lost the factor s of the second term (s' = s·(1 - s)).
 
 Check it: ``python -m microtape grade tutorials/exercises/solutions/ex04b_find_the_bug.py``
 """
@@ -21,7 +22,7 @@ Save = Callable[[list[mt.Tensor]], None]  # f's save: keeps tensors the VJP read
 W = mt.tensor([[0.5, -0.3], [0.2, 0.8]])
 X = mt.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
 
-CULPRIT = "custom_grad(scaled_tanh)"
+CULPRIT = "custom_grad(swish)"
 
 
 @mt.custom_grad
@@ -29,7 +30,7 @@ def swish(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """swish(x) = x·sigmoid(x); swish'(x) = s + x·s·(1 - s) with s = sigmoid(x)."""
     s = mt.sigmoid(x)
     save([s])  # the VJP reads s; unsaved, it would be disposed when swish returns
-    return x * s, lambda dy, saved: [dy * (s + x * s * (1.0 - s))]
+    return x * s, lambda dy, saved: [dy * (s + x * s * (1.0 - s))]  # fixed: s' = s·(1 - s), the factor s was missing
 
 
 @mt.custom_grad
@@ -37,7 +38,7 @@ def scaled_tanh(x: mt.Tensor, save: Save) -> tuple[mt.Tensor, VJP]:
     """2·tanh(x); its derivative is 2·(1 - tanh²x)."""
     t = mt.tanh(x)
     save([t])  # the VJP reads t; unsaved, it would be disposed when scaled_tanh returns
-    return 2.0 * t, lambda dy, saved: [dy * 2.0 * (1.0 - t * t)]  # fixed: the factor 2 was missing
+    return 2.0 * t, lambda dy, saved: [dy * 2.0 * (1.0 - t * t)]
 
 
 @mt.custom_grad
