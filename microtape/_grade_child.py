@@ -40,9 +40,9 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _runtime, exercise as _exercise_module
+from . import _runtime
 from ._grade_processes import process_table
-from .exercise import Check, Exercise, Fail
+from .exercise import Check, Exercise, Fail, seed_checks
 from .grader import identify, load_exercise
 
 __all__ = ["run_file"]
@@ -161,10 +161,8 @@ def _run(path: Path, emit: Emit, first: int, seed: int, checks_dir: Path | None)
 
 
 def _seed(seed: int, check: str) -> None:
-    """Seed the checks' random inputs (``exercise.seed_checks``, where the exercises have it)."""
-    seed_checks = getattr(_exercise_module, "seed_checks", None)
-    if callable(seed_checks):
-        seed_checks(seed, check)
+    """Seed the checks' random inputs: each check draws from ``Random(f"{seed}/{check}")``."""
+    seed_checks(seed, check)
 
 
 def _load_and_check(plan: Plan, module: types.ModuleType, code: types.CodeType, file: Path, emit: Emit, first: int, seed: int) -> None:

@@ -249,10 +249,9 @@ def list_exercises(out: TextIO | None = None) -> int:
         return 1
     print(f"{'exercise':<28}{'chapter':>7}  {'kind':<10}{'minutes':>7}  title", file=stream)
     for ex in found:
-        minutes = getattr(ex, "minutes", 0)
-        shown = str(minutes) if minutes else "-"
+        shown = str(ex.minutes) if ex.minutes else "-"
         print(f"{ex.name:<28}{ex.chapter:>7}  {KINDS.get(ex.kind, ex.kind):<10}{shown:>7}  {ex.title}", file=stream)
-    total = sum(int(getattr(ex, "minutes", 0) or 0) for ex in found)
+    total = sum(ex.minutes for ex in found)
     if total:
         print(f"{len(found)} exercises, about {total} minutes in all.", file=stream)
     return 0

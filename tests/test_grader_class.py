@@ -290,7 +290,6 @@ def test_the_class_leaves_no_process_behind(graded_class: tuple[int, dict[str, d
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="needs the randomized checks")
 def test_lookup_tables_and_equality_tricks_do_not_pass(graded_class: tuple[int, dict[str, dict[str, object]], list[int], Path]) -> None:
     _, by_file, _, _ = graded_class
     assert "df_by_hand matches finite differences" in failed(by_file["odd/lookup/ex00_gradient_by_hand.py"])

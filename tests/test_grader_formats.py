@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -268,24 +269,18 @@ def test_the_teachers_page_shows_the_files_these_tests_run() -> None:
 
 
 def test_each_check_is_seeded_with_the_seed_and_its_name(tmp_path: Path) -> None:
-    """The child calls ``exercise.seed_checks(seed, check)`` before each check (a recorder stands in for it here)."""
+    """Each check draws from ``Random(f"{seed}/{check name}")``: a hidden check records what it drew."""
     calls = tmp_path / "calls.txt"
     (tmp_path / "checks").mkdir()
     (tmp_path / "checks" / "ex00_gradient_by_hand.py").write_text(
-        "import microtape.exercise as exercise\n"
-        "from microtape.exercise import Exercise\n"
-        f"def record(seed, check=''):\n    open({str(calls)!r}, 'a').write(f'{{seed}}|{{check}}\\n')\n"
-        "exercise.seed_checks = record\n"
+        "from microtape.exercise import Exercise, rng\n"
         'EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="recorder")\n'
         '@EXERCISE.check("nothing", hints=("none",))\n'
-        "def nothing(m):\n    pass\n",
+        f"def nothing(m):\n    open({str(calls)!r}, 'a').write(repr(rng().random()) + '\\n')\n",
         encoding="utf-8",
     )
     done = grade(SOLUTIONS / "ex00_gradient_by_hand.py", "--checks", tmp_path / "checks", "--seed", "31337", "--json")
     assert done.returncode == 0, done.stdout
-    exercise = load_exercise("ex00_gradient_by_hand")
-    assert exercise is not None
-    names = [c.name for c in exercise.checks] + ["nothing"]
-    assert calls.read_text(encoding="utf-8").splitlines() == [f"31337|{name}" for name in names]
+    assert calls.read_text(encoding="utf-8").splitlines() == [repr(random.Random("31337/nothing").random())]
     drawn = json.loads(grade(SOLUTIONS / "ex00_gradient_by_hand.py", "--json").stdout)["seed"]
     assert isinstance(drawn, int) and drawn >= 0
