@@ -9,6 +9,7 @@ Read last. ``tour`` prints the book's chapters in the terminal,
 from __future__ import annotations
 
 import argparse
+import io
 import shutil
 import sys
 import tempfile
@@ -140,6 +141,27 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
     return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None, figures=figures, lang=lang)
 
 
+def replace_unencodable(stream: object) -> None:
+    """Print ``?`` for what the terminal cannot encode instead of raising UnicodeEncodeError.
+
+    A Windows console, or ``PYTHONIOENCODING=cp1252``, cannot encode the
+    tour's box-drawing characters, sparklines or Russian text; Python's
+    default there is to raise. A stream that already has an error handler, or
+    that is not a text file (a test's StringIO), is left alone.
+
+    Examples:
+        >>> import io
+        >>> raw = io.BytesIO()
+        >>> out = io.TextIOWrapper(raw, encoding="cp1252")
+        >>> replace_unencodable(out)
+        >>> print("▸ Градиент", file=out, flush=True)
+        >>> raw.getvalue()
+        b'? ????????\\n'
+    """
+    if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        stream.reconfigure(errors="replace")
+
+
 def program_name() -> str:
     """How the user called the command line: ``python3 -m microtape`` or ``microtape``.
 
@@ -234,6 +256,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--delay", type=float, default=0.03, help="seconds to pause after each step so you can watch (default 0.03)")
     d.add_argument("--exit-when-done", action="store_true", help="stop serving when training ends instead of waiting for Ctrl-C")
     args = parser.parse_args(argv)
+    if args.command != "grade":
+        replace_unencodable(sys.stdout)
     if args.command == "dashboard":
         from . import dashboard_demo
 
