@@ -6,7 +6,9 @@ paths of one page source (a :class:`~microtape.Dashboard`): ``/`` (the page),
 ``/data.json`` (the recorded numbers) and ``/report.html`` (the page as a
 self-contained report). It never opens a file, so there is nothing to
 traverse to; every other path is a 404 and every method but GET and HEAD a
-405. A ticker draws the charts at most every ``interval`` seconds, only
+405; a request line over ``HEAD_LIMIT`` bytes gets 414 and headers over it
+431. Nothing the page source holds can stop it: a chart that fails to draw
+is reported on the page (or as a 500) and the server keeps serving. A ticker draws the charts at most every ``interval`` seconds, only
 when something changed and somebody is watching, and writes the same bytes
 to every viewer without waiting for any of them: a viewer that does not
 read is dropped once its backlog passes ``MAX_BACKLOG``, so browsers
