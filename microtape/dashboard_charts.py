@@ -202,12 +202,16 @@ def line_chart(
             f'<text transform="translate(14 {TOP + plot_h / 2:.0f}) rotate(-90)" class="mt-axis-label" text-anchor="middle">'
             f"{_esc(y_label + (' (log scale)' if log_y else ''))}</text>"
         )
+    labelled: list[float] = []
     for value, label, color in hlines:
         if log_y and value <= 0:
             continue
         y = sy(value)
+        # on a very wide axis two thresholds nearly meet: the lower one's label goes under its line
+        text_y = y + 13 if any(abs(y - other) < 14 for other in labelled) else y - 4
+        labelled.append(y)
         body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="{color}" stroke-width="1.2" stroke-dasharray="2 3"/>')
-        body.append(f'<text x="{LEFT + plot_w - 4}" y="{y - 4:.1f}" class="mt-threshold" fill="{color}" text-anchor="end">{_esc(label)}</text>')
+        body.append(f'<text x="{LEFT + plot_w - 4}" y="{text_y:.1f}" class="mt-threshold" fill="{color}" text-anchor="end">{_esc(label)}</text>')
     for step, label in marks:
         if x_lo <= step <= x_hi:
             x = sx(step)
@@ -269,7 +273,10 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
         data = [v for v in panel.values if math.isfinite(v)]
         bad = len(panel.values) - len(data)
         plot_x, plot_y, plot_w, plot_h = x0 + 6, y0 + 22, cell_w - 18, cell_h - 48
-        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{_esc(panel.name)} ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})</text>')
+        count = f' ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})'
+        room = max(4, int((cell_w - 12) / 7) - len(count))  # about 7 px a character: a long name is cut, not overlapped
+        name = panel.name if len(panel.name) <= room else panel.name[: room - 1] + "…"
+        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{_esc(name)}{count}<title>{_esc(panel.name)}</title></text>')
         body.append(f'<rect x="{plot_x:.1f}" y="{plot_y:.1f}" width="{plot_w:.1f}" height="{plot_h:.1f}" class="mt-plot"/>')
         if not data:
             body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">all NaN/Inf</text>')
