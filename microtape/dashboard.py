@@ -259,10 +259,17 @@ class Dashboard:
                     )
                 loss_value = loss.item()
             elif is_number(loss):
-                loss_value = float(loss)
+                try:
+                    loss_value = float(loss)
+                except OverflowError:  # an int beyond the float range, as IEEE rounds it
+                    loss_value = math.inf if loss > 0 else -math.inf
             else:
                 raise InvalidArgumentError(
-                    explain(f"Dashboard.log(loss={loss!r}) is not a number or a tensor.", "", "dash.log(step, loss=value)"),
+                    explain(
+                        f"Dashboard.log(loss={short_repr(loss)}) is not a number or a tensor.",
+                        "The loss chart draws one number per step.",
+                        "dash.log(step, loss=value)",
+                    ),
                     value=loss,
                 )
         if tensors is not None and (not is_int(tensors) or not 0 <= tensors < MAX_STEP):

@@ -64,6 +64,10 @@ def test_hostile_values_draw_and_data_is_strict_json(tmp_path: Path) -> None:
     rendered = dash.render()
     json.dumps(rendered, allow_nan=False)  # the event stream's payload
     assert rendered["flags"].startswith("14 flags raised; the first:\nstep 0: NaN/Inf in the gradient of <script>")
+    huge = mt.Dashboard()
+    huge.log(0, loss=10**400)
+    huge.log(1, loss=-(10**400))
+    assert huge.data()["loss"] == [[0, math.inf], [1, -math.inf]]
     overflow = mt.Dashboard()
     overflow.log(0, loss=1.0, grads={"w": mt.tensor([1.7e308, 1.7e308])})
     assert "global norm inf > 1000 (overflow" in overflow.render()["flags"]
