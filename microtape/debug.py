@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, TextIO
+from typing import Final, TextIO, cast
 
 from . import _runtime
 from ._floats import safe_mean_abs, safe_norm
@@ -378,10 +378,23 @@ class GradStats:
 def _named(grads: object) -> list[tuple[str, Tensor]]:
     if isinstance(grads, Tensor):
         return [(getattr(grads, "name", "grad"), grads)]
+    items: list[tuple[str, object]] | None = None
     if isinstance(grads, Mapping):
-        return [(str(k), v) for k, v in grads.items() if v is not None]
-    if isinstance(grads, (list, tuple)):
-        return [(str(i), g) for i, g in enumerate(grads) if g is not None]
+        items = [(str(k), v) for k, v in grads.items() if v is not None]
+    elif isinstance(grads, (list, tuple)):
+        items = [(str(i), g) for i, g in enumerate(grads) if g is not None]
+    odd = [(name, g) for name, g in items or [] if not isinstance(g, Tensor)]
+    if items is not None and not odd:
+        return cast(list[tuple[str, Tensor]], items)
+    if odd:
+        raise InvalidArgumentError(
+            explain(
+                f"the gradient {odd[0][0]!r} is a {type(odd[0][1]).__name__}, not a tensor.",
+                "Each gradient is a tensor (or None for a variable that got none).",
+                "pass what variable_grads, grads or tape.gradient returned: mt.grad_stats(grads)",
+            ),
+            value=odd[0][1],
+        )
     raise InvalidArgumentError(
         explain(
             f"expected gradients (a tensor, list or dict of tensors), got {type(grads).__name__}.",

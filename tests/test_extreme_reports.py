@@ -129,3 +129,12 @@ def test_the_culprit_lists_a_custom_grads_real_inputs_not_what_it_saved() -> Non
     report = mt.check_grads(mt.custom_grad(_tanh_times_three), [mt.tensor([1.0, 2.0, 0.5])])
     assert report.culprit is not None and report.culprit.input_shapes == ((3,),)
     assert "(inputs (3,)) called at" in str(report.culprit)
+
+
+@pytest.mark.parametrize("grads", [{"w": 3.0}, [mt.tensor([1.0]), "x"], {"w": [1.0, 2.0]}])
+def test_the_monitor_refuses_what_is_not_a_gradient_and_records_nothing(grads: object) -> None:
+    """Guards the bug: a float among the gradients raised a bare AttributeError."""
+    monitor = mt.GradientMonitor()
+    with pytest.raises(mt.InvalidArgumentError, match="not a tensor"):
+        monitor.record(grads)  # type: ignore[arg-type]
+    assert (monitor.global_norms, monitor.history, monitor.flags) == ([], {}, [])
