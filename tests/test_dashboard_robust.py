@@ -1,4 +1,4 @@
-"""The live page cannot be frozen or broken by data (issue 21, item 5).
+"""The live page cannot be frozen or broken by data.
 
 Hostile values (gradients at the ends of the float range, NaN and Inf
 losses, a step of 10**400, names with markup) either draw or are refused by

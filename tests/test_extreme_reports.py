@@ -1,4 +1,4 @@
-"""Reports survive the exploding run they exist to watch (issue 21, item 4).
+"""Reports survive the exploding run they exist to watch.
 
 Huge finite gradients (up to the largest float, about 1.8e308), NaN and Inf:
 ``grad_stats``, ``GradientMonitor``, ``sparkline`` and ``histogram`` draw and

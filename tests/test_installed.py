@@ -1,4 +1,4 @@
-"""The installed product, checked from the checkout (issue 21, item 8); ``test_wheel.py`` checks the wheel itself.
+"""The installed product, checked from the checkout; ``test_wheel.py`` checks the wheel itself.
 
 The README's two commands work where the system Python refuses ``pip
 install`` (they make a venv), CI runs exactly the README's test command, the
