@@ -73,6 +73,8 @@ DISPATCH: Final[dict[str, Callable[..., Any]]] = {}
 """Every public op and composite by name; ``Tensor`` methods call through it."""
 
 PACKAGE_DIR: Final = os.path.dirname(os.path.abspath(__file__))
+BOOK_DIR: Final = os.path.join(PACKAGE_DIR, "_tutorials")
+"""The book's chapters and exercises inside an installed wheel: the reader's code, not the engine's."""
 
 
 def next_id() -> int:
@@ -296,7 +298,8 @@ def user_frame_line() -> str:
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(PACKAGE_DIR + os.sep):
+        path = os.path.abspath(filename)
+        if not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep):
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"

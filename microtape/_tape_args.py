@@ -25,6 +25,7 @@ def wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> ShapeE
         ),
         op=op,
         shapes=(got, want),
+        input=index,
     )
 
 

@@ -147,6 +147,27 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
     return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None, figures=figures, lang=lang)
 
 
+def replace_unencodable(stream: object) -> None:
+    """Print ``?`` for what the terminal cannot encode instead of raising UnicodeEncodeError.
+
+    A Windows console, or ``PYTHONIOENCODING=cp1252``, cannot encode the
+    tour's box-drawing characters, sparklines or Russian text; Python's
+    default there is to raise. A stream that already has an error handler, or
+    that is not a text file (a test's StringIO), is left alone.
+
+    Examples:
+        >>> import io
+        >>> raw = io.BytesIO()
+        >>> out = io.TextIOWrapper(raw, encoding="cp1252")
+        >>> replace_unencodable(out)
+        >>> print("▸ Градиент", file=out, flush=True)
+        >>> raw.getvalue()
+        b'? ????????\\n'
+    """
+    if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        stream.reconfigure(errors="replace")
+
+
 def program_name() -> str:
     """How the user called the command line: ``python3 -m microtape`` or ``microtape``.
 
@@ -304,8 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(errors="replace")
+        replace_unencodable(stream)
     if args.command == "dashboard":
         from . import dashboard_demo
 

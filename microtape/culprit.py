@@ -205,7 +205,9 @@ def find_culprit(
                 notes.append(f"could not re-check {op.name!r} called at {where} on its own: {type(err).__name__}: {str(err).splitlines()[0]:.120}")
             continue
         if not ok:
-            return Culprit(op.name, where, tuple(s for _, s in inputs), analytic, numeric, detail, order)
+            real = params.get("n_inputs")  # a custom_grad's record also holds the tensors f saved
+            shapes = tuple(s for _, s in (inputs[:real] if isinstance(real, int) else inputs))
+            return Culprit(op.name, where, shapes, analytic, numeric, detail, order)
         checked.append(op.name)
     if notes is not None:
         what = "the second derivative through the VJP" if order == 2 else "the VJP"

@@ -24,8 +24,10 @@ from types import TracebackType
 from typing import Final, TypedDict, cast
 
 from . import dashboard_charts as charts
+from .dashboard_args import named_grads, named_variables, short_repr
 from .dashboard_series import Series
 from .dashboard_server import DashboardError, Server
+from ._floats import safe_norm
 from ._types import is_int, is_number
 from .debug import GradientMonitor
 from .errors import InvalidArgumentError, explain
@@ -41,6 +43,7 @@ FOOT: Final = (
     "(each kept point is the largest of those it replaces)."
 )
 RATIO_RULE: Final = 1e-3  # update/weight near 1e-3 is the usual rule of thumb for SGD-like training
+MAX_STEP: Final = 2**53  # steps and counts beyond this are not exact as floats (the charts, JavaScript)
 
 
 class Rendered(TypedDict):
@@ -50,61 +53,6 @@ class Rendered(TypedDict):
     status: str
     flags: str
     flags_calm: bool
-
-
-def _norm(data: list[float]) -> float:
-    return math.sqrt(sum(v * v for v in data))
-
-
-def _named_grads(grads: object) -> list[tuple[str, Tensor]]:
-    """Name each gradient: variable names, dict keys or list positions."""
-    if hasattr(grads, "grads") and isinstance(getattr(grads, "grads"), Mapping):  # a VariableGrads
-        grads = getattr(grads, "grads")
-    if isinstance(grads, Tensor):
-        return [(getattr(grads, "name", "grad"), grads)]
-    if isinstance(grads, Mapping):
-        return [(k.name if isinstance(k, Variable) else str(k), v) for k, v in grads.items() if isinstance(v, Tensor)]
-    if isinstance(grads, (list, tuple)):
-        out: list[tuple[str, Tensor]] = []
-        for i, g in enumerate(grads):
-            if isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], Variable):  # (grad, variable) pairs
-                if isinstance(g[0], Tensor):
-                    out.append((g[1].name, g[0]))
-            elif isinstance(g, Tensor):
-                out.append((str(i), g))
-            elif g is not None:
-                break
-        else:
-            return out
-    raise InvalidArgumentError(
-        explain(
-            f"Dashboard.log(grads=...) got {type(grads).__name__}, which is not a set of gradients.",
-            "Pass what variable_grads, grads or tape.gradient returned: a tensor, a list, a dict "
-            "keyed by name or variable, or (gradient, variable) pairs.",
-            "value, grads = mt.variable_grads(loss); dash.log(step, loss=value, grads=grads)",
-        ),
-        value=grads,
-    )
-
-
-def _named_variables(variables: object) -> list[tuple[str, Tensor]]:
-    if isinstance(variables, Mapping):
-        items = [(k.name if isinstance(k, Variable) else str(k), v) for k, v in variables.items()]
-    elif isinstance(variables, (list, tuple)) and all(isinstance(v, Variable) for v in variables):
-        items = [(v.name, v) for v in variables]
-    else:
-        items = []
-    if not items or not all(isinstance(t, Tensor) for _, t in items):
-        raise InvalidArgumentError(
-            explain(
-                f"Dashboard.log(variables=...) got {type(variables).__name__}: expected a list of variables "
-                "or a dict of name -> tensor.",
-                "The update-to-weight ratio compares each variable with its value at the previous log call.",
-                "dash.log(step, loss=value, grads=grads, variables=[w, b])",
-            ),
-            value=variables,
-        )
-    return items
 
 
 class Dashboard:
@@ -228,6 +176,7 @@ class Dashboard:
         self._marks: deque[tuple[int, str]] = deque(maxlen=32)
         self._flags: deque[str] = deque(maxlen=8)
         self._flag_count = 0
+        self._first_flag: str | None = None
         self._monitor_seen: dict[str, int] = {}
         self._monitor_flags = 0
         self._last_step: int | None = None
@@ -277,11 +226,20 @@ class Dashboard:
         # Validate and read everything first: a failed call records nothing.
         if step is None:
             step = 0 if self._last_step is None else self._last_step + 1
+        if is_int(step) and abs(step) >= MAX_STEP:
+            raise InvalidArgumentError(
+                explain(
+                    f"Dashboard.log(step={short_repr(step)}): a step must be below 2**53 in size.",
+                    "The charts and the page's JavaScript count steps as floats, exact only up to 2**53.",
+                    "pass the loop's counter, or leave step out to count 0, 1, 2, ...",
+                ),
+                step=step,
+            )
         if not is_int(step) or (self._last_step is not None and step <= self._last_step):
             raise InvalidArgumentError(
                 explain(
-                    f"Dashboard.log(step={step!r}): steps must increase, and the last one logged was {self._last_step}.",
-                    "Each call records one step; the charts' x axis is the step.",
+                    f"Dashboard.log(step={short_repr(step)}): steps must increase, and the last one logged was {self._last_step}.",
+                    "Each call records one step, an int below 2**53; the charts' x axis is the step.",
                     "leave step out to count 0, 1, 2, ... or pass the loop's counter; "
                     'mark a new phase with dash.mark(step, "clipping on").',
                 ),
@@ -301,15 +259,31 @@ class Dashboard:
                     )
                 loss_value = loss.item()
             elif is_number(loss):
-                loss_value = float(loss)
+                try:
+                    loss_value = float(loss)
+                except OverflowError:  # an int beyond the float range, as IEEE rounds it
+                    loss_value = math.inf if loss > 0 else -math.inf
             else:
                 raise InvalidArgumentError(
-                    explain(f"Dashboard.log(loss={loss!r}) is not a number or a tensor.", "", "dash.log(step, loss=value)"),
+                    explain(
+                        f"Dashboard.log(loss={short_repr(loss)}) is not a number or a tensor.",
+                        "The loss chart draws one number per step.",
+                        "dash.log(step, loss=value)",
+                    ),
                     value=loss,
                 )
-        named = _named_grads(grads) if grads is not None else []
+        if tensors is not None and (not is_int(tensors) or not 0 <= tensors < MAX_STEP):
+            raise InvalidArgumentError(
+                explain(
+                    f"Dashboard.log(tensors={short_repr(tensors)}) is not a count of tensors.",
+                    "tensors is an int from 0 to 2**53, charted per step; leave it out for memory().num_tensors.",
+                    "dash.log(step, loss=value, tensors=mt.memory().num_tensors)",
+                ),
+                value=tensors,
+            )
+        named = named_grads(grads) if grads is not None else []
         grad_data = {name: t.data_sync() for name, t in named}
-        weights = {name: t.data_sync() for name, t in _named_variables(variables)} if variables is not None else {}
+        weights = {name: t.data_sync() for name, t in named_variables(variables)} if variables is not None else {}
         count = memory().num_tensors if tensors is None else tensors
         monitor_norms: dict[str, float] = {}
         monitor_global: float | None = None
@@ -320,14 +294,14 @@ class Dashboard:
             if monitor_norms and self.monitor.global_norms:
                 monitor_global = self.monitor.global_norms[-1]
 
-        norms = {name: _norm(data) for name, data in grad_data.items()} or monitor_norms
-        total = math.sqrt(sum(n * n for n in norms.values())) if named else monitor_global
+        norms = {name: safe_norm(data) for name, data in grad_data.items()} or monitor_norms
+        total = safe_norm(list(norms.values())) if named else monitor_global
         ratios: dict[str, float] = {}
         for name, data in weights.items():
             old = self._weights.get(name)
             if old is not None and len(old) == len(data):
-                size = _norm(old)
-                change = math.sqrt(sum((a - b) * (a - b) for a, b in zip(data, old)))
+                size = safe_norm(old)
+                change = safe_norm([a / 2 - b / 2 for a, b in zip(data, old)]) * 2  # halves: no overflow of a - b
                 ratios[name] = change / size if size > 0 else (math.inf if change > 0 else 0.0)
         with self._lock:
             self._steps_logged += 1
@@ -369,9 +343,12 @@ class Dashboard:
     def _check(self, step: int, norms: dict[str, float], total: float | None) -> list[str]:
         """The monitor's rules, for a dashboard without a monitor."""
         flags = []
-        bad = [n for n, v in norms.items() if not math.isfinite(v)]
+        bad = [n for n, v in norms.items() if v != v]  # a norm is NaN when a value is NaN or Inf
         if bad:
             flags.append(f"step {step}: NaN/Inf in the gradient of {', '.join(bad)}")
+        elif total == math.inf:
+            flags.append(f"step {step}: exploding: global norm inf > {charts.short(self.explode_norm)} "
+                         "(overflow: finite gradients whose norm exceeds the largest float, 1.8e+308)")
         elif total is not None and total > self.explode_norm:
             flags.append(f"step {step}: exploding: global norm {charts.short(total)} > {charts.short(self.explode_norm)}")
         flags += [
@@ -382,6 +359,8 @@ class Dashboard:
         return flags
 
     def _add_flags(self, flags: Sequence[str]) -> None:
+        if flags and self._first_flag is None:
+            self._first_flag = flags[0]
         self._flag_count += len(flags)
         self._flags.extend(flags)
 
@@ -394,9 +373,13 @@ class Dashboard:
             >>> dash.data()["marks"]
             [[100, 'clipping on']]
         """
-        if not is_int(step) or not isinstance(cast(object, label), str):
+        if not is_int(step) or abs(step) >= MAX_STEP or not isinstance(cast(object, label), str):
             raise InvalidArgumentError(
-                explain(f"Dashboard.mark({step!r}, {label!r}): expected an int step and a str label.", "", 'dash.mark(100, "clipping on")')
+                explain(
+                    f"Dashboard.mark({short_repr(step)}, {short_repr(label)}): expected an int step below 2**53 and a str label.",
+                    "A mark is a labelled vertical line at one step.",
+                    'dash.mark(100, "clipping on")',
+                )
             )
         with self._lock:
             self._marks.append((step, label))
@@ -419,6 +402,11 @@ class Dashboard:
 
     def data(self) -> dict[str, object]:
         """The recorded series as plain lists (what ``/data.json`` serves).
+
+        Values are Python floats, NaN and Inf included. ``/data.json`` is
+        strict JSON, which has no NaN or Infinity: there a non-finite number
+        is the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"`` (what
+        JavaScript's ``Number()`` reads back).
 
         Examples:
             >>> dash = mt.Dashboard()
@@ -492,7 +480,7 @@ class Dashboard:
             ratios = {k: s.points() for k, s in self._ratios.items()}
             tensors = self._tensors.points()
             latest, latest_step = dict(self._latest), self._latest_step
-            marks, flags, flag_count = list(self._marks), list(self._flags), self._flag_count
+            marks, flags, flag_count, first = list(self._marks), list(self._flags), self._flag_count, self._first_flag
             colors, steps, last, last_loss = dict(self._colors), self._steps_logged, self._last_step, self._last_loss
             finished = self.finished
         norm_lines = [charts.Line(k, p, colors.get(k, "#000")) for k, p in norms.items()]
@@ -529,7 +517,9 @@ class Dashboard:
         parts.append("training finished" if finished else "training…")
         if viewers is not None:
             parts.append(f"{viewers} viewer{'s' if viewers != 1 else ''}")
-        if flag_count:
+        if flag_count > len(flags) and first is not None:  # the first flag of a run explains the rest
+            text = f"{flag_count} flags raised; the first:\n{first}\nthe latest:\n" + "\n".join(flags)
+        elif flag_count:
             text = f"{flag_count} flag{'s' if flag_count != 1 else ''} raised; the latest:\n" + "\n".join(flags)
         else:
             text = "no exploding or vanishing gradient flagged"
@@ -572,9 +562,21 @@ class Dashboard:
                 ),
                 path=str(path),
             )
+        text = self.html()
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(self.html(), encoding="utf-8")
-        os.replace(tmp, target)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError as err:
+            tmp.unlink(missing_ok=True)  # a failed save leaves nothing behind
+            raise DashboardError(
+                explain(
+                    f"save_html({str(path)!r}) failed: {err.strerror or err}.",
+                    "save_html writes a temporary file beside the target, then renames it over the target.",
+                    "pass the path of a file (not a folder) in a folder you can write to",
+                ),
+                path=str(path),
+            ) from err
         return target
 
     def _repr_html_(self) -> str:

@@ -82,7 +82,9 @@ def _nice_step(span: float, ticks: int = 5) -> float:
 
 def _linear_ticks(lo: float, hi: float, ticks: int = 5) -> tuple[float, float, list[float]]:
     if hi <= lo:
-        lo, hi = lo - 1.0, hi + 1.0
+        lo, hi = (lo - 1.0, hi + 1.0) if abs(lo) < 1e300 else (lo, lo * 0.5) if lo < 0 else (lo * 0.5, hi)
+    if not abs(lo) < 1e300 or not abs(hi) < 1e300:  # near the float range's ends: no rounding outwards
+        return lo, hi, [lo * (1 - i / ticks) + hi * (i / ticks) for i in range(ticks + 1)]
     step = _nice_step(hi - lo, ticks)
     start, stop = math.floor(lo / step) * step, math.ceil(hi / step) * step
     count = int(round((stop - start) / step))
@@ -173,16 +175,20 @@ def line_chart(
     def sx(step: float) -> float:
         return LEFT + (step - x_lo) / (x_hi - x_lo) * plot_w
 
+    lo2, hi2 = lo / 2, hi / 2  # halves: the span of -1e308 and 1e308 does not overflow
+
+    def ty(t: float) -> float:  # t in axis units: the value, or its log10 on a log axis
+        return TOP + plot_h - (min(max(t, lo), hi) / 2 - lo2) / (hi2 - lo2) * plot_h
+
     def sy(v: float) -> float:
-        if log_y:
-            v = math.log10(v) if v > 0 else lo
-        return TOP + plot_h - (min(max(v, lo), hi) - lo) / (hi - lo) * plot_h
+        return ty((math.log10(v) if v > 0 else lo) if log_y else v)
 
     body.append(f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" class="mt-plot"/>')
-    digits = 0 if log_y or len(y_ticks) < 2 else max(0, -math.floor(math.log10(y_ticks[1] - y_ticks[0]) + 1e-9))
+    gap = y_ticks[1] - y_ticks[0] if len(y_ticks) > 1 else 0.0
+    digits = 0 if log_y or not 0 < gap < math.inf else max(0, -math.floor(math.log10(gap) + 1e-9))
     powers = any(t <= -3 or t >= 4 for t in y_ticks)  # a wide log axis labels every tick as 1eN
     for t in y_ticks:
-        y = sy(10.0**t if log_y else t)
+        y = ty(t)
         label = (f"1e{int(t)}" if powers else short(10.0**t)) if log_y else (f"{t:.{digits}f}" if abs(t) < 1e5 else short(t))
         body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" class="mt-grid"/>')
         body.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" class="mt-tick" text-anchor="end">{label}</text>')
@@ -196,19 +202,23 @@ def line_chart(
             f'<text transform="translate(14 {TOP + plot_h / 2:.0f}) rotate(-90)" class="mt-axis-label" text-anchor="middle">'
             f"{_esc(y_label + (' (log scale)' if log_y else ''))}</text>"
         )
+    labelled: list[float] = []
     for value, label, color in hlines:
         if log_y and value <= 0:
             continue
         y = sy(value)
+        # on a very wide axis two thresholds nearly meet: the lower one's label goes under its line
+        text_y = y + 13 if any(abs(y - other) < 14 for other in labelled) else y - 4
+        labelled.append(y)
         body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="{color}" stroke-width="1.2" stroke-dasharray="2 3"/>')
-        body.append(f'<text x="{LEFT + plot_w - 4}" y="{y - 4:.1f}" class="mt-threshold" fill="{color}" text-anchor="end">{_esc(label)}</text>')
+        body.append(f'<text x="{LEFT + plot_w - 4}" y="{text_y:.1f}" class="mt-threshold" fill="{color}" text-anchor="end">{_esc(label)}</text>')
     for step, label in marks:
         if x_lo <= step <= x_hi:
             x = sx(step)
             body.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + plot_h}" class="mt-mark"/>')
             body.append(f'<text x="{x + 4:.1f}" y="{TOP + 12}" class="mt-mark-label">{_esc(label)}</text>')
     total = 0
-    kx, ky = plot_w / (x_hi - x_lo), plot_h / (hi - lo)  # the inner loop inlines sx and sy: it runs per point
+    kx, ky = plot_w / (x_hi - x_lo), plot_h / (hi2 - lo2)  # the inner loop inlines sx and sy: it runs per point
     bx, base = LEFT - x_lo * kx, TOP + plot_h
     log10, isfinite = math.log10, math.isfinite
     for line in lines:
@@ -220,7 +230,7 @@ def line_chart(
             if isfinite(v):
                 t = (log10(v) if v > 0 else lo) if log_y else v
                 t = lo if t < lo else hi if t > hi else t
-                segment.append(f"{step * kx + bx:.1f},{base - (t - lo) * ky:.1f}")
+                segment.append(f"{step * kx + bx:.1f},{base - (t / 2 - lo2) * ky:.1f}")
             else:
                 bad.append(step * kx + bx)
                 if segment:
@@ -263,16 +273,19 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
         data = [v for v in panel.values if math.isfinite(v)]
         bad = len(panel.values) - len(data)
         plot_x, plot_y, plot_w, plot_h = x0 + 6, y0 + 22, cell_w - 18, cell_h - 48
-        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{_esc(panel.name)} ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})</text>')
+        count = f' ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})'
+        room = max(4, int((cell_w - 12) / 7) - len(count))  # about 7 px a character: a long name is cut, not overlapped
+        name = panel.name if len(panel.name) <= room else panel.name[: room - 1] + "…"
+        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{_esc(name)}{count}<title>{_esc(panel.name)}</title></text>')
         body.append(f'<rect x="{plot_x:.1f}" y="{plot_y:.1f}" width="{plot_w:.1f}" height="{plot_h:.1f}" class="mt-plot"/>')
         if not data:
-            body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">all NaN/Inf</text>')
+            body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">{"all NaN/Inf" if bad else "no values"}</text>')
             continue
         lo, hi = min(data), max(data)
-        span = (hi - lo) or 1.0
+        half_span = (hi / 2 - lo / 2) or 0.5  # halves: the span of -1e308 and 1e308 does not overflow
         counts = [0] * panel.bins
         for v in data:
-            counts[min(panel.bins - 1, int((v - lo) / span * panel.bins))] += 1
+            counts[min(panel.bins - 1, int((v / 2 - lo / 2) / half_span * panel.bins))] += 1
         top = max(counts)
         bar_w = plot_w / panel.bins
         for b, c in enumerate(counts):
@@ -284,7 +297,7 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
                 )
                 total += 1
         if lo <= 0 <= hi and hi > lo:
-            zx = plot_x + (0 - lo) / span * plot_w
+            zx = plot_x + (0 - lo / 2) / half_span * plot_w
             body.append(f'<line x1="{zx:.1f}" y1="{plot_y:.1f}" x2="{zx:.1f}" y2="{plot_y + plot_h:.1f}" class="mt-zero"/>')
         body.append(f'<text x="{plot_x:.1f}" y="{plot_y + plot_h + 13:.1f}" class="mt-tick">{short(lo)}</text>')
         body.append(f'<text x="{plot_x + plot_w:.1f}" y="{plot_y + plot_h + 13:.1f}" class="mt-tick" text-anchor="end">{short(hi)}</text>')

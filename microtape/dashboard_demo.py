@@ -36,6 +36,7 @@ HIDDEN: Final = 8
 BATCH: Final = 16
 LEARNING_RATE: Final = 0.3
 CLIP: Final = 1.0
+FLAGGED_STEPS: Final = 40  # exploding steps after which the unclipped run has made its point
 
 USAGE: Final = """\
 The live training page for your own loop; save this as watch.py and run it
@@ -75,7 +76,11 @@ Pass monitor=mt.GradientMonitor(...) to draw its thresholds and show its flags.
 
 
 async def train_rnn(dash: Dashboard, steps: int, delay: float = 0.0, seed: int = 0) -> None:
-    """Train the recurrent net for ``steps`` steps: the first quarter exploding, the rest clipped.
+    """Train the recurrent net for ``steps`` steps: first exploding, then clipped.
+
+    The unclipped run ends once the monitor has flagged 40 of its steps as
+    exploding (or NaN/Inf), and at a quarter of the steps at the latest;
+    then the weights are reset and the clipped run takes the rest.
 
     Examples:
         >>> import asyncio
@@ -99,22 +104,26 @@ async def train_rnn(dash: Dashboard, steps: int, delay: float = 0.0, seed: int =
             h = tanh(h @ w + x_t @ u)
         return ((h @ v - target) ** 2).mean()
 
-    switch = max(1, steps // 4)
+    latest_switch = max(1, steps // 4)
     params: list[Variable] = []
     opt = sgd(LEARNING_RATE)
+    clip, flagged = False, 0
     try:
         for step in range(steps):
-            if step in (0, switch):
+            if step == 0 or (not clip and (flagged >= FLAGGED_STEPS or step >= latest_switch)):
                 dispose(params)
                 params = [variable(t, name=f"demo_{n}_{step}") for t, n in zip(start, "WUV")]
-                if step == switch:
+                if step:
+                    clip = True
                     dash.mark(step, "clipping on (weights reset)")
-            clip = step >= switch
 
             def one_step() -> tuple[Tensor, dict[str, Tensor]]:
+                nonlocal flagged
                 value, grads = variable_grads(lambda: loss(*params))
                 raw = {n: grads[p] for n, p in zip("WUV", params)}
-                monitor.record(raw)  # before clipping: the monitor sees the explosion
+                new = monitor.record(raw)  # before clipping: the monitor sees the explosion
+                if any("exploding" in flag or "NaN" in flag for flag in new):
+                    flagged += 1
                 gs: list[Tensor | None] = list(raw.values())
                 if clip:
                     gs, _ = clip_by_global_norm(gs, CLIP)

@@ -6,7 +6,9 @@ paths of one page source (a :class:`~microtape.Dashboard`): ``/`` (the page),
 ``/data.json`` (the recorded numbers) and ``/report.html`` (the page as a
 self-contained report). It never opens a file, so there is nothing to
 traverse to; every other path is a 404 and every method but GET and HEAD a
-405. A ticker draws the charts at most every ``interval`` seconds, only
+405; a request line over ``HEAD_LIMIT`` bytes gets 414 and headers over it
+431. Nothing the page source holds can stop it: a chart that fails to draw
+is reported on the page (or as a 500) and the server keeps serving. A ticker draws the charts at most every ``interval`` seconds, only
 when something changed and somebody is watching, and writes the same bytes
 to every viewer without waiting for any of them: a viewer that does not
 read is dropped once its backlog passes ``MAX_BACKLOG``, so browsers
@@ -21,8 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
+import html
 import json
+import math
 import threading
 import time
 from collections.abc import Mapping
@@ -31,7 +36,7 @@ from typing import Final, Protocol
 from .dashboard_charts import SCRIPT
 from .errors import MicrotapeError, explain
 
-__all__ = ["DashboardError", "PageSource", "Server"]
+__all__ = ["DashboardError", "PageSource", "Server", "json_safe"]
 
 MAX_BACKLOG: Final = 1 << 20  # bytes queued for one viewer before it is dropped
 MAX_CONNECTIONS: Final = 64
@@ -45,6 +50,11 @@ CSP: Final = (
     "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 """The browser itself refuses any script but ours and any request to another origin."""
+STREAM_HEAD: Final = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-store\r\n"
+    b"X-Content-Type-Options: nosniff\r\nConnection: keep-alive\r\n\r\n"
+)
+"""The event stream's status line and headers (``HEAD /events`` gets them too)."""
 
 
 class PageSource(Protocol):
@@ -68,6 +78,23 @@ class DashboardError(MicrotapeError, RuntimeError):
         >>> issubclass(mt.DashboardError, RuntimeError)
         True
     """
+
+
+def json_safe(value: object) -> object:
+    """``value`` with every non-finite float as a string, for strict JSON (``/data.json``).
+
+    Examples:
+        >>> from microtape.dashboard_server import json_safe
+        >>> json_safe({"loss": [[0, float("nan")], [1, float("-inf")], [2, 0.5]]})
+        {'loss': [[0, 'NaN'], [1, '-Infinity'], [2, 0.5]]}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def _response(status: str, ctype: str, body: bytes, head_only: bool = False, extra: str = "") -> bytes:
@@ -187,7 +214,11 @@ class Server:
         key = (self.source.version, self.viewers)
         if name == "update" and self._cache is not None and self._cache[:2] == key:
             return self._cache[2]
-        payload = json.dumps(self.source.render(viewers=self.viewers), separators=(",", ":"))
+        try:
+            payload = json.dumps(self.source.render(viewers=self.viewers), separators=(",", ":"), allow_nan=False)
+        except Exception as err:  # noqa: BLE001 - a drawing bug must not freeze the page: say it, keep serving
+            status = html.escape(f"the charts could not be drawn: {type(err).__name__}: {err}"[:300])
+            payload = json.dumps({"charts": {}, "status": status, "flags": "", "flags_calm": True})
         event = f"event: {name}\ndata: {payload}\n\n".encode()
         if name == "update":
             self._cache = (key[0], key[1], event)
@@ -251,10 +282,43 @@ class Server:
                 self._drop(writer)
             writer.close()
 
+    async def _read_head(self, reader: asyncio.StreamReader) -> list[str] | bytes:
+        """The request line and header lines, or the error response for a head over ``HEAD_LIMIT``."""
+        try:
+            lines = [await reader.readuntil(b"\r\n")]
+        except asyncio.LimitOverrunError:
+            return _text("414 URI Too Long", f"the request line is over {HEAD_LIMIT} bytes")
+        size = len(lines[0])
+        while lines[-1] != b"\r\n":
+            try:
+                lines.append(await reader.readuntil(b"\r\n"))
+            except asyncio.LimitOverrunError:
+                size = HEAD_LIMIT + 1
+            size += len(lines[-1])
+            if size > HEAD_LIMIT:
+                return _text("431 Request Header Fields Too Large", f"the request's headers are over {HEAD_LIMIT} bytes")
+        return [line[:-2].decode("latin-1") for line in lines[:-1]]
+
+    async def _refuse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, response: bytes) -> None:
+        """Answer a request too large to read, then drain a little of it so the answer is not lost to a reset."""
+        writer.write(response)
+        await writer.drain()
+
+        async def drain_input() -> None:
+            for _ in range(16):
+                if not await reader.read(1 << 16):
+                    return
+
+        with contextlib.suppress(asyncio.TimeoutError, ConnectionError):
+            await asyncio.wait_for(drain_input(), 1.0)
+
     async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT)
+        head = await asyncio.wait_for(self._read_head(reader), HEAD_TIMEOUT)
         self.requests += 1
-        lines = head.decode("latin-1").split("\r\n")
+        if isinstance(head, bytes):
+            await self._refuse(reader, writer, head)
+            return
+        lines = head
         parts = lines[0].split(" ")
         if len(parts) != 3 or not parts[2].startswith("HTTP/"):
             writer.write(_text("400 Bad Request", "bad request line"))
@@ -273,26 +337,33 @@ class Server:
             writer.write(_text("405 Method Not Allowed", "read-only: only GET and HEAD", extra="Allow: GET, HEAD\r\n"))
             return
         path = target.split("?", 1)[0].split("#", 1)[0]
-        if path in ("/", "/index.html"):
-            body = self.source.html(live=True).encode()
-            writer.write(_response("200 OK", "text/html; charset=utf-8", body, head_only))
-        elif path == "/report.html":
-            body = self.source.html().encode()
-            writer.write(_response("200 OK", "text/html; charset=utf-8", body, head_only,
-                                   'Content-Disposition: inline; filename="training-report.html"\r\n'))
-        elif path == "/data.json":
-            body = json.dumps(self.source.data()).encode()
-            writer.write(_response("200 OK", "application/json", body, head_only))
-        elif path == "/events" and not head_only:
-            await self._stream(reader, writer)
+        try:
+            response = self._page(path, head_only)
+        except Exception as err:  # noqa: BLE001 - a drawing bug answers 500 and the server keeps serving
+            response = _text("500 Internal Server Error", f"the page could not be drawn: {type(err).__name__}: {err}"[:300], head_only)
+        if response is not None:
+            writer.write(response)
+        elif head_only:  # HEAD /events: the stream's headers, no stream
+            writer.write(STREAM_HEAD)
         else:
-            writer.write(_text("404 Not Found", "not found: this server serves only its training page", head_only))
+            await self._stream(reader, writer)
+
+    def _page(self, path: str, head_only: bool) -> bytes | None:
+        """The response for ``path``, or None for the event stream."""
+        if path in ("/", "/index.html"):
+            return _response("200 OK", "text/html; charset=utf-8", self.source.html(live=True).encode(), head_only)
+        if path == "/report.html":
+            return _response("200 OK", "text/html; charset=utf-8", self.source.html().encode(), head_only,
+                             'Content-Disposition: inline; filename="training-report.html"\r\n')
+        if path == "/data.json":
+            body = json.dumps(json_safe(self.source.data()), allow_nan=False).encode()
+            return _response("200 OK", "application/json", body, head_only)
+        if path == "/events":
+            return None
+        return _text("404 Not Found", "not found: this server serves only its training page", head_only)
 
     async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-store\r\n"
-            b"X-Content-Type-Options: nosniff\r\nConnection: keep-alive\r\n\r\nretry: 1000\n\n"
-        )
+        writer.write(STREAM_HEAD + b"retry: 1000\n\n")
         self._streams.add(writer)
         self.viewers = len(self._streams)
         self._send(writer, self._event("done" if self.source.finished else "update"))

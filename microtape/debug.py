@@ -18,9 +18,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, TextIO
+from typing import Final, TextIO, cast
 
 from . import _runtime
+from ._floats import safe_mean_abs, safe_norm
 from ._registry import Op
 from ._runtime import STATE, TensorBase
 from ._types import is_int
@@ -342,10 +343,17 @@ _ANOMALY_HINTS = {
 class GradStats:
     """Statistics of one gradient tensor (what :func:`grad_stats` returns per entry).
 
+    ``norm`` is ``inf`` with ``overflow`` true when the gradient's values are
+    finite but its norm exceeds the largest float (about 1.8e308), and ``nan``
+    when a value is NaN or Inf (counted in ``nan_count`` and ``inf_count``).
+
     Examples:
         >>> s = mt.grad_stats([mt.tensor([0.0, 2.0])])["0"]
         >>> s.norm, s.zero_fraction
         (2.0, 0.5)
+        >>> huge = mt.grad_stats({"w": mt.tensor([1.5e308, -1.5e308])})["w"]
+        >>> huge.norm, huge.overflow, huge.max_abs
+        (inf, True, 1.5e+308)
     """
 
     name: str
@@ -356,22 +364,37 @@ class GradStats:
     zero_fraction: float
     nan_count: int
     inf_count: int
+    overflow: bool = False
 
     def __str__(self) -> str:
         return (
             f"{self.name:<12} {str(self.shape):<10} norm {format_number(self.norm):>9}  "
             f"max|g| {format_number(self.max_abs):>9}  mean|g| {format_number(self.mean_abs):>9}  "
             f"zeros {self.zero_fraction:5.1%}  nan {self.nan_count}  inf {self.inf_count}"
+            + ("  (the norm overflows: larger than the largest float, 1.8e+308)" if self.overflow else "")
         )
 
 
 def _named(grads: object) -> list[tuple[str, Tensor]]:
     if isinstance(grads, Tensor):
         return [(getattr(grads, "name", "grad"), grads)]
+    items: list[tuple[str, object]] | None = None
     if isinstance(grads, Mapping):
-        return [(str(k), v) for k, v in grads.items() if v is not None]
-    if isinstance(grads, (list, tuple)):
-        return [(str(i), g) for i, g in enumerate(grads) if g is not None]
+        items = [(str(k), v) for k, v in grads.items() if v is not None]
+    elif isinstance(grads, (list, tuple)):
+        items = [(str(i), g) for i, g in enumerate(grads) if g is not None]
+    odd = [(name, g) for name, g in items or [] if not isinstance(g, Tensor)]
+    if items is not None and not odd:
+        return cast(list[tuple[str, Tensor]], items)
+    if odd:
+        raise InvalidArgumentError(
+            explain(
+                f"the gradient {odd[0][0]!r} is a {type(odd[0][1]).__name__}, not a tensor.",
+                "Each gradient is a tensor (or None for a variable that got none).",
+                "pass what variable_grads, grads or tape.gradient returned: mt.grad_stats(grads)",
+            ),
+            value=odd[0][1],
+        )
     raise InvalidArgumentError(
         explain(
             f"expected gradients (a tensor, list or dict of tensors), got {type(grads).__name__}.",
@@ -386,15 +409,18 @@ def _stats(name: str, t: Tensor) -> GradStats:
     data = t._values()
     finite = [v for v in data if math.isfinite(v)]
     n = len(data) or 1
+    all_finite = len(finite) == len(data)
+    norm = safe_norm(data) if all_finite else math.nan
     return GradStats(
         name=name,
         shape=t.shape,
-        norm=math.sqrt(math.fsum(v * v for v in data)) if len(finite) == len(data) else math.nan,
-        max_abs=max((abs(v) for v in data), default=0.0) if len(finite) == len(data) else math.nan,
-        mean_abs=math.fsum(abs(v) for v in finite) / n,
+        norm=norm,
+        max_abs=max((abs(v) for v in data), default=0.0) if all_finite else math.nan,
+        mean_abs=safe_mean_abs(finite, n),
         zero_fraction=sum(1 for v in data if v == 0.0) / n,
         nan_count=sum(1 for v in data if v != v),
         inf_count=sum(1 for v in data if v in (math.inf, -math.inf)),
+        overflow=norm == math.inf,
     )
 
 
@@ -459,7 +485,7 @@ class GradientMonitor:
         """Add one step's gradients; return the flags raised at this step."""
         stats = grad_stats(grads)
         step = len(self.global_norms)
-        total = math.sqrt(math.fsum(s.norm * s.norm for s in stats.values()))
+        total = safe_norm([s.norm for s in stats.values()])
         self.global_norms.append(total)
         for name, s in stats.items():
             self.history.setdefault(name, []).append(s.norm)
@@ -467,6 +493,9 @@ class GradientMonitor:
         bad = [n for n, s in stats.items() if s.nan_count or s.inf_count]
         if bad:
             new.append(f"step {step}: NaN/Inf in the gradient of {', '.join(bad)}")
+        elif total == math.inf:
+            new.append(f"step {step}: exploding: global norm inf > {self.explode_norm} (overflow: "
+                       "finite gradients whose norm exceeds the largest float, 1.8e+308)")
         elif total > self.explode_norm:
             new.append(f"step {step}: exploding: global norm {format_number(total)} > {self.explode_norm}")
         elif len(self.global_norms) > self.window:
@@ -491,15 +520,42 @@ class GradientMonitor:
         """Whether any step was flagged as vanishing."""
         return any("vanishing" in f for f in self.flags)
 
-    def report(self, width: int = 40) -> str:
-        """A compact text report: one sparkline of gradient norms per variable."""
+    def report(self, width: int = 40, flags: int = 5) -> str:
+        """A compact text report: one sparkline of gradient norms per variable, then the flags.
+
+        The first flag of the run comes first (it usually explains the rest),
+        then the ``flags - 1`` most recent, saying how many are left out. A
+        norm that overflowed (finite gradients, norm beyond 1.8e308) is drawn
+        as the highest bar and printed as ``inf (overflow)``.
+
+        Examples:
+            >>> monitor = mt.GradientMonitor(explode_norm=10.0)
+            >>> for step in range(7):
+            ...     _ = monitor.record({"w": mt.tensor([1e50 ** step])})
+            >>> _ = monitor.record({"w": mt.tensor([1.5e308, -1.5e308])})
+            >>> print(monitor.report(flags=3))
+            GradientMonitor: 8 steps, 7 flags
+            w        ▁▂▃▄▆▇██  last inf (overflow)
+            global   ▁▂▃▄▆▇██  last inf (overflow)
+              step 1: exploding: global norm 1e+50 > 10.0
+              ... 4 more flags left out (monitor.flags has them all)
+              step 6: exploding: global norm 1e+300 > 10.0
+              step 7: exploding: global norm inf > 10.0 (overflow: finite gradients whose norm exceeds the largest float, 1.8e+308)
+        """
         lines = [f"GradientMonitor: {len(self.global_norms)} steps, {len(self.flags)} flags"]
         names = list(self.history) + ["global"]
         pad = max(len(n) for n in names) + 2
         for name in names:
-            series = self.history[name] if name != "global" else self.global_norms
-            lines.append(f"{name:<{pad}} {sparkline(series[-width:], log=True)}  last {format_number(series[-1]) if series else '-'}")
-        lines.extend("  " + f for f in self.flags[-5:])
+            series = (self.history[name] if name != "global" else self.global_norms)[-width:]
+            # in the history inf is always an overflow (non-finite gradients give NaN): draw it at the top
+            drawn = [sys.float_info.max if v == math.inf else v for v in series]
+            last = "-" if not series else "inf (overflow)" if series[-1] == math.inf else format_number(series[-1])
+            lines.append(f"{name:<{pad}} {sparkline(drawn, log=True)}  last {last}")
+        shown = self.flags if len(self.flags) <= max(flags, 1) else [self.flags[0], *self.flags[len(self.flags) - max(flags - 1, 0):]]
+        for i, flag in enumerate(shown):
+            lines.append("  " + flag)
+            if i == 0 and len(shown) < len(self.flags):
+                lines.append(f"  ... {len(self.flags) - len(shown)} more flags left out (monitor.flags has them all)")
         return "\n".join(lines)
 
 
@@ -527,6 +583,8 @@ def sparkline(values: Tensor | Sequence[float], log: bool = False) -> str:
         '▁▅█'
         >>> mt.sparkline([0.0, 0.0, float("nan")], log=True)
         '▁▁!'
+        >>> mt.sparkline([-1.7e308, 0.0, 1.7e308, float("inf")])    # the whole float range
+        '▁▅█!'
     """
     data = _series(values)
     scaled = [(math.log10(v) if v > 0 else -math.inf) if log else v for v in data]
@@ -534,7 +592,7 @@ def sparkline(values: Tensor | Sequence[float], log: bool = False) -> str:
     if not finite:  # nothing to scale by: zeros (on a log scale) sit at the bottom
         return "".join("!" if not math.isfinite(raw) else _BARS[0] for raw in data)
     lo, hi = min(finite), max(finite)
-    span = hi - lo
+    half_span = hi / 2 - lo / 2  # halves: the span of -1e308 and 1e308 does not overflow
     out = []
     for v, raw in zip(scaled, data):
         if not math.isfinite(raw):
@@ -542,32 +600,42 @@ def sparkline(values: Tensor | Sequence[float], log: bool = False) -> str:
         elif not math.isfinite(v):
             out.append(_BARS[0])
         else:
-            out.append(_BARS[0 if span == 0 else min(len(_BARS) - 1, int((v - lo) / span * (len(_BARS) - 1) + 0.5))])
+            place = (v / 2 - lo / 2) / half_span if half_span else 0.0
+            out.append(_BARS[min(len(_BARS) - 1, int(place * (len(_BARS) - 1) + 0.5))])
     return "".join(out)
 
 
 def histogram(values: Tensor | Sequence[float], bins: int = 10, width: int = 30) -> str:
     """Text histogram of a tensor's values, one line per bin.
 
+    NaN and Inf cannot be binned: a last line counts them.
+
     Examples:
         >>> print(mt.histogram([0.0, 0.1, 0.2, 0.9, 1.0], bins=2, width=6))
         [0, 0.5)  ###### 3
         [0.5, 1]  #### 2
+        >>> print(mt.histogram([-1.7e308, 1.7e308, 1.7e308, float("nan")], bins=2, width=6))
+        [-1.7e+308, 0)  ### 1
+        [0, 1.7e+308]   ###### 2
+        (1 NaN/Inf value left out)
     """
-    data = [v for v in _series(values) if math.isfinite(v)]
+    everything = _series(values)
+    data = [v for v in everything if math.isfinite(v)]
+    left_out = len(everything) - len(data)
+    note = f"\n({left_out} NaN/Inf value{'s' if left_out != 1 else ''} left out)" if left_out else ""
     if not is_int(bins) or bins < 1:
         raise InvalidArgumentError(explain(f"bins={bins!r} must be a positive int.", "A histogram needs at least one bin.", "use bins=10."), value=bins)
     if not data:
-        return "(no finite values)"
+        return "(no finite values)" + note
     lo, hi = min(data), max(data)
-    span = (hi - lo) or 1.0
+    half_span = (hi / 2 - lo / 2) or 0.5  # halves: the span of -1e308 and 1e308 does not overflow
     counts = [0] * bins
     for v in data:
-        counts[min(bins - 1, int((v - lo) / span * bins))] += 1
+        counts[min(bins - 1, int((v / 2 - lo / 2) / half_span * bins))] += 1
     top = max(counts)
-    edges = [lo + span * i / bins for i in range(bins + 1)]
+    edges = [lo + 2 * half_span * i / bins if half_span < 8e307 else lo * (1 - i / bins) + hi * (i / bins) for i in range(bins + 1)]
     labels = [f"[{_short_number(edges[i])}, {_short_number(edges[i + 1])}{']' if i == bins - 1 else ')'}" for i in range(bins)]
     pad = max(len(label) for label in labels)
     return "\n".join(
         f"{label:<{pad}}  {'#' * max(1 if c else 0, round(c / top * width))} {c}" for label, c in zip(labels, counts)
-    )
+    ) + note

@@ -511,6 +511,7 @@ def _custom_vjp(
                 ),
                 op=name,
                 shapes=(t.shape, x.shape),
+                input=i,
             )
         result.append(t)
     return (*result, *(None for _ in saved))  # a saved tensor gets no gradient through grad_fn

@@ -127,12 +127,23 @@ class GradCheckReport:
         return self
 
 
-def _shape_note(i: int, err: ShapeError) -> str:
+def _shape_note(err: ShapeError) -> str:
+    """Whose VJP returned a wrongly shaped gradient, and for which of the op's inputs."""
     got, want = err.shapes
-    return (
-        f"the analytic gradient of input {i} cannot be computed: the VJP of {err.op!r} returned a "
-        f"gradient of shape {got} for an input of shape {want} (did it forget to sum over broadcast axes?)"
-    )
+    bad = getattr(err, "input", None)
+    which = f"its input {bad}; " if is_int(bad) else ""
+    return f"the VJP of {err.op!r} returned a gradient of shape {got} for an input of shape {want} ({which}did it forget to sum over broadcast axes?)"
+
+
+def _shape_notes(failures: dict[str, list[int]]) -> list[str]:
+    """One note per wrongly shaped VJP result, naming the inputs of f whose gradient it spoils."""
+    notes = []
+    for why, inputs in failures.items():
+        if len(inputs) == 1:
+            notes.append(f"{why}, so the analytic gradient of input {inputs[0]} cannot be computed")
+        else:  # the tape refuses a VJP's result as a whole, whichever input was asked for
+            notes.append(f"{why}, so the analytic gradients of inputs {', '.join(map(str, inputs))} cannot be computed")
+    return notes
 
 
 def _gradient_row(tape: GradientTape, y: Tensor, copies: list[Tensor], k: int) -> list[list[float]]:
@@ -143,7 +154,7 @@ def _gradient_row(tape: GradientTape, y: Tensor, copies: list[Tensor], k: int) -
     return [g.data_sync() if g is not None else [0.0] * c.size for g, c in zip(gs, copies)]
 
 
-def _one_input_rows(f: Fn, copies: list[Tensor], i: int, n_out: int, notes: list[str]) -> list[list[float]]:
+def _one_input_rows(f: Fn, copies: list[Tensor], i: int, n_out: int, failures: dict[str, list[int]]) -> list[list[float]]:
     """∂y_k/∂x_i for one input, with a tape that watches only it; NaN where a VJP fails."""
     with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
         tape.watch(copies[i])
@@ -153,7 +164,7 @@ def _one_input_rows(f: Fn, copies: list[Tensor], i: int, n_out: int, notes: list
     except ShapeError as err:
         if not hasattr(err, "op"):
             raise
-        notes.append(_shape_note(i, err))
+        failures.setdefault(_shape_note(err), []).append(i)
         return [[math.nan] * copies[i].size for _ in range(n_out)]
     finally:
         tape.release()
@@ -180,10 +191,12 @@ def _analytic_jacobian(
                 # A VJP returned a wrong-shaped gradient: find which inputs it reaches,
                 # one input at a time, so the other inputs' entries are still compared.
                 rows = [[[] for _ in copies] for _ in range(y.size)]
+                failures: dict[str, list[int]] = {}
                 for i in range(len(copies)):
-                    column = _one_input_rows(f, copies, i, y.size, notes)
+                    column = _one_input_rows(f, copies, i, y.size, failures)
                     for k in range(y.size):
                         rows[k][i] = column[k]
+                notes.extend(_shape_notes(failures))
             return y.data_sync(), y.shape, rows, notes
         finally:
             tape.release()

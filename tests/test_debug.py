@@ -425,8 +425,8 @@ def test_sparkline() -> None:
 def test_histogram() -> None:
     assert mt.histogram([0.0, 0.1, 0.2, 0.9, 1.0], bins=2, width=6) == "[0, 0.5)  ###### 3\n[0.5, 1]  #### 2"
     lines = mt.histogram(mt.tensor([0.0, 0.0, 0.0, 1.0, 2.0, 3.0, NAN]), bins=3, width=9).splitlines()
-    assert lines == ["[0, 1)  ######### 3", "[1, 2)  ### 1", "[2, 3]  ###### 2"]
-    assert mt.histogram([NAN, INF]) == "(no finite values)"
+    assert lines == ["[0, 1)  ######### 3", "[1, 2)  ### 1", "[2, 3]  ###### 2", "(1 NaN/Inf value left out)"]
+    assert mt.histogram([NAN, INF]) == "(no finite values)\n(2 NaN/Inf values left out)"
     assert mt.histogram([7.0, 7.0], bins=1, width=4) == "[7, 8]  #### 2"
     with pytest.raises(mt.InvalidArgumentError, match="bins=0 must be a positive int"):
         mt.histogram([1.0], bins=0)

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,18 +30,23 @@ pytestmark = pytest.mark.slow
 @dataclass(frozen=True)
 class Installed:
     wheel: Path
+    sdist: Path
     python: Path
     work: Path  # an empty folder outside the checkout
     build_log: str
 
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, encoding: str | None = None) -> subprocess.CompletedProcess[str]:
+        env = _clean_env(self.python.parent)
+        if encoding is not None:  # a terminal that cannot encode every character (a Windows console)
+            env["PYTHONIOENCODING"] = encoding
         return subprocess.run(
             [str(self.python), "-m", "microtape", *args],
             cwd=self.work,
             capture_output=True,
             text=True,
+            encoding=encoding,
             timeout=300,
-            env=_clean_env(self.python.parent),
+            env=env,
         )
 
 
@@ -76,11 +82,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     (wheel,) = dist.glob("microtape-*.whl")
+    (sdist,) = dist.glob("microtape-*.tar.gz")
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index", "--no-deps", str(wheel)]
     subprocess.run(pip, check=True, capture_output=True, timeout=300)
     work = base / "student"
     work.mkdir()
-    yield Installed(wheel, python, work, build.stdout + build.stderr)
+    yield Installed(wheel, sdist, python, work, build.stdout + build.stderr)
 
 
 def test_the_build_makes_an_sdist_and_a_wheel_without_a_warning(installed: Installed) -> None:
@@ -109,6 +116,31 @@ def test_the_wheel_carries_the_book_and_no_solution(installed: Installed) -> Non
     assert shipped == catalogs
     metadata = zipfile.ZipFile(installed.wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
     assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+
+
+def test_the_sdist_carries_no_solution(installed: Installed) -> None:
+    """Guards the bug: the sdist (what an index serves to anyone) held tutorials/exercises/solutions/."""
+    with tarfile.open(installed.sdist) as archive:
+        names = archive.getnames()
+    assert any(n.endswith("/tutorials/exercises/ex04_softplus_vjp.py") for n in names)
+    assert [n for n in names if "solution" in n] == []
+
+
+@pytest.mark.parametrize("chapter", ["4", "5"])
+def test_the_tour_from_the_wheel_names_the_chapters_lines(installed: Installed, chapter: str) -> None:
+    """Guards the bug: installed chapters live inside the package, so "your line" was `<frozen runpy>:88`."""
+    result = installed.run("tour", "--chapter", chapter, "--no-pause")
+    assert result.returncode == 0, result.stderr
+    (name,) = [p.name for p in (ROOT / "tutorials").glob(f"0{chapter}_*.py")]
+    assert "<frozen" not in result.stdout and "runpy" not in result.stdout
+    assert re.search(rf"(called|created)? ?at {re.escape(name)}:\d+", result.stdout), result.stdout[-3000:]
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "cp1251"])
+def test_the_tour_from_the_wheel_prints_on_a_narrow_terminal(installed: Installed, encoding: str) -> None:
+    result = installed.run("tour", "--chapter", "6", "--no-pause", encoding=encoding)
+    assert result.returncode == 0 and "Traceback" not in result.stdout + result.stderr, result.stderr[-2000:]
+    assert "?" in result.stdout and "GradientMonitor" in result.stdout
 
 
 def test_it_runs_from_the_wheel_not_the_checkout(installed: Installed) -> None:

@@ -385,7 +385,8 @@ fig.tight_layout()
 # single step can be longer than 0.3 × 1, and the run stays in the region
 # where it can learn. The console view tells the same story. Each row of
 # ``report()`` is a log-scale sparkline of one variable's gradient norm over
-# the 60 steps, followed by the last five flags:
+# the 60 steps, followed by the first flag (when the trouble started) and the
+# latest ones:
 print(plain_monitor.report(width=60))
 
 # %%
