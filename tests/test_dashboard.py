@@ -22,6 +22,7 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -340,16 +341,25 @@ def test_cli_demo_serves_while_training_and_ctrl_c_stops_cleanly() -> None:
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert match, line
         port = int(match.group(1))
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("GET", "/data.json")
-        first = json.loads(conn.getresponse().read())
-        conn.close()
-        time.sleep(0.5)  # not a timing assertion: training runs on while we wait
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("GET", "/data.json")
-        second = json.loads(conn.getresponse().read())
-        conn.close()
-        assert second["steps_logged"] > first["steps_logged"] >= 0
+
+        def data() -> dict[str, Any]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                conn.request("GET", "/data.json")
+                document = json.loads(conn.getresponse().read())
+            finally:
+                conn.close()
+            assert isinstance(document, dict)
+            return document
+
+        first = data()
+        assert first["steps_logged"] >= 0
+        deadline = time.monotonic() + 120  # a generous limit on a busy machine; usually well under a second
+        second = data()
+        while second["steps_logged"] <= first["steps_logged"] and time.monotonic() < deadline:
+            time.sleep(0.05)  # poll: training runs on in the other process
+            second = data()
+        assert second["steps_logged"] > first["steps_logged"], (first["steps_logged"], second["steps_logged"])
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:

@@ -364,22 +364,27 @@ def test_files_that_are_not_exercises_are_errors(graded: tuple[int, dict[str, ob
     assert "did you mean 'ex04_softplus_vjp'?" in report(graded, "special/unknown_exercise.py")
 
 
+@pytest.mark.slow
 def test_runaway_files_time_out_and_grading_goes_on(tmp_path: Path) -> None:
+    """With ``--jobs 1`` the second runaway file is graded after the first was stopped, and each is
+    stopped soon after its 3 s (a margin of 6 s for a busy machine; a limit ten times too long would
+    take 30 s). No file here has to *pass* within 3 s, which two busy cores cannot promise: passing
+    files are graded with generous limits in the other tests."""
     (tmp_path / "at_import.py").write_text('EXERCISE = "ex00_gradient_by_hand"\nwhile True:\n    pass\n', encoding="utf-8")
     in_check = (SOLUTIONS / "ex00_gradient_by_hand.py").read_text(encoding="utf-8")
     in_check = in_check.replace("    return 3.0 * x * x - 2.0", "    while True:\n        pass")
     (tmp_path / "in_check.py").write_text(in_check, encoding="utf-8")
-    shutil.copy(SOLUTIONS / "ex01_variables_sgd.py", tmp_path / "fine.py")
-    code, document = grade_json(tmp_path, "--timeout", "3", "--jobs", "2")
+    code, document = grade_json(tmp_path, "--timeout", "3", "--jobs", "1")
     listed = document["files"]
     assert isinstance(listed, list)
     files = {Path(str(e["path"])).name: e for e in listed}
-    assert code == 1 and list(files) == ["at_import.py", "fine.py", "in_check.py"]
+    assert code == 1 and list(files) == ["at_import.py", "in_check.py"]
     assert files["at_import.py"]["status"] == "timeout"
     assert "stopped after 3 s while loading the file" in str(files["at_import.py"]["message"])
     assert files["in_check.py"]["status"] == "timeout"
     assert "  TIME  df_by_hand matches finite differences" in str(files["in_check.py"]["report"])
-    assert files["fine.py"]["status"] == "passed"
+    for entry in files.values():
+        assert 3.0 <= float(str(entry["seconds"])) < 9.0, entry["seconds"]
 
 
 # -- the JSON document and the table ---------------------------------------------------------------
