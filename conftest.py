@@ -9,6 +9,7 @@ it in the first test that uses it).
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Iterator
 
@@ -20,6 +21,14 @@ from microtape import _runtime
 
 # fixture name -> seconds its first test may take (pyproject's default is 300)
 SLOW_FIXTURES: dict[str, int] = {"editions": 1800, "installed": 1200, "graded": 1200}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection built (modules, test items, Hypothesis' strategies) out of the
+    garbage collector's sight: the tests that call ``gc.collect()`` to count tensors then scan
+    only what the tests made, about three times faster over the whole suite."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -436,6 +436,7 @@ def test_missing_attributes_do_not_go_through_getattr() -> None:
     assert "__getattribute__" not in vars(mt.Tensor)
 
 
+@pytest.mark.slow
 def test_habits_and_typos_stay_type_errors(tmp_path: Path) -> None:
     """The habit block is hidden from type checkers: checked code gets an error for a habit and for a typo."""
     user = tmp_path / "user_code.py"

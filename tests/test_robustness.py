@@ -217,6 +217,7 @@ print(late - early)
 """
 
 
+@pytest.mark.slow
 def test_training_steps_after_a_full_collection_keep_memory_flat() -> None:
     # A fresh interpreter, measured from gc.collect(), which empties CPython's
     # free lists of spare tuples: the result does not depend on what ran

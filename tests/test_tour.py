@@ -15,6 +15,7 @@ from microtape.cli import _mini_tour, tour
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_tour_runs_every_chapter_in_a_fresh_process(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-W", "error", "-m", "microtape", "tour"],
@@ -76,6 +77,7 @@ def test_cells_keep_the_chapter_line_numbers() -> None:
     assert _tour._execute("x = 1\nx + 1", {}) == "2\n"
 
 
+@pytest.mark.slow
 def test_without_matplotlib_every_chapter_runs_and_says_how_to_draw_the_plots() -> None:
     # A fresh process where `import matplotlib` fails, as in a plain install.
     script = (

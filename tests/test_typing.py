@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # mypy and pyright over the package and the user scripts: a minute or more
 USER_SCRIPTS = ROOT / "tests" / "typing"
 
 # pyright in strict mode, honouring only its own ignore comments and reporting any that
