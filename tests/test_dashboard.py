@@ -180,6 +180,7 @@ def test_a_foreign_host_name_is_refused(dash: mt.Dashboard) -> None:
     assert _get(dash, "/data.json", host=f"localhost:{dash.port}")[0] == 200
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_on_a_long_run_and_spikes_survive_thinning() -> None:
     dash = mt.Dashboard(max_points=64)
     _feed(dash, range(5000), spike_at=3001)

@@ -393,6 +393,7 @@ def hint_of(message: str) -> str:
     return lines[0].removeprefix("  hint: ")
 
 
+@pytest.mark.slow
 def test_cli_misuse() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "microtape", "tour", "--chapter", "99"],

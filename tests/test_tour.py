@@ -35,6 +35,7 @@ def test_tour_runs_every_chapter_in_a_fresh_process(tmp_path: Path) -> None:
     assert "06_practice_1.png" in figures and f"(figure saved as {tmp_path}" in result.stdout
 
 
+@pytest.mark.slow
 def test_one_chapter_and_a_missing_one() -> None:
     out = io.StringIO()
     assert tour(chapter=2, out=out) == 0
@@ -119,6 +120,7 @@ def test_leaving_plots_out_keeps_the_rest_of_a_cell() -> None:
     assert _tour._execute("import matplotlib\nx = 1\nx", {}, tainted=tainted) == "1\n"  # an import alone: no note
 
 
+@pytest.mark.slow
 def test_with_matplotlib_the_figures_are_saved_and_named(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     out = io.StringIO()
