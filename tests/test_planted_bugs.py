@@ -9,6 +9,7 @@ who weakens a test knows what it would let through again.
 from __future__ import annotations
 
 import io
+import math
 import json
 import subprocess
 import sys
@@ -253,3 +254,34 @@ def test_the_len_and_iteration_hints_give_the_length_and_the_rows() -> None:
     with pytest.raises(mt.UnsupportedOperationError) as info:
         len(s)  # type: ignore[arg-type]
     assert _run_hint(info.value, s) == 1
+
+
+# ── update rules whose planted bugs the sample runs could not see ───────────────────────────
+
+
+def test_adadelta_reads_each_accumulator_in_its_place() -> None:
+    """Planted bug: Adadelta's ratio inverted, sqrt(accum_grad + eps) / sqrt(accum_var + eps).
+    From zero slots both accumulators stay equal (the ratio is 1 at every step), so only slots
+    that differ, as restored from a checkpoint or ``set_weights``, show which is which."""
+    w = mt.variable(mt.tensor([1.0, -2.0]), name="planted_adadelta_w")
+    lr, rho = 0.1, 0.95
+    opt = mt.train.adadelta(lr, rho=rho)
+    eps = float(str(opt.get_config()["epsilon"]))
+    ag, au, g = [0.25, 4.0], [1.0, 0.01], [0.5, -1.5]
+    opt.set_weights([
+        ("iter", mt.scalar(3.0)),
+        ("planted_adadelta_w/accum_grad", mt.tensor(ag)),
+        ("planted_adadelta_w/accum_var", mt.tensor(au)),
+    ])
+    opt.apply_gradients({w: mt.tensor(g)})
+    u = [gi * math.sqrt(aui + eps) / math.sqrt(agi + eps) for gi, agi, aui in zip(g, ag, au)]
+    want_w = [wi - lr * ui for wi, ui in zip([1.0, -2.0], u)]
+    want_ag = [rho * a + (1 - rho) * gi * gi for a, gi in zip(ag, g)]
+    want_au = [rho * a + (1 - rho) * ui * ui for a, ui in zip(au, u)]
+    got = dict(opt.get_weights())
+    for name, want in (("w", want_w), ("ag", want_ag), ("au", want_au)):
+        value = {"w": w.data_sync(), "ag": got["planted_adadelta_w/accum_grad"].data_sync(),
+                 "au": got["planted_adadelta_w/accum_var"].data_sync()}[name]
+        assert all(math.isclose(v, x, rel_tol=1e-12) for v, x in zip(value, want)), (name, value, want)
+    mt.dispose([t for _, t in got.items()])
+    opt.dispose()
