@@ -31,8 +31,9 @@ def test_contract_name_exists_and_is_exported(name: str) -> None:
     assert name in mt.__all__
 
 
-def test_all_is_complete_and_sorted_out() -> None:
+def test_all_is_complete_sorted_and_without_repeats() -> None:
     assert len(set(mt.__all__)) == len(mt.__all__)
+    assert mt.__all__ == sorted(mt.__all__), "keep microtape.__all__ in sorted order"
     for name in mt.__all__:
         assert hasattr(mt, name), name
 

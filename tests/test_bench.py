@@ -38,6 +38,7 @@ def bench(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             del sys.modules[name]  # the next test imports them afresh
 
 
+@pytest.mark.slow
 def test_bench_quick_runs_and_prints_the_table() -> None:
     result = subprocess.run(
         [sys.executable, str(BENCH / "run.py"), "--quick"],
@@ -52,6 +53,7 @@ def test_bench_quick_runs_and_prints_the_table() -> None:
     assert "vs tuple tape" in result.stdout and "vs micrograd" in result.stdout, result.stdout
 
 
+@pytest.mark.slow
 def test_the_benchmarks_pass_mypy_strict() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", "/dev/null",

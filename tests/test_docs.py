@@ -196,6 +196,8 @@ def test_catalogs_are_fully_translated() -> None:
     )
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_catalogs_match_the_sources(tmp_path: Path) -> None:
     tool = load_catalog_tool()
     project = copy_project(tmp_path)
@@ -245,6 +247,8 @@ def test_notebooks_are_markdown_and_say_how_to_install(editions: Editions) -> No
         assert "``" not in outside_code, f"{notebook.name} still has reST ``literals``"
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(300)
 def test_chapter_3_falls_back_to_text_without_dot(tmp_path: Path) -> None:
     """Without Graphviz the tape chapter prints the graph's DOT text instead of drawing it."""
     env = {**os.environ, "PATH": str(tmp_path), "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
@@ -260,6 +264,8 @@ def test_chapter_3_falls_back_to_text_without_dot(tmp_path: Path) -> None:
     assert "digraph tape {" in proc.stdout and "rankdir=TB" in proc.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_a_chapter_that_raises_breaks_the_build(tmp_path: Path) -> None:
     project = copy_project(tmp_path)
     # Named to sort first, so sphinx-gallery reaches it (and aborts) before the real chapters.

@@ -374,22 +374,27 @@ def test_files_that_are_not_exercises_are_errors(graded: tuple[int, dict[str, ob
     assert "did you mean 'ex04_softplus_vjp'?" in report(graded, "special/unknown_exercise.py")
 
 
+@pytest.mark.slow
 def test_runaway_files_time_out_and_grading_goes_on(tmp_path: Path) -> None:
+    """With ``--jobs 1`` the second runaway file is graded after the first was stopped, and each is
+    stopped soon after its 3 s (a margin of 6 s for a busy machine; a limit ten times too long would
+    take 30 s). No file here has to *pass* within 3 s, which two busy cores cannot promise: passing
+    files are graded with generous limits in the other tests."""
     (tmp_path / "at_import.py").write_text('EXERCISE = "ex00_gradient_by_hand"\nwhile True:\n    pass\n', encoding="utf-8")
     in_check = (SOLUTIONS / "ex00_gradient_by_hand.py").read_text(encoding="utf-8")
     in_check = in_check.replace("    return 3.0 * x * x - 2.0", "    while True:\n        pass")
     (tmp_path / "in_check.py").write_text(in_check, encoding="utf-8")
-    shutil.copy(SOLUTIONS / "ex01_variables_sgd.py", tmp_path / "fine.py")
-    code, document = grade_json(tmp_path, "--timeout", "3", "--jobs", "2")
+    code, document = grade_json(tmp_path, "--timeout", "3", "--jobs", "1")
     listed = document["files"]
     assert isinstance(listed, list)
     files = {Path(str(e["path"])).name: e for e in listed}
-    assert code == 1 and list(files) == ["at_import.py", "fine.py", "in_check.py"]
+    assert code == 1 and list(files) == ["at_import.py", "in_check.py"]
     assert files["at_import.py"]["status"] == "timeout"
     assert "stopped after 3 s while loading the file" in str(files["at_import.py"]["message"])
     assert files["in_check.py"]["status"] == "timeout"
     assert "  TIME  df_by_hand matches finite differences" in str(files["in_check.py"]["report"])
-    assert files["fine.py"]["status"] == "passed"
+    for entry in files.values():
+        assert 3.0 <= float(str(entry["seconds"])) < 9.0, entry["seconds"]
 
 
 # -- the JSON document and the table ---------------------------------------------------------------
@@ -416,10 +421,11 @@ def test_json_document_follows_its_schema(graded: tuple[int, dict[str, object], 
             assert (c["hints"] == []) == (c["status"] in ("PASS", "NOT_RUN"))
 
 
+@pytest.mark.slow
 def test_a_folder_gives_a_table_and_exit_0_when_everything_passes(tmp_path: Path) -> None:
     for name in ("ex01_variables_sgd", "ex03_second_derivative"):
         shutil.copy(SOLUTIONS / f"{name}.py", tmp_path / f"{name}.py")
-    done = cli(tmp_path, "--jobs", "2")
+    done = cli(tmp_path, "--jobs", "2", "--timeout", "120")  # a generous limit: these files must pass on busy cores
     assert done.returncode == 0, done.stdout
     lines = done.stdout.splitlines()
     assert lines[0].startswith("random inputs drawn with seed ")
@@ -427,21 +433,23 @@ def test_a_folder_gives_a_table_and_exit_0_when_everything_passes(tmp_path: Path
     assert "ex01_variables_sgd" in lines[2] and " 5/5 " in lines[2] and " PASS " in lines[2]
     assert lines[-1] == "2 of 2 files passed every check."
     shutil.copy(STARTERS / "ex00_gradient_by_hand.py", tmp_path / "ex00_gradient_by_hand.py")
-    done = cli(tmp_path, "--jobs", "2")
+    done = cli(tmp_path, "--jobs", "2", "--timeout", "120")
     assert done.returncode == 1 and "2 of 3 files passed every check (1 failed)." in done.stdout
 
 
+@pytest.mark.slow
 def test_one_file_prints_its_checks_and_hints_by_level() -> None:
     starter = STARTERS / "ex04_softplus_vjp.py"
-    done = cli(starter)
+    done = cli(starter, "--timeout", "120")  # a generous limit: the report must be the checks', not a timeout
     assert done.returncode == 1 and done.stderr == ""
     assert "  TODO  the VJP agrees with finite differences" in done.stdout and "not done yet: TODO 1" in done.stdout
     assert "hint: " in done.stdout and "hint 2: " not in done.stdout and "--hint 2 for a closer hint" in done.stdout
-    assert "hint 2: " in cli(starter, "--hint", "2").stdout
-    solved = cli(SOLUTIONS / "ex04_softplus_vjp.py")
+    assert "hint 2: " in cli(starter, "--hint", "2", "--timeout", "120").stdout
+    solved = cli(SOLUTIONS / "ex04_softplus_vjp.py", "--timeout", "120")
     assert solved.returncode == 0 and solved.stdout.splitlines()[-1] == "ex04_softplus_vjp: all 5 checks passed."
 
 
+@pytest.mark.slow
 def test_usage_errors_are_exit_2() -> None:
     done = cli("ex04_softplus_vjp")
     assert done.returncode == 2 and "no such file or folder" in done.stdout and "ex04_softplus_vjp.py" in done.stdout

@@ -393,6 +393,7 @@ def hint_of(message: str) -> str:
     return lines[0].removeprefix("  hint: ")
 
 
+@pytest.mark.slow
 def test_cli_misuse() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "microtape", "tour", "--chapter", "99"],
@@ -436,6 +437,7 @@ def test_missing_attributes_do_not_go_through_getattr() -> None:
     assert "__getattribute__" not in vars(mt.Tensor)
 
 
+@pytest.mark.slow
 def test_habits_and_typos_stay_type_errors(tmp_path: Path) -> None:
     """The habit block is hidden from type checkers: checked code gets an error for a habit and for a typo."""
     user = tmp_path / "user_code.py"

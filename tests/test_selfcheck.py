@@ -22,6 +22,7 @@ def _rows(text: str) -> dict[str, str]:
     return {line.split()[0]: line for line in text.splitlines()[1:-1]}
 
 
+@pytest.mark.slow
 def test_selfcheck_command_exits_zero() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "microtape", "selfcheck"], cwd=ROOT, capture_output=True, text=True, timeout=120

@@ -48,6 +48,7 @@ def test_hundred_thousand_ops_deep_has_no_recursion_limit() -> None:
     assert g is not None and g.item() == 1.0
 
 
+@pytest.mark.slow
 def test_ten_thousand_ops_deep() -> None:
     x = y = mt.scalar(1.0)
     with mt.GradientTape() as tape:

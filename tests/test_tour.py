@@ -15,6 +15,7 @@ from microtape.cli import _mini_tour, tour
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_tour_runs_every_chapter_in_a_fresh_process(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-W", "error", "-m", "microtape", "tour"],
@@ -34,6 +35,7 @@ def test_tour_runs_every_chapter_in_a_fresh_process(tmp_path: Path) -> None:
     assert "06_practice_1.png" in figures and f"(figure saved as {tmp_path}" in result.stdout
 
 
+@pytest.mark.slow
 def test_one_chapter_and_a_missing_one() -> None:
     out = io.StringIO()
     assert tour(chapter=2, out=out) == 0
@@ -76,6 +78,7 @@ def test_cells_keep_the_chapter_line_numbers() -> None:
     assert _tour._execute("x = 1\nx + 1", {}) == "2\n"
 
 
+@pytest.mark.slow
 def test_without_matplotlib_every_chapter_runs_and_says_how_to_draw_the_plots() -> None:
     # A fresh process where `import matplotlib` fails, as in a plain install.
     script = (
@@ -117,6 +120,7 @@ def test_leaving_plots_out_keeps_the_rest_of_a_cell() -> None:
     assert _tour._execute("import matplotlib\nx = 1\nx", {}, tainted=tainted) == "1\n"  # an import alone: no note
 
 
+@pytest.mark.slow
 def test_with_matplotlib_the_figures_are_saved_and_named(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     out = io.StringIO()

@@ -72,6 +72,7 @@ def test_every_prose_block_of_the_tour_is_a_message_of_its_chapter() -> None:
     assert not missing, "the tour looks up ids that the catalogs do not have:\n" + "\n".join(missing[:20])
 
 
+@pytest.mark.slow
 def test_tour_lang_ru_speaks_russian() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "microtape", "tour", "--lang", "ru", "--chapter", "2", "--no-pause"],

@@ -24,6 +24,7 @@ def test_the_book_has_chapters() -> None:
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+@pytest.mark.slow
 def test_chapter_runs(chapter: Path, tmp_path: Path) -> None:
     env = {
         **os.environ,
