@@ -3,6 +3,11 @@
 Read after ``_shape.py``. Kernels know nothing of tensors: they take flat
 lists (and shapes where broadcasting or reducing needs them) and return
 lists. Every op's forward is one call into this module.
+Every sum of floats adds left to right, one ``+`` at a time
+(``functools.reduce(operator.add, ...)``), never with the builtin ``sum``:
+from Python 3.12 ``sum`` compensates its rounding, so the same program would
+print other numbers on 3.10 and 3.11 than on 3.12 and 3.13 (bench/README.md
+measures the cost and says why not ``math.fsum``).
 IEEE-754 is the rule: Python raises ``ZeroDivisionError``, ``OverflowError``
 and "math domain error" where IEEE gives inf or nan, so each kernel first
 runs the fast builtin loop and, only if Python raises, reruns every entry
@@ -15,6 +20,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from functools import reduce
 from typing import Union
 
 from ._shape import broadcast_index, broadcast_shapes, reduce_index, reduced_shape, size_of
@@ -27,6 +33,7 @@ Data = Union[list[float], None]
 Unary = Callable[[float], float]
 Binary = Callable[[float, float], float]
 _ARITH_ERRORS = (OverflowError, ValueError, ZeroDivisionError)
+_add: Binary = operator.add
 
 
 def map_flat(fn: Unary, data: Data, safe: Unary | None = None) -> list[float]:
@@ -100,7 +107,7 @@ def reduce_flat(data: Data, in_shape: Shape, axes: tuple[int, ...], keepdims: bo
 
 def _reduce_all(data: list[float], kind: str) -> float:
     if kind == "sum":
-        return sum(data, 0.0)  # 0.0, not 0: an empty sum is a float too
+        return reduce(_add, data, 0.0)  # left to right on every Python; 0.0: an empty sum is a float too
     if not data:
         return -math.inf
     top = max(data)
@@ -114,5 +121,6 @@ def matmul_flat(a: list[float], b: list[float], n: int, k: int, m: int) -> list[
     rows = [a[i * k : (i + 1) * k] for i in range(n)]
     cols = [b[j::m] for j in range(m)] if m else []
     mul = operator.mul
-    return [sum(map(mul, row, col), 0.0) for row in rows for col in cols]  # k = 0 gives 0.0
+    add = _add
+    return [reduce(add, map(mul, row, col), 0.0) for row in rows for col in cols]  # k = 0 gives 0.0
 

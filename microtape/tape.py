@@ -171,14 +171,14 @@ class GradientTape:
                 a.id in tracked or a._trainable and self._watch_read(a),
                 b.id in tracked or b._trainable and self._watch_read(b),
             )
+            kept = a._kept or b._kept
         else:
             needs = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
+            kept = True in [x._kept for x in inputs]
         if True not in needs:
             return
-        for x in inputs:
-            if x._kept and isinstance(x, Variable):  # record what the variable holds now (TensorFlow's rule)
-                inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
-                break
+        if kept:  # a variable (always kept) among the inputs: record what it holds now (TensorFlow's rule)
+            inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
         tracked.add(out.id)
         self._records.append((op, inputs, params, out, _NEEDS.setdefault(needs, needs)))
         for x in inputs:
