@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final, Literal, TypeAlias, overload
 
+from . import _habits
 from .variable import VARIABLES
 from ._types import Shape
 from .errors import InvalidArgumentError, ShapeError, explain
@@ -560,6 +561,9 @@ class Optimizer(ABC):
                 name = f"{base}_{k}"
             made[slot] = variable(new(Tensor, values[slot], var.shape, "tensor", arena=False), trainable=False, name=name)
         self._slots[var.name] = _SlotSet(weakref.ref(var), made)
+
+
+_habits.install_optimizer(Optimizer)  # opt.zero_grad() and opt.step() say what to write instead
 
 
 # ── the state as plain data: get_weights, set_weights and checkpoints ─────────

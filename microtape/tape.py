@@ -211,7 +211,7 @@ class GradientTape:
             >>> tape.gradient(y, c)
             Tensor(12.0, shape=())
         """
-        items = [tensor] if isinstance(tensor, Tensor) else list(tensor)
+        items: list[object] = [tensor] if isinstance(tensor, Tensor) or not isinstance(tensor, (list, tuple)) else list(tensor)
         for t in items:
             if not isinstance(t, Tensor):
                 raise InvalidArgumentError(
@@ -225,6 +225,7 @@ class GradientTape:
             if t._data is None:
                 raise _runtime.disposed_error(t)
         for t in items:
+            assert isinstance(t, Tensor)  # checked above
             self._tracked.add(t.id)
             self._watched[t.id] = t
 
@@ -426,6 +427,17 @@ class GradientTape:
         """
         self._check_usable()
         zero = unconnected_mode(unconnected_gradients)
+        given: object = target  # checked at run time: callers may pass a list
+        if isinstance(given, (list, tuple)):
+            raise InvalidArgumentError(
+                explain(
+                    f"jacobian() takes one target tensor, got a {type(given).__name__} of {len(given)}.",
+                    "The Jacobian of one target has shape target.shape + source.shape; "
+                    "gradient() is the one that sums several targets.",
+                    "make the tape persistent and take one per target: [tape.jacobian(y, x) for y in (y1, y2)].",
+                ),
+                value=given,
+            )
         (target,) = targets_of(target)
         check_tensor(source, "source")
 

@@ -17,7 +17,7 @@ import itertools
 import weakref
 from typing import Final, Protocol, cast
 
-from . import _runtime
+from . import _habits, _runtime
 from ._runtime import new
 from ._types import Shape
 from .errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
@@ -168,6 +168,8 @@ class Variable(Tensor):
         _runtime.dispose(self, "dispose()")
 
 
+
+_habits.install_variable(Variable)  # w -= g raises with the assign_sub hint instead of rebinding w
 
 VARIABLES: Final = cast("weakref.WeakValueDictionary[str, Variable]", _runtime.VARIABLES)
 """Every live variable by name: ``_runtime.VARIABLES``, typed as holding variables (only ``variable()`` adds to it)."""

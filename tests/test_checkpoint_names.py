@@ -1,4 +1,4 @@
-"""Checkpoints: optimizer slots follow the names the user chose (issue 21, item 3).
+"""Checkpoints: optimizer slots follow the names the user chose.
 
 Before the fix the slots were saved under the variables' own (often generated)
 names, ``Variable_7/m``, even when the variables were saved from a dict, and
@@ -51,7 +51,7 @@ def _namespace() -> dict[str, object]:
 
 
 def test_slots_are_saved_under_the_dict_keys(tmp_path: Path) -> None:
-    """Guards issue 21 item 3: the file said Variable_<n>/m instead of w/m."""
+    """Guards a fixed bug: the file said Variable_<n>/m instead of w/m."""
     w1, b1 = mt.variable([0.5, -0.5]), mt.variable(0.1)
     other = mt.variable([1.0])  # trained by the same optimizer, not saved
     opt = mt.train.adam(0.05)
@@ -64,7 +64,7 @@ def test_slots_are_saved_under_the_dict_keys(tmp_path: Path) -> None:
 
 
 def test_training_continues_bit_for_bit_in_a_new_process(tmp_path: Path) -> None:
-    """Guards issue 21 item 3: in a new process the slots did not reach w2 (and a
+    """Guards a fixed bug: in a new process the slots did not reach w2 (and a
     variable that took the old generated name could get them)."""
     model = _namespace()
     loss = model["loss"]

@@ -1,4 +1,4 @@
-"""check_grads never passes a wrong gradient as a kink (issue 21, item 2).
+"""check_grads never passes a wrong gradient as a kink.
 
 A kink needs the one-sided slopes to disagree still at a ten times smaller
 step. Before the fix ``compare_row`` fell back to "slopes disagree at one step
@@ -27,7 +27,7 @@ def _steep_right(x: Tensor) -> tuple[Tensor, Callable[[Tensor], list[Tensor]]]:
 
 @pytest.mark.parametrize("mode", ["full", "fast"])
 def test_a_wrong_gradient_of_high_curvature_fails_in_both_modes(mode: str) -> None:
-    """Guards issue 21 item 2: both modes reported this wrong gradient as a kink and passed."""
+    """Guards a fixed bug: both modes reported this wrong gradient as a kink and passed."""
     report = mt.check_grads(mt.custom_grad(_steep), [mt.tensor([1e-3])], mode=mode, seed=0)
     assert not report.ok
     assert report.kinks == []

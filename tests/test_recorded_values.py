@@ -1,4 +1,4 @@
-"""A tape differentiates at the values it recorded, variables included (issue 21, item 1).
+"""A tape differentiates at the values it recorded, variables included.
 
 Before the fix a record held the variable itself, so an ``assign`` between
 the forward pass and ``gradient()`` changed the gradients of every other input
@@ -20,7 +20,7 @@ def _value(t: Tensor | None) -> list[float]:
 
 
 def test_the_issues_example_gives_the_gradient_at_the_recorded_value() -> None:
-    """Guards issue 21 item 1: gave 1.0 (the updated w) instead of 3.0."""
+    """Guards a fixed bug: gave 1.0 (the updated w) instead of 3.0."""
     w = mt.variable([1.0, 2.0])
     b = mt.variable(2.0)
     with mt.GradientTape(persistent=True) as tape:

@@ -1,4 +1,4 @@
-"""The same numbers on every supported Python (issue 21, item 7).
+"""The same numbers on every supported Python.
 
 From CPython 3.12 the builtin ``sum()`` of floats compensates its rounding, so
 the engine, which summed with it, printed other numbers there than on 3.10 and
@@ -105,7 +105,7 @@ def reference(workdir: Path) -> tuple[str, dict[str, str]]:
 def test_every_chapter_selfcheck_and_the_readme_print_the_same_on(
     version: str, reference: tuple[str, dict[str, str]], workdir: Path
 ) -> None:
-    """Guards issue 21 item 7: chapter 6 printed other losses and flags on 3.12 and 3.13."""
+    """Guards a fixed bug: chapter 6 printed other losses and flags on 3.12 and 3.13."""
     python = _interpreters().get(version)
     if python is None:
         pytest.skip(f"CPython {version} is not installed under pyenv (pyenv install {version}); not compared")
