@@ -3,11 +3,13 @@
 Read after ``_shape.py``. Kernels know nothing of tensors: they take flat
 lists (and shapes where broadcasting or reducing needs them) and return
 lists. Every op's forward is one call into this module.
-Every sum of floats adds left to right, one ``+`` at a time
-(``functools.reduce(operator.add, ...)``), never with the builtin ``sum``:
-from Python 3.12 ``sum`` compensates its rounding, so the same program would
-print other numbers on 3.10 and 3.11 than on 3.12 and 3.13 (bench/README.md
-measures the cost and says why not ``math.fsum``).
+Every sum of floats is ``math.fsum``, the exactly rounded sum, never the
+builtin ``sum``: from Python 3.12 ``sum`` compensates its rounding, so the same
+program would print other numbers on 3.10 and 3.11 than on 3.12 and 3.13.
+``fsum`` gives the same bits on every version, and costs less than adding left
+to right in Python (bench/README.md has the measurements). Where it raises
+(an intermediate overflow, or ``inf + -inf``) the sum is redone left to right,
+which gives IEEE's ``inf`` or ``nan``, also the same on every version.
 IEEE-754 is the rule: Python raises ``ZeroDivisionError``, ``OverflowError``
 and "math domain error" where IEEE gives inf or nan, so each kernel first
 runs the fast builtin loop and, only if Python raises, reruns every entry
@@ -107,7 +109,7 @@ def reduce_flat(data: Data, in_shape: Shape, axes: tuple[int, ...], keepdims: bo
 
 def _reduce_all(data: list[float], kind: str) -> float:
     if kind == "sum":
-        return reduce(_add, data, 0.0)  # left to right on every Python; 0.0: an empty sum is a float too
+        return _sum(data)
     if not data:
         return -math.inf
     top = max(data)
@@ -121,6 +123,17 @@ def matmul_flat(a: list[float], b: list[float], n: int, k: int, m: int) -> list[
     rows = [a[i * k : (i + 1) * k] for i in range(n)]
     cols = [b[j::m] for j in range(m)] if m else []
     mul = operator.mul
-    add = _add
-    return [reduce(add, map(mul, row, col), 0.0) for row in rows for col in cols]  # k = 0 gives 0.0
+    fsum = math.fsum
+    try:
+        return [fsum(map(mul, row, col)) for row in rows for col in cols]  # k = 0 gives 0.0
+    except _ARITH_ERRORS:  # a dot product overflows, or holds inf - inf: redo each the IEEE way
+        return [_sum(list(map(mul, row, col))) for row in rows for col in cols]
+
+
+def _sum(values: list[float]) -> float:
+    """The exactly rounded sum (``math.fsum``); IEEE's inf or nan where fsum raises."""
+    try:
+        return math.fsum(values)
+    except _ARITH_ERRORS:  # "intermediate overflow" or "-inf + inf": left to right gives inf or nan
+        return reduce(_add, values, 0.0)
 

@@ -3,7 +3,8 @@
 From CPython 3.12 the builtin ``sum()`` of floats compensates its rounding, so
 the engine, which summed with it, printed other numbers there than on 3.10 and
 3.11 (chapter 6: ``final loss 6.98e+48, 118 flags`` against ``8.34e+20, 130
-flags``). Every sum now adds left to right, on every version.
+flags``). Every sum of the engine is now ``math.fsum``, exactly rounded, the
+same bits on every version.
 
 The slow test runs the tour of every chapter, ``selfcheck`` and the README's
 first example (the Russian text's linear model) on each CPython 3.10 to 3.13
@@ -119,18 +120,22 @@ def test_every_chapter_selfcheck_and_the_readme_print_the_same_on(
 # -- fast checks of the summation itself (every run) ---------------------------
 
 
-def test_sums_add_left_to_right_as_the_kernels_promise() -> None:
-    """The values where a compensated sum (builtin sum on 3.12+) and a left-to-right one differ."""
+def test_sums_are_exactly_rounded_as_the_kernels_promise() -> None:
+    """Values where a left-to-right sum (builtin sum up to 3.11) and a compensated one
+    (builtin sum from 3.12) differ from each other; fsum is exact, on every version."""
     data = [1.0, 1e100, 1.0, -1e100]
-    assert reduce_flat(data, (4,), (0,), False, "sum")[0] == [0.0]  # ((1 + 1e100) + 1) - 1e100
-    assert mt.tensor(data).sum().item() == 0.0
-    assert matmul_flat(data, [1.0, 1.0, 1.0, 1.0], 1, 4, 1) == [0.0]
-    assert (mt.tensor([data]) @ mt.ones((4, 1))).item() == 0.0
-    assert mt.tensor([0.1] * 10).sum().item() == 0.9999999999999999  # not 1.0
+    assert reduce_flat(data, (4,), (0,), False, "sum")[0] == [2.0]  # left to right gives 0.0
+    assert mt.tensor(data).sum().item() == 2.0
+    assert matmul_flat(data, [1.0, 1.0, 1.0, 1.0], 1, 4, 1) == [2.0]
+    assert (mt.tensor([data]) @ mt.ones((4, 1))).item() == 2.0
+    assert mt.tensor([0.1] * 10).sum().item() == 1.0  # left to right: 0.9999999999999999
 
 
 def test_sums_follow_ieee_at_the_extremes() -> None:
+    """fsum raises where the exact sum overflows or meets inf - inf; the kernels give IEEE's answer."""
     assert mt.tensor([1e308, 1e308]).sum().item() == float("inf")
+    assert (mt.tensor([[1e308, 1e308], [1.0, 2.0]]) @ mt.ones((2, 1))).data_sync() == [float("inf"), 3.0]
+    assert mt.tensor([1e308, 1e308, -1e308]).sum().item() == float("inf")  # left to right, as IEEE would
     assert mt.tensor([float("inf"), float("-inf")]).sum().item() != mt.tensor([float("inf"), float("-inf")]).sum().item()
     assert mt.zeros((0,)).sum().item() == 0.0
     assert (mt.zeros((2, 0)) @ mt.zeros((0, 3))).data_sync() == [0.0] * 6
