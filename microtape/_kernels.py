@@ -3,13 +3,14 @@
 Read after ``_shape.py``. Kernels know nothing of tensors: they take flat
 lists (and shapes where broadcasting or reducing needs them) and return
 lists. Every op's forward is one call into this module.
-Every sum of floats is ``math.fsum``, the exactly rounded sum, never the
-builtin ``sum``: from Python 3.12 ``sum`` compensates its rounding, so the same
-program would print other numbers on 3.10 and 3.11 than on 3.12 and 3.13.
-``fsum`` gives the same bits on every version, and costs less than adding left
-to right in Python (bench/README.md has the measurements). Where it raises
-(an intermediate overflow, or ``inf + -inf``) the sum is redone left to right,
-which gives IEEE's ``inf`` or ``nan``, also the same on every version.
+A whole-tensor sum and every dot product is ``math.fsum``, the exactly
+rounded sum, never the builtin ``sum``: from Python 3.12 ``sum`` compensates
+its rounding, so the same program would print other numbers on 3.10 and 3.11
+than on 3.12 and 3.13. ``fsum`` gives the same bits on every version, and
+costs less than adding left to right in Python (bench/README.md has the
+measurements). Where it raises (an intermediate overflow, or ``inf + -inf``)
+the sum is redone left to right, which gives IEEE's ``inf`` or ``nan``, the
+same on every version too, as are the sums along an axis (a plain loop).
 IEEE-754 is the rule: Python raises ``ZeroDivisionError``, ``OverflowError``
 and "math domain error" where IEEE gives inf or nan, so each kernel first
 runs the fast builtin loop and, only if Python raises, reruns every entry
