@@ -120,6 +120,8 @@ from .variable import Variable as Variable
 from .variable import variable as variable
 
 from ._version import __version__ as __version__
+from . import _habits
+from typing import TYPE_CHECKING, Final
 
 __all__ = [
     "AnomalyError",
@@ -150,7 +152,6 @@ __all__ = [
     "Variable",
     "VariableError",
     "VariableGrads",
-    "abs",
     "add",
     "broadcast_to",
     "check_grads",
@@ -183,11 +184,9 @@ __all__ = [
     "log_softmax",
     "logsumexp",
     "matmul",
-    "max",
     "maximum",
     "mean",
     "memory",
-    "min",
     "minimum",
     "mul",
     "neg",
@@ -196,8 +195,6 @@ __all__ = [
     "ones",
     "ones_like",
     "pad",
-    "pow",
-    "print",
     "profile",
     "random_normal",
     "random_uniform",
@@ -208,14 +205,12 @@ __all__ = [
     "sigmoid",
     "sign",
     "sin",
-    "slice",
     "softmax",
     "sparkline",
     "sqrt",
     "square",
     "stack",
     "sub",
-    "sum",
     "tanh",
     "tensor",
     "tensor1d",
@@ -231,3 +226,22 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+__builtin_named__: Final = ("abs", "max", "min", "pow", "print", "slice", "sum")
+"""Public names that are also Python builtins: ``mt.sum``, ``mt.print``, ...
+
+They are TF.js's names, public and typed like every other, but left out of
+``__all__`` at run time, so ``from microtape import *`` does not shadow
+Python's ``print`` or ``sum``. The API page and the tests read ``__all__`` and
+this list together. Type checkers, which take the public names from
+``__all__``, see them added to it.
+"""
+
+if TYPE_CHECKING:  # for type checkers they are exported like every other public name (mypy and pyright read __all__)
+    __all__ += ["abs", "max", "min", "pow", "print", "slice", "sum"]
+
+if not TYPE_CHECKING:  # hidden from type checkers: a typo such as mt.variabel_grads stays a type error
+
+    def __getattr__(name: str) -> object:
+        """``mt.variableGrads`` and other TF.js spellings: an error with the snake_case name."""
+        raise _habits.module_attribute_error(name, [*__all__, *__builtin_named__])

@@ -11,6 +11,7 @@ message. ``value_hint`` does the same for values ``tensor()`` cannot read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, NoReturn, Protocol
 
 from .errors import UnsupportedAttributeError, UnsupportedOperationError, explain
@@ -21,6 +22,9 @@ _GRAD_OF_F: Final = "dx = mt.grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0])
 _NO_DEVICE: Final = "microtape computes with Python floats on the CPU: there are no devices to move to."
 _ONE_DTYPE: Final = "Every tensor is float64 already (Python floats); there is no other dtype."
 _IMMUTABLE: Final = "Tensors are immutable; only a variable (mt.variable) can be assigned to."
+_SNAKE: Final = "microtape spells TF.js's names in snake_case (tf.variableGrads is mt.variable_grads)."
+_RENAMED: Final = {"logSumExp": "logsumexp", "print": "print"}
+"""TF.js names whose snake_case twin is not spelled by the plain rule."""
 
 # name -> (what microtape does instead, hint). A hint is a line of code that
 # runs given ``t``, or advice in words.
@@ -49,6 +53,22 @@ HABITS: Final[dict[str, tuple[str, str]]] = {
     "assign": (_IMMUTABLE, "w = mt.variable(t); w.assign(t * 2.0)"),
     "assign_add": (_IMMUTABLE, "w = mt.variable(t); w.assign_add(t)"),
     "assign_sub": (_IMMUTABLE, "w = mt.variable(t); w.assign_sub(t)"),
+    # TF.js's camelCase methods and tf.print
+    "dataSync": (_SNAKE, "t.data_sync()"),
+    "arraySync": ("The nested values come from tolist(), as from a Python list.", "t.tolist()"),
+    "print": ("Printing is a function, as tf.print is in TF.js: mt.print(t).", "mt.print(t)"),
+}
+
+# Optimizer habits from PyTorch: name -> (what microtape does instead, hint given ``opt`` and ``loss``).
+OPTIMIZER_HABITS: Final[dict[str, tuple[str, str]]] = {
+    "zero_grad": (
+        "Gradients never accumulate here: each step computes fresh ones, so there is nothing to reset.",
+        "delete the call; opt.minimize(loss) computes and applies the gradients in one step.",
+    ),
+    "step": (
+        "An optimizer takes the loss function: minimize() computes the gradients and applies them, as in TF.js.",
+        "opt.minimize(lambda: (w * w).sum())",
+    ),
 }
 
 _METHODS: Final = frozenset(HABITS) - {"grad", "requires_grad", "ndim"}  # the rest are called
@@ -82,6 +102,48 @@ def missing(name: str) -> property:
 
     # ":meta private:" keeps it out of the API reference, which lists what exists.
     return property(read, doc="Not part of microtape; reading it raises an error that says what to write instead.\n\n:meta private:")
+
+
+def optimizer_error(obj: object, name: str) -> UnsupportedAttributeError:
+    """The error for ``opt.zero_grad()`` and ``opt.step()``, habits in :data:`OPTIMIZER_HABITS`."""
+    rule, hint = OPTIMIZER_HABITS[name]
+    kind = type(obj).__name__
+    return UnsupportedAttributeError(
+        explain(f"opt.{name}(): a microtape optimizer ({kind}) has no {name!r}.", rule, hint), name=name, shape=()
+    )
+
+
+def snake_case(name: str) -> str:
+    """TF.js's camelCase ``name`` in microtape's spelling: ``variableGrads`` -> ``variable_grads``."""
+    if name in _RENAMED:
+        return _RENAMED[name]
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+def module_attribute_error(name: str, public: Sequence[str]) -> AttributeError:
+    """The error for ``mt.<name>`` that does not exist: with the snake_case hint for a TF.js camelCase name."""
+    snake = snake_case(name)
+    if snake != name and snake in public:
+        return UnsupportedAttributeError(
+            explain(f"mt.{name}: microtape has no {name!r}.", _SNAKE, f"mt.{snake}"), name=name, shape=()
+        )
+    return AttributeError(f"module 'microtape' has no attribute {name!r}", name=name, obj=None)
+
+
+def inplace_error(op: str, name: str, shape: tuple[int, ...]) -> UnsupportedOperationError:
+    """The error for ``w -= g`` (and ``+=``, ``*=``, ...) on a variable."""
+    method = {"+=": "assign_add", "-=": "assign_sub"}.get(op)
+    new = f"w.{method}(delta)" if method else f"w.assign(w {op[:-1]} delta)"
+    return UnsupportedOperationError(
+        explain(
+            f"w {op} delta: variable {name!r} (shape {shape}) cannot change with an in-place operator; "
+            f"Python would make a plain tensor and rebind the name w to it, leaving the variable as it was.",
+            "A variable changes through assign, assign_add and assign_sub (variable.assign in TF.js).",
+            f"{new}, for example w.assign_sub(g * 0.1) for w -= g * 0.1.",
+        ),
+        op=op,
+        shape=shape,
+    )
 
 
 def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> UnsupportedOperationError:
@@ -132,6 +194,20 @@ def index_error(key: object, shape: tuple[int, ...]) -> UnsupportedOperationErro
     )
 
 
+def contains_error(value: object, shape: tuple[int, ...]) -> UnsupportedOperationError:
+    """The error for ``value in t``."""
+    shown = repr(value) if isinstance(value, (int, float)) else "x"
+    return UnsupportedOperationError(
+        explain(
+            f"{shown} in t: a tensor (shape {shape}) is not a container; `in` would iterate over it.",
+            "Ops such as mt.equal(t, x) compare entries; t.data_sync() gives the values as a flat list.",
+            f"{shown} in t.data_sync()",
+        ),
+        op="contains",
+        shape=shape,
+    )
+
+
 def iter_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
     """The error for ``for x in t`` (and ``list(t)``, ``x in t``)."""
     return UnsupportedOperationError(
@@ -166,6 +242,11 @@ class _Shaped(Protocol):
     shape: tuple[int, ...]
 
 
+class _Named(Protocol):
+    name: str
+    shape: tuple[int, ...]
+
+
 def _lt(self: _Shaped, other: object) -> NoReturn:
     raise comparison_error("<", other, self.shape)
 
@@ -194,15 +275,21 @@ def _iter(self: _Shaped) -> NoReturn:
     raise iter_error(self.shape)
 
 
+def _contains(self: _Shaped, value: object) -> NoReturn:
+    raise contains_error(value, self.shape)
+
+
 _MISSING: Final = (
     "backward", "grad", "zero_grad", "requires_grad", "requires_grad_", "detach", "numpy", "cpu", "cuda",
     "to", "astype", "ndim", "flatten", "view", "copy",
     "assign", "assign_add", "assign_sub",  # Variable's real methods override these three
+    "dataSync", "arraySync", "print",
 )
 _REFUSED: Final = {
     "__lt__": _lt, "__le__": _le, "__gt__": _gt, "__ge__": _ge,
-    "__len__": _len, "__getitem__": _getitem, "__iter__": _iter,
+    "__len__": _len, "__getitem__": _getitem, "__iter__": _iter, "__contains__": _contains,
 }
+_INPLACE: Final = {"__iadd__": "+=", "__isub__": "-=", "__imul__": "*=", "__itruediv__": "/=", "__ipow__": "**=", "__imatmul__": "@="}
 
 
 def install(cls: type) -> None:
@@ -218,3 +305,28 @@ def install(cls: type) -> None:
         setattr(cls, name, missing(name))
     for name, fn in _REFUSED.items():
         setattr(cls, name, fn)
+
+
+def install_variable(cls: type) -> None:
+    """Make ``cls`` (``Variable``) refuse the in-place operators (``w -= g``), hidden from type checkers.
+
+    Without them Python falls back to ``w = w - g``: the name is rebound to a
+    plain tensor and the variable keeps its values. For checked code mypy
+    reports that assignment already (a Tensor is not a Variable).
+    """
+    for dunder, op in _INPLACE.items():
+
+        def refuse(self: _Named, other: object, op: str = op) -> NoReturn:
+            raise inplace_error(op, self.name, self.shape)
+
+        setattr(cls, dunder, refuse)
+
+
+def install_optimizer(cls: type) -> None:
+    """Give ``cls`` (``Optimizer``) the PyTorch habits ``zero_grad`` and ``step``, as refusing properties."""
+    for name in OPTIMIZER_HABITS:
+
+        def read(self: object, name: str = name) -> NoReturn:
+            raise optimizer_error(self, name)
+
+        setattr(cls, name, property(read, doc="Not part of microtape; reading it raises an error that says what to write instead.\n\n:meta private:"))

@@ -3,6 +3,14 @@
 Read after ``_shape.py``. Kernels know nothing of tensors: they take flat
 lists (and shapes where broadcasting or reducing needs them) and return
 lists. Every op's forward is one call into this module.
+A whole-tensor sum and every dot product is ``math.fsum``, the exactly
+rounded sum, never the builtin ``sum``: from Python 3.12 ``sum`` compensates
+its rounding, so the same program would print other numbers on 3.10 and 3.11
+than on 3.12 and 3.13. ``fsum`` gives the same bits on every version, and
+costs less than adding left to right in Python (bench/README.md has the
+measurements). Where it raises (an intermediate overflow, or ``inf + -inf``)
+the sum is redone left to right, which gives IEEE's ``inf`` or ``nan``, the
+same on every version too, as are the sums along an axis (a plain loop).
 IEEE-754 is the rule: Python raises ``ZeroDivisionError``, ``OverflowError``
 and "math domain error" where IEEE gives inf or nan, so each kernel first
 runs the fast builtin loop and, only if Python raises, reruns every entry
@@ -15,6 +23,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from functools import reduce
 from typing import Union
 
 from ._shape import broadcast_index, broadcast_shapes, reduce_index, reduced_shape, size_of
@@ -27,6 +36,7 @@ Data = Union[list[float], None]
 Unary = Callable[[float], float]
 Binary = Callable[[float, float], float]
 _ARITH_ERRORS = (OverflowError, ValueError, ZeroDivisionError)
+_add: Binary = operator.add
 
 
 def map_flat(fn: Unary, data: Data, safe: Unary | None = None) -> list[float]:
@@ -100,7 +110,7 @@ def reduce_flat(data: Data, in_shape: Shape, axes: tuple[int, ...], keepdims: bo
 
 def _reduce_all(data: list[float], kind: str) -> float:
     if kind == "sum":
-        return sum(data, 0.0)  # 0.0, not 0: an empty sum is a float too
+        return _sum(data)
     if not data:
         return -math.inf
     top = max(data)
@@ -114,5 +124,17 @@ def matmul_flat(a: list[float], b: list[float], n: int, k: int, m: int) -> list[
     rows = [a[i * k : (i + 1) * k] for i in range(n)]
     cols = [b[j::m] for j in range(m)] if m else []
     mul = operator.mul
-    return [sum(map(mul, row, col), 0.0) for row in rows for col in cols]  # k = 0 gives 0.0
+    fsum = math.fsum
+    try:
+        return [fsum(map(mul, row, col)) for row in rows for col in cols]  # k = 0 gives 0.0
+    except _ARITH_ERRORS:  # a dot product overflows, or holds inf - inf: redo each the IEEE way
+        return [_sum(list(map(mul, row, col))) for row in rows for col in cols]
+
+
+def _sum(values: list[float]) -> float:
+    """The exactly rounded sum (``math.fsum``); IEEE's inf or nan where fsum raises."""
+    try:
+        return math.fsum(values)
+    except _ARITH_ERRORS:  # "intermediate overflow" or "-inf + inf": left to right gives inf or nan
+        return reduce(_add, values, 0.0)
 

@@ -205,6 +205,21 @@ def new(cls: type[T], data: list[float], shape: Shape, op: str, scoped: bool = T
     return t
 
 
+def read_of(variable: TensorBase, cls: type[T]) -> T:
+    """A tensor of class ``cls`` with ``variable``'s id, shape and current list (no copy):
+    what a tape records for a variable read. Outside the arena, kept, never disposed."""
+    t = _new_object(cls)
+    t._data = variable._data
+    t.shape = variable.shape
+    t.size = variable.size
+    t.id = variable.id
+    t._op = "variable"
+    t._disposed = None
+    t._holds = 0
+    t._kept = True
+    return t
+
+
 @contextmanager
 def observing(observer: Observer) -> Iterator[None]:
     """Add ``observer`` to this context's observers inside a ``with`` block."""

@@ -21,8 +21,11 @@ can open and read, with one variable per line::
   ``data``: the values in row-major order as one flat list of finite numbers;
 * ``optimizer`` is present only when saved with ``optimizer=``: the TF.js
   class name, the hyperparameters (for reference; loading does not change
-  them), the iteration count and the slots of
-  :meth:`~microtape.train.Optimizer.get_weights` (``"<variable>/<slot>"``).
+  them), the iteration count and the slots of the saved variables
+  (``"<name>/<slot>"``, where ``<name>`` is the name the variable is saved
+  under: the dict key when saved from a dict). Loading attaches them to the
+  variables loaded into under those names, never to another live variable
+  that happens to have the name.
 
 Writes are atomic: the text is written to a temporary file in the same
 directory, flushed to disk (``fsync``) and renamed over the old file with
@@ -81,7 +84,9 @@ def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimi
         variables: A list of variables (saved under their names), or a dict
             name -> variable or tensor (saved under the dict's keys, which
             stay stable when generated names like ``Variable_7`` change).
-        optimizer: Also save this optimizer's iteration count and slots.
+        optimizer: Also save this optimizer's iteration count and the slots
+            of the saved variables, under the names the variables are saved
+            under (``w/m`` for ``{"w": w1}``, whatever ``w1.name`` is).
 
     Raises:
         CheckpointError: nothing to save, repeated names, a NaN or Inf
@@ -104,7 +109,7 @@ def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimi
         >>> folder.cleanup()
     """
     where = _path(path, "save_variables")
-    records = _records_to_save(variables, where)
+    records, owners = _records_to_save(variables, where)
     lines = [
         "{",
         f'  "format": {json.dumps(FORMAT)},',
@@ -114,7 +119,7 @@ def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimi
         "  ]" + ("," if optimizer is not None else ""),
     ]
     if optimizer is not None:
-        lines.append('  "optimizer": ' + _dumps(_optimizer_dict(optimizer, where), where))
+        lines.append('  "optimizer": ' + _dumps(_optimizer_dict(optimizer, where, owners), where))
     lines.append("}")
     _write_atomically(where, "\n".join(lines) + "\n")
 
@@ -134,7 +139,8 @@ def _path(path: object, api: str) -> str:
     return path
 
 
-def _records_to_save(variables: object, where: str) -> list[Record]:
+def _records_to_save(variables: object, where: str) -> tuple[list[Record], dict[int, str]]:
+    """The records to write, and each saved variable's id -> the name it is saved under (for its slots)."""
     items: list[tuple[str, Tensor, bool]] = []
     if isinstance(variables, Mapping):
         for key, t in variables.items():
@@ -164,12 +170,15 @@ def _records_to_save(variables: object, where: str) -> list[Record]:
         raise _save_error(where, "there are no variables to save.", "A checkpoint holds at least one variable.", "pass [w, b].")
     records: list[Record] = []
     seen: set[str] = set()
+    owners: dict[int, str] = {}
     for name, t, trainable in items:
         if name in seen:
             raise _save_error(where, f"the name {name!r} appears twice.", "Names in a checkpoint are unique.", "save each variable once.")
         seen.add(name)
+        if isinstance(t, Variable):
+            owners.setdefault(t.id, name)  # its slots are saved under this name (the first, if saved twice)
         records.append(_finite_record(name, t.shape, trainable, t.data_sync(), where, "variable"))
-    return records
+    return records, owners
 
 
 def _finite_record(name: str, shape: Shape, trainable: bool, data: list[float], where: str, kind: str) -> Record:
@@ -193,7 +202,7 @@ def _record_dict(r: Record, *, with_trainable: bool) -> dict[str, object]:
     return d
 
 
-def _optimizer_dict(optimizer: object, where: str) -> dict[str, object]:
+def _optimizer_dict(optimizer: object, where: str, owners: dict[int, str]) -> dict[str, object]:
     if not isinstance(optimizer, Optimizer):
         raise _save_error(
             where,
@@ -201,7 +210,7 @@ def _optimizer_dict(optimizer: object, where: str) -> dict[str, object]:
             "Only an optimizer's slots and iteration count can be saved with the variables.",
             "pass optimizer=opt where opt = mt.train.adam(...).",
         )
-    iterations, entries = export_state(optimizer)
+    iterations, entries = export_state(optimizer, owners)  # the slots of the saved variables, under their saved names
     slots = [_finite_record(name, shape, False, data, where, "optimizer slot") for name, shape, data in entries]
     return {
         "class": optimizer.class_name,
@@ -349,7 +358,10 @@ def load_variables(
         into: Variables to restore: a list (matched by ``.name``) or a
             dict name -> variable (matched by the keys used when saving).
         optimizer: Also restore this optimizer's iteration count and slots
-            (the file must hold the state of the same kind of optimizer).
+            (the file must hold the state of the same kind of optimizer;
+            needs ``into``). A slot saved under a name goes to the variable
+            loaded under that name, so ``{"w": w2}`` gets the slots saved
+            from ``{"w": w1}``, whatever the variables' own names.
         strict: With ``into``, refuse a file that holds names not in
             ``into``. A name in ``into`` missing from the file is always an
             error.
@@ -439,7 +451,7 @@ def load_variables(
 
     plan = None
     if optimizer is not None:
-        plan = _optimizer_plan(optimizer, opt_state, where)
+        plan = _optimizer_plan(optimizer, opt_state, where, targets)
 
     # everything is checked: now change things (none of this can fail)
     result: dict[str, Tensor] | dict[str, Variable]
@@ -454,7 +466,7 @@ def load_variables(
     return result
 
 
-def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str) -> RestorePlan:
+def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str, targets: dict[str, Variable] | None) -> RestorePlan:
     if not isinstance(optimizer, Optimizer):
         raise load_error(where, f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.", "Its slots are restored from the file.", "pass optimizer=opt where opt = mt.train.adam(...).")
     if state is None:
@@ -466,8 +478,16 @@ def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str)
             "Each kind of optimizer keeps different slots.",
             f"restore it into mt.train.{state.class_name.lower()}(...).",
         )
+    if targets is None:
+        raise load_error(
+            where,
+            "optimizer= was given without into=.",
+            "The slots belong to the variables loaded into, under the names they were saved with; "
+            "without into= there are none, and another live variable of that name is not their owner.",
+            "load into the variables the optimizer trains: mt.load_variables(path, into={'w': w}, optimizer=opt).",
+        )
     try:
-        return plan_restore(optimizer, state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables")
+        return plan_restore(optimizer, state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables", targets)
     except MicrotapeError as err:
         raise load_error(
             where,

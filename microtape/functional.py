@@ -654,7 +654,10 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
         STATE.set(st.but(scopes=st.scopes + (scope,)))
         try:
             xs = tuple([x if isinstance(x, Tensor) else as_tensor(x) for x in args])  # type: ignore[arg-type]  # as_tensor reports bad values
-            value, grad_fn, saved = call_f(xs, kwargs)
+            # f sees a variable's values as they are now, as a tape records them (TensorFlow
+            # reads a variable passed to a custom gradient): its grad_fn may close over them
+            seen = tuple([x._recorded() if isinstance(x, Variable) else x for x in xs])
+            value, grad_fn, saved = call_f(seen, kwargs)
             if takes_save and not _accepts_saved(grad_fn):
                 raise InvalidArgumentError(
                     explain(

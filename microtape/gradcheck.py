@@ -6,7 +6,8 @@ error is around 1e-10 for smooth functions (float32 frameworks need ε near
 1e-3, because float32 keeps only 7 digits and the subtraction would lose
 them all). ``check_grads`` compares it with the analytic gradient, entry by
 entry (``mode="full"``) or along random directions (``mode="fast"``), marks
-kinks (where the one-sided differences disagree) instead of failing them,
+kinks (where the one-sided differences still disagree at a ten times smaller
+step) instead of failing them,
 and when something is wrong re-checks each op that ``f`` ran, so the report
 can name the op whose VJP is wrong and the line of your code that called it.
 """

@@ -512,6 +512,18 @@ def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Fl
         >>> mt.clip_by_value(mt.tensor([-5.0, 0.5, 5.0]), -1, 1)
         Tensor([-1.0, 0.5, 1.0], shape=(3,))
     """
+    for bound, value in (("clip_value_min", clip_value_min), ("clip_value_max", clip_value_max)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            other = "-math.inf" if bound == "clip_value_min" else "math.inf"
+            raise InvalidArgumentError(
+                explain(
+                    f"clip_by_value: {bound} must be a number, got {type(value).__name__}: {value!r:.40}.",
+                    "Both bounds are numbers, as in TF.js's tf.clipByValue; there is no open end.",
+                    f"for no bound on that side pass {other} (import math), or use mt.minimum / mt.maximum.",
+                ),
+                op="clip_by_value",
+                bounds=(clip_value_min, clip_value_max),
+            )
     lo, hi = float(clip_value_min), float(clip_value_max)
     if not lo <= hi:
         raise InvalidArgumentError(

@@ -250,16 +250,24 @@ def _broadcast_to_vjp(dout: Tensor, out: Tensor, x: Tensor, shape: Sequence[int]
 # pad:   out = x surrounded by constants   dx = the middle slice of dout
 
 
-def _slice_spec(x: Tensor, begin: Sequence[int], size: Sequence[int] | None) -> tuple[Shape, Shape]:
-    b = tuple(begin)
-    s = tuple(size) if size is not None else (-1,) * len(b)
-    ok = len(b) == len(s) == x.rank and all(
+def _per_axis(value: object, rank: int, fill: int) -> tuple[int, ...] | None:
+    """``begin`` or ``size`` as TF.js reads it: a number is the first axis, missing axes get ``fill``."""
+    items = (value,) if isinstance(value, int) else tuple(value) if isinstance(value, (list, tuple)) else None
+    if items is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+        return None
+    return items + (fill,) * (rank - len(items))
+
+
+def _slice_spec(x: Tensor, begin: int | Sequence[int], size: int | Sequence[int] | None) -> tuple[Shape, Shape]:
+    b = _per_axis(begin, x.rank, 0)
+    s = _per_axis(-1 if size is None else size, x.rank, -1)
+    ok = b is not None and s is not None and len(b) == len(s) == x.rank and all(
         0 <= bi <= d and (si == -1 or 0 <= si <= d - bi) for bi, si, d in zip(b, s, x.shape)
     )
-    if not ok:
+    if not ok or b is None or s is None:
         raise InvalidArgumentError(
             explain(
-                f"slice: begin {b} and size {s} do not fit shape {x.shape}.",
+                f"slice: begin {begin!r} and size {size!r} do not fit shape {x.shape}.",
                 "Give one begin and one size (or -1 for 'to the end') per axis, inside the tensor.",
                 f"for example mt.slice(x, {tuple(0 for _ in x.shape)}, {x.shape}).",
             ),
@@ -270,12 +278,17 @@ def _slice_spec(x: Tensor, begin: Sequence[int], size: Sequence[int] | None) -> 
 
 
 @primitive("slice")
-def slice(x: Tensor, begin: Sequence[int], size: Sequence[int] | None = None) -> Flat:
+def slice(x: Tensor, begin: int | Sequence[int], size: int | Sequence[int] | None = None) -> Flat:
     """Take the block that starts at ``begin`` and has ``size`` (``tf.slice``); -1 means to the end.
+
+    As in TF.js, a number stands for the first axis, and axes left out start
+    at 0 (``begin``) and run to the end (``size``).
 
     Examples:
         >>> mt.slice(mt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), (0, 1), (2, 2))
         Tensor([[2.0, 3.0], [5.0, 6.0]], shape=(2, 2))
+        >>> mt.slice(mt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), 1, 1)   # row 1: begin (1, 0), size (1, -1)
+        Tensor([[4.0, 5.0, 6.0]], shape=(1, 3))
     """
     b, s = _slice_spec(x, begin, size)
     assert x._data is not None  # the op wrapper checked it
@@ -287,7 +300,7 @@ def slice(x: Tensor, begin: Sequence[int], size: Sequence[int] | None = None) ->
 
 
 @slice.defvjp
-def _slice_vjp(dout: Tensor, out: Tensor, x: Tensor, begin: Sequence[int] = (), size: Sequence[int] | None = None) -> Grads:
+def _slice_vjp(dout: Tensor, out: Tensor, x: Tensor, begin: int | Sequence[int] = (), size: int | Sequence[int] | None = None) -> Grads:
     b, s = _slice_spec(x, begin, size)
     return (pad(dout, paddings=[(bi, d - bi - si) for bi, si, d in zip(b, s, x.shape)]),)
 

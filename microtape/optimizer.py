@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final, Literal, TypeAlias, overload
 
+from . import _habits
 from .variable import VARIABLES
 from ._types import Shape
 from .errors import InvalidArgumentError, ShapeError, explain
@@ -562,15 +563,27 @@ class Optimizer(ABC):
         self._slots[var.name] = _SlotSet(weakref.ref(var), made)
 
 
+_habits.install_optimizer(Optimizer)  # opt.zero_grad() and opt.step() say what to write instead
+
+
 # ── the state as plain data: get_weights, set_weights and checkpoints ─────────
 #
 # Restoring is two steps, so a failure changes nothing: plan_restore checks
 # everything and returns a RestorePlan; install_state applies it and cannot fail.
 
 
-def export_state(optimizer: Optimizer) -> tuple[int, list[_Entry]]:
-    """The iteration count and every live slot as plain data, in TF.js's order (by slot kind, then variable)."""
-    alive = [(name, s) for name, s in optimizer._slots.items() if s.owner() is not None]
+def export_state(optimizer: Optimizer, owners: Mapping[int, str] | None = None) -> tuple[int, list[_Entry]]:
+    """The iteration count and every live slot as plain data, in TF.js's order (by slot kind, then variable).
+
+    Slots are named after their variable's name; with ``owners`` (variable id -> the
+    name it is saved under, as a checkpoint's dict keys), only the slots of those
+    variables, under those names.
+    """
+    alive: list[tuple[str, _SlotSet]] = []
+    for name, s in optimizer._slots.items():
+        owner = s.owner()
+        if owner is not None and (owners is None or owner.id in owners):
+            alive.append((name if owners is None else owners[owner.id], s))
     entries: list[_Entry] = []
     for slot in optimizer._slot_names:
         for name, slot_set in alive:
@@ -579,8 +592,17 @@ def export_state(optimizer: Optimizer) -> tuple[int, list[_Entry]]:
     return optimizer._iterations, entries
 
 
-def plan_restore(optimizer: Optimizer, iterations: object, entries: Sequence[_Entry], api: str) -> RestorePlan:
-    """Check a state to restore into ``optimizer``; raise before anything changes."""
+def plan_restore(
+    optimizer: Optimizer, iterations: object, entries: Sequence[_Entry], api: str,
+    owners: Mapping[str, Variable] | None = None,
+) -> RestorePlan:
+    """Check a state to restore into ``optimizer``; raise before anything changes.
+
+    A slot's owner is the live variable of that name (``set_weights``, as in
+    TF.js) or, with ``owners`` (a checkpoint's names -> the variables loaded
+    into), that variable: never another one that happens to share the name.
+    Slots of names not in ``owners`` are skipped (their variables were not loaded).
+    """
     if iterations is None:
         raise InvalidArgumentError(
             explain(
@@ -613,7 +635,9 @@ def plan_restore(optimizer: Optimizer, iterations: object, entries: Sequence[_En
                 ),
                 name=name,
             )
-        var = VARIABLES.get(owner)
+        if owners is not None and owner not in owners:
+            continue
+        var = owners[owner] if owners is not None else VARIABLES.get(owner)
         if var is None or var.is_disposed:
             raise InvalidArgumentError(
                 explain(
@@ -633,14 +657,15 @@ def plan_restore(optimizer: Optimizer, iterations: object, entries: Sequence[_En
                 name=name,
                 shapes=(tuple(shape), var.shape),
             )
-        _, slot_values = values.setdefault(owner, (var, {}))
+        _, slot_values = values.setdefault(var.name, (var, {}))  # by the live name, as _slots
         if slot in slot_values:
             raise InvalidArgumentError(
                 explain(f"{api}: slot {name!r} appears twice.", "Each slot has one value.", "pass it once."),
                 name=name,
             )
         slot_values[slot] = list(data)
-    for owner, (_, slot_values) in values.items():
+    for owner, (var, slot_values) in values.items():
+        owner = next((k for k, v in owners.items() if v is var), owner) if owners else owner  # as the file names it
         missing = [s for s in optimizer._slot_names if s not in slot_values]
         if missing:
             raise InvalidArgumentError(

@@ -83,6 +83,14 @@ class GradientTape:
     variables read inside the block are watched automatically; plain tensors
     must be watched with :meth:`watch`.
 
+    A record keeps a variable's values as they were when the op read them,
+    as TensorFlow does, so an ``assign`` between the forward pass and
+    ``gradient()`` does not change the gradient. That costs no copy:
+    ``assign`` gives the variable a new list and the record keeps the old
+    one, through one small object per variable and value shared by every
+    op that read it. ``memory()`` counts the variable once (TF.js's count),
+    not the old values a persistent tape still holds after an ``assign``.
+
     Args:
         persistent: Allow several ``gradient()``/``jacobian()`` calls. Call
             :meth:`release` (or drop the tape) when done, so the tensors it
@@ -96,6 +104,12 @@ class GradientTape:
         ...     y = x * x
         >>> tape.gradient(y, x)
         Tensor(6.0, shape=())
+        >>> w, b = mt.variable([1.0, 2.0]), mt.variable(2.0)
+        >>> with mt.GradientTape(persistent=True) as tape:
+        ...     loss = (w * b).sum()
+        >>> _ = w.assign(mt.tensor([10.0, 20.0]))   # after the forward pass
+        >>> tape.gradient(loss, b)                  # w as recorded: 1 + 2
+        Tensor(3.0, shape=())
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
@@ -114,6 +128,8 @@ class GradientTape:
         self._records: list[Record] = []
         self._tracked: set[int] = set()
         self._watched: dict[int, Tensor] = {}
+        self._variables: dict[int, Variable] = {}
+        """The variables whose values the records hold, by id (a record holds the values, not the variable)."""
         self._used = False
         self._last: tuple[list[Tensor], list[list[float] | None]] | None = None
         """The targets and output gradients (as values) of the last backward pass:
@@ -155,15 +171,24 @@ class GradientTape:
                 a.id in tracked or a._trainable and self._watch_read(a),
                 b.id in tracked or b._trainable and self._watch_read(b),
             )
+            kept = a._kept or b._kept
         else:
             needs = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
+            kept = True in [x._kept for x in inputs]
         if True not in needs:
             return
+        if kept:  # a variable (always kept) among the inputs: record what it holds now (TensorFlow's rule)
+            inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
         tracked.add(out.id)
         self._records.append((op, inputs, params, out, _NEEDS.setdefault(needs, needs)))
         for x in inputs:
             x._holds += 1
         out._holds += 1
+
+    def _read(self, variable: Variable) -> Tensor:
+        """The variable's values as the record keeps them; the tape remembers whose they are (for ``to_dot``)."""
+        self._variables[variable.id] = variable
+        return variable._recorded()
 
     def _watch_read(self, variable: Tensor) -> bool:
         """A trainable variable an op reads: watch it if this tape watches what it accesses."""
@@ -186,7 +211,7 @@ class GradientTape:
             >>> tape.gradient(y, c)
             Tensor(12.0, shape=())
         """
-        items = [tensor] if isinstance(tensor, Tensor) else list(tensor)
+        items: list[object] = [tensor] if isinstance(tensor, Tensor) or not isinstance(tensor, (list, tuple)) else list(tensor)
         for t in items:
             if not isinstance(t, Tensor):
                 raise InvalidArgumentError(
@@ -200,6 +225,7 @@ class GradientTape:
             if t._data is None:
                 raise _runtime.disposed_error(t)
         for t in items:
+            assert isinstance(t, Tensor)  # checked above
             self._tracked.add(t.id)
             self._watched[t.id] = t
 
@@ -279,6 +305,7 @@ class GradientTape:
         """
         records, self._records = self._records, []
         self._last = None
+        self._variables.clear()
         unused: list[TensorBase] = []
         for _, inputs, _, out, _ in records:  # this tape no longer needs the record's tensors
             for t in inputs:
@@ -400,6 +427,17 @@ class GradientTape:
         """
         self._check_usable()
         zero = unconnected_mode(unconnected_gradients)
+        given: object = target  # checked at run time: callers may pass a list
+        if isinstance(given, (list, tuple)):
+            raise InvalidArgumentError(
+                explain(
+                    f"jacobian() takes one target tensor, got a {type(given).__name__} of {len(given)}.",
+                    "The Jacobian of one target has shape target.shape + source.shape; "
+                    "gradient() is the one that sums several targets.",
+                    "make the tape persistent and take one per target: [tape.jacobian(y, x) for y in (y1, y2)].",
+                ),
+                value=given,
+            )
         (target,) = targets_of(target)
         check_tensor(source, "source")
 
@@ -599,7 +637,9 @@ class GradientTape:
             >>> print(tape.to_dot().splitlines()[0])
             digraph tape {
         """
-        return dot_graph(self._records, self._watched, self._grad_norms() if grad_norms else {}, title, rankdir)
+        return dot_graph(
+            self._records, self._watched, self._variables, self._grad_norms() if grad_norms else {}, title, rankdir
+        )
 
     def __repr__(self) -> str:
         state = "used" if self._used else f"{len(self._records)} ops recorded"

@@ -40,9 +40,17 @@ def summary_table(records: Sequence[Record], grad_norms: Mapping[int, float]) ->
 
 
 def dot_graph(
-    records: Sequence[Record], watched: Mapping[int, Tensor], grad_norms: Mapping[int, float], title: str, rankdir: str
+    records: Sequence[Record],
+    watched: Mapping[int, Tensor],
+    variables: Mapping[int, Variable],
+    grad_norms: Mapping[int, float],
+    title: str,
+    rankdir: str,
 ) -> str:
-    """The text of ``GradientTape.to_dot()``; ``grad_norms`` is empty when the norms are hidden."""
+    """The text of ``GradientTape.to_dot()``; ``grad_norms`` is empty when the norms are hidden.
+
+    A record holds a variable's values as they were when the op ran, under the
+    variable's id; ``variables`` gives the variable (so its name) for that id."""
     if rankdir not in ("LR", "TB", "RL", "BT"):
         raise InvalidArgumentError(
             explain(
@@ -64,7 +72,8 @@ def dot_graph(
         name = f"t{t.id}"
         if t.id not in seen:
             seen.add(t.id)
-            label = _dot_text(t.name) if isinstance(t, Variable) else f"#{t.id}"
+            v = variables.get(t.id)
+            label = _dot_text(v.name) if v is not None else f"#{t.id}"
             style = ', style=filled, fillcolor="#fde68a"' if t.id in watched else ""
             lines.append(f'  {name} [shape=box, label="{label}\\n{t.shape}"{style}];')
         return name

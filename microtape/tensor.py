@@ -210,7 +210,7 @@ class Tensor(TensorBase):
     def __bool__(self) -> bool:
         if self.size == 1:
             return self.item() != 0.0
-        raise MicrotapeError(
+        raise InvalidArgumentError(  # a ValueError, as NumPy's: `except ValueError` catches it
             explain(
                 f"The truth value of a tensor of shape {self.shape} ({self.size} entries) is ambiguous.",
                 "Python's if/and/or need one bool; a tensor holds numbers.",

@@ -2,9 +2,12 @@
 
 Read after ``tensor.py``. A variable is the only tensor whose values change:
 ``assign`` swaps in a new list (checked first, so a failed assign changes
-nothing). Variables are never disposed by ``tidy``. Names are unique among
-the variables alive now; the registry holds them weakly, so a variable your
-program no longer references is gone, name and all, unless a tape holds it.
+nothing) and never writes into the old one: a tape that recorded an op
+reading the variable keeps the old list, so it differentiates at the values
+it recorded (``Variable._recorded``). Variables are never disposed by
+``tidy``. Names are unique among the variables alive now; the registry holds
+them weakly, so a variable your program no longer references is gone, name
+and all, unless a tape's record still names it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import itertools
 import weakref
 from typing import Final, Protocol, cast
 
-from . import _runtime
+from . import _habits, _runtime
 from ._runtime import new
 from ._types import Shape
 from .errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
@@ -41,8 +44,9 @@ class Variable(Tensor):
         [0.5, 1.5]
     """
 
-    __slots__ = ("name", "_trainable", "__weakref__")
+    __slots__ = ("name", "_trainable", "_read", "__weakref__")
     name: str
+    _read: Tensor | None
 
     def __new__(cls, initial: object, trainable: bool = True, name: str | None = None) -> Variable:
         raise _constructor_error(initial, trainable, name)
@@ -64,6 +68,26 @@ class Variable(Tensor):
     @trainable.setter
     def trainable(self, value: bool) -> None:
         self._trainable = _check_trainable(value)
+
+    def _recorded(self) -> Tensor:
+        """What a tape records when an op reads this variable: its values at this moment.
+
+        A plain tensor with the variable's id (so gradients still reach the
+        variable) that shares the variable's current list. ``assign`` and its
+        kin swap in a new list and never write into the old one, so the record
+        keeps the old values without copying them. Every op that reads the
+        variable while it holds the same values shares one such tensor: a
+        recorded read costs one small object per assigned value, never a copy,
+        and ``memory()`` does not count it (the variable is counted once).
+        """
+        read = self._read
+        data = self._data
+        if read is None or read._data is not data:
+            if data is None:
+                raise _runtime.disposed_error(self)
+            read = _runtime.read_of(self, Tensor)
+            self._read = read
+        return read
 
     def _repr_extra(self) -> str:
         return f", name={self.name!r}, trainable={self._trainable}"
@@ -144,6 +168,8 @@ class Variable(Tensor):
         _runtime.dispose(self, "dispose()")
 
 
+
+_habits.install_variable(Variable)  # w -= g raises with the assign_sub hint instead of rebinding w
 
 VARIABLES: Final = cast("weakref.WeakValueDictionary[str, Variable]", _runtime.VARIABLES)
 """Every live variable by name: ``_runtime.VARIABLES``, typed as holding variables (only ``variable()`` adds to it)."""
@@ -267,6 +293,7 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
     v.name = name
     v._kept = True
     v._trainable = flag
+    v._read = None
     VARIABLES[name] = v
     return v
 

@@ -25,20 +25,35 @@ TENSOR_MEMBERS = "shape size rank dtype id data_sync tolist item dispose is_disp
 TRAIN = "sgd momentum adagrad adadelta adam adamax rmsprop".split()
 
 
+PUBLIC = [*mt.__all__, *mt.__builtin_named__]
+"""Every public name: ``__all__`` and the names that are also builtins (kept out of ``import *``)."""
+
+
 @pytest.mark.parametrize("name", CONTRACT)
 def test_contract_name_exists_and_is_exported(name: str) -> None:
     assert hasattr(mt, name), f"mt.{name} is part of the contract"
-    assert name in mt.__all__
+    assert name in PUBLIC
 
 
 def test_all_is_complete_sorted_and_without_repeats() -> None:
-    assert len(set(mt.__all__)) == len(mt.__all__)
+    assert len(set(PUBLIC)) == len(PUBLIC)
     assert mt.__all__ == sorted(mt.__all__), "keep microtape.__all__ in sorted order"
-    for name in mt.__all__:
+    for name in PUBLIC:
         assert hasattr(mt, name), name
 
 
-@pytest.mark.parametrize("name", sorted(mt.__all__))
+def test_star_import_shadows_no_builtin() -> None:
+    """``from microtape import *`` used to replace print, sum, max, min, abs, pow and slice."""
+    import builtins
+
+    namespace: dict[str, object] = {}
+    exec("from microtape import *", namespace)  # noqa: S102 - the statement under test
+    assert not set(namespace) & set(dir(builtins)) - {"__builtins__"}
+    assert set(mt.__builtin_named__) == {n for n in PUBLIC if n in dir(builtins)}
+    assert mt.print is mt.debug.print_tensor and mt.sum(mt.tensor([1.0, 2.0])).item() == 3.0
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
 def test_every_public_name_has_a_runnable_example(name: str) -> None:
     obj = getattr(mt, name)
     doc = inspect.getdoc(obj) or ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
+import operator
 import subprocess
 import sys
 from collections.abc import Callable
@@ -200,6 +201,20 @@ def _anomaly(t: mt.Tensor) -> None:
 
 x23 = lambda: mt.ones((2, 3))  # noqa: E731
 
+
+def _jacobian_of_a_list(_tmp: Path) -> Action:
+    x = mt.tensor([1.0, 2.0])
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y1, y2 = x * 2.0, x * 3.0
+    KEEP.extend([tape, x, y1, y2])
+    return lambda: tape.jacobian([y1, y2], x)  # type: ignore[arg-type]  # a list: the mistake under test
+
+
+def _inplace(fn: Callable[[object, object], object], name: str) -> Callable[[Path], Action]:
+    """``w op= g`` on a variable, written with ``operator.i*`` (a statement cannot sit in a lambda)."""
+    return named(lambda w, g: fn(w, g), lambda: {"w": _var(name), "g": mt.ones((2,))})
+
 CASES: list[Misuse] = [
     # creation
     Misuse("ragged", simple(lambda: mt.tensor([[1.0, 2.0], [3.0]])), mt.ShapeError, ("ragged", "2", "1")),
@@ -213,7 +228,7 @@ CASES: list[Misuse] = [
     Misuse("tensor1d rank", simple(lambda: mt.tensor1d([[1.0]])), mt.ShapeError, ("tensor1d", "(1, 1)")),  # type: ignore[list-item]
     Misuse("fill value", simple(lambda: mt.fill((2,), "x")), mt.InvalidArgumentError, ("'x'",)),  # type: ignore[arg-type]
     Misuse("item of many", on(lambda t: t.item(), lambda: mt.ones((3,))), mt.InvalidArgumentError, ("(3,)", "item")),
-    Misuse("bool of many", on(bool, lambda: mt.ones((3,))), mt.MicrotapeError, ("(3,)", "ambiguous")),
+    Misuse("bool of many", on(bool, lambda: mt.ones((3,))), mt.InvalidArgumentError, ("(3,)", "ambiguous"), also=ValueError),
     # ops and broadcasting
     Misuse("broadcast", on(lambda a, b: a + b, x23, lambda: mt.ones((2,))), mt.ShapeError, ("add", "(2, 3)", "(2,)", "reshape")),
     Misuse("broadcast list", on(lambda a: a * [1.0, 2.0], x23), mt.ShapeError, ("mul", "(2, 3)", "(2,)")),
@@ -331,6 +346,30 @@ CASES: list[Misuse] = [
     Misuse("learning rate as text", simple(lambda: mt.train.sgd("0.01")), mt.InvalidArgumentError, ("learning_rate", "'0.01'"), also=ValueError),  # type: ignore[arg-type]
     Misuse("astype float16", named(lambda t: t.astype("float16"), _t), mt.UnsupportedAttributeError, ("t.astype()", "(2,)", "float64"), also=AttributeError),
     Misuse("tidy of a result", named(lambda loss, **_: mt.tidy(loss), _w_opt("mis_h_tidy")), mt.InvalidArgumentError, ("tidy() needs a function", "Tensor"), also=ValueError),
+    # raw Python errors that used to escape, and the habits of TF.js and PyTorch users
+    Misuse("in", named(lambda t: 1.0 in t, _t), mt.UnsupportedOperationError, ("1.0 in t", "(2,)", "not a container"), also=TypeError, code=True),
+    Misuse("watch a number", simple(lambda: mt.GradientTape().watch(3.0)), mt.InvalidArgumentError, ("watch()", "float", "3.0"), also=ValueError),  # type: ignore[arg-type]
+    Misuse("slice numbers outside", on(lambda a: mt.slice(a, 1, 2), x23), mt.InvalidArgumentError, ("begin 1", "size 2", "(2, 3)"), also=ValueError),
+    Misuse("slice begin text", on(lambda a: mt.slice(a, "1"), x23), mt.InvalidArgumentError, ("begin '1'", "(2, 3)"), also=ValueError),  # type: ignore[arg-type]
+    Misuse("clip open bound", on(lambda a: mt.clip_by_value(a, None, 1.0), x23), mt.InvalidArgumentError, ("clip_value_min", "NoneType", "-math.inf"), also=ValueError),  # type: ignore[arg-type]
+    Misuse("clip bound text", on(lambda a: mt.clip_by_value(a, -1.0, "1"), x23), mt.InvalidArgumentError, ("clip_value_max", "str", "math.inf"), also=ValueError),  # type: ignore[arg-type]
+    Misuse("jacobian of a list", _jacobian_of_a_list, mt.InvalidArgumentError, ("jacobian() takes one target", "list of 2"), also=ValueError),
+    Misuse("camelCase function", simple(lambda: mt.variableGrads), mt.UnsupportedAttributeError, ("mt.variableGrads", "snake_case"), also=AttributeError, code=True),  # type: ignore[attr-defined]
+    Misuse("camelCase op", simple(lambda: mt.clipByValue), mt.UnsupportedAttributeError, ("mt.clipByValue",), also=AttributeError, code=True),  # type: ignore[attr-defined]
+    Misuse("camelCase renamed", simple(lambda: mt.logSumExp), mt.UnsupportedAttributeError, ("mt.logSumExp",), also=AttributeError, code=True),  # type: ignore[attr-defined]
+    Misuse("dataSync", named(lambda t: t.dataSync(), _t), mt.UnsupportedAttributeError, ("t.dataSync()", "(2,)", "snake_case"), also=AttributeError, code=True),
+    Misuse("arraySync", named(lambda t: t.arraySync(), _t), mt.UnsupportedAttributeError, ("t.arraySync()", "tolist"), also=AttributeError, code=True),
+    Misuse("print method", named(lambda t: t.print(), _t), mt.UnsupportedAttributeError, ("t.print()", "mt.print(t)"), also=AttributeError, code=True),
+    Misuse("zero_grad", named(lambda opt, **_: opt.zero_grad(), _w_opt("mis_h_zero")), mt.UnsupportedAttributeError, ("opt.zero_grad()", "SGDOptimizer", "nothing to reset"), also=AttributeError),
+    Misuse("step", named(lambda opt, **_: opt.step(), _w_opt("mis_h_step")), mt.UnsupportedAttributeError, ("opt.step()", "minimize"), also=AttributeError, code=True),
+    *[
+        Misuse(f"in-place {op}", _inplace(fn, f"mis_in_{fn.__name__}"), mt.UnsupportedOperationError, (f"w {op} delta", f"mis_in_{fn.__name__}", hint), also=TypeError)
+        for op, fn, hint in (
+            ("+=", operator.iadd, "w.assign_add(delta)"), ("-=", operator.isub, "w.assign_sub(delta)"),
+            ("*=", operator.imul, "w.assign(w * delta)"), ("/=", operator.itruediv, "w.assign(w / delta)"),
+            ("**=", operator.ipow, "w.assign(w ** delta)"), ("@=", operator.imatmul, "w.assign(w @ delta)"),
+        )
+    ],
 ]
 
 
@@ -451,6 +490,11 @@ def test_habits_and_typos_stay_type_errors(tmp_path: Path) -> None:
         "m = t > 0",
         "t.assign([1.0, 2.0])",
         "mt.variable(t).assign([1.0, 2.0])",
+        "w = mt.variable(t)",
+        "w -= t",
+        "t.dataSync()",
+        "mt.variableGrads",
+        "mt.variable_grads",
     ]
     user.write_text("\n".join(lines) + "\n", encoding="utf-8")
     root = Path(__file__).resolve().parents[1]
@@ -463,7 +507,7 @@ def test_habits_and_typos_stay_type_errors(tmp_path: Path) -> None:
         timeout=300,
     )
     flagged = {int(line.split(":")[1]) for line in result.stdout.splitlines() if ": error:" in line}
-    assert flagged == {3, 4, 5, 6, 7, 8}, result.stdout
+    assert flagged == {3, 4, 5, 6, 7, 8, 11, 12, 13}, result.stdout
 
 
 # ── docstrings and comments say what code does, not which issue asked for it ──
@@ -489,3 +533,40 @@ def test_gradient_key_error_lives_with_the_other_errors() -> None:
 
     assert mt.GradientKeyError is errors.GradientKeyError is functional.GradientKeyError
     assert issubclass(mt.GradientKeyError, KeyError) and issubclass(mt.GradientKeyError, mt.MicrotapeError)
+
+
+# ── what the misuse table's new rows must not break ──
+
+
+def test_slice_accepts_numbers_and_short_specs_as_tfjs_does() -> None:
+    x = mt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert mt.slice(x, 1, 1).tolist() == [[4.0, 5.0, 6.0]]  # begin (1, 0), size (1, -1)
+    assert mt.slice(x, [0, 1]).tolist() == [[2.0, 3.0], [5.0, 6.0]]
+    assert mt.slice(x, (1,), [1]).tolist() == [[4.0, 5.0, 6.0]]
+    assert mt.grad(lambda t: mt.slice(t, 1, 1).sum())(x).tolist() == [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+
+
+def test_an_in_place_operator_leaves_the_variable_and_the_name_alone() -> None:
+    """``w -= g * 0.1`` used to rebind w to a plain tensor, silently: the variable never moved."""
+    w = w_before = _var("mis_in_keep")
+    g = mt.tensor([1.0, 1.0])
+    with pytest.raises(mt.UnsupportedOperationError, match="assign_sub"):
+        w -= g * 0.1  # type: ignore[assignment]  # the mistake under test: a Tensor is not a Variable
+    assert w is w_before
+    assert w.data_sync() == [1.0, 2.0]
+    w.assign_sub(g * 0.1)
+    assert w.data_sync() == [0.9, 1.9]
+    t = mt.tensor([1.0])
+    t += 1.0  # a plain tensor is a value, like an int: += makes a new one
+    assert t.item() == 2.0
+
+
+def test_a_failed_jacobian_leaves_the_tape_usable() -> None:
+    x = mt.tensor([1.0, 2.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+    with pytest.raises(mt.InvalidArgumentError):
+        tape.jacobian([y, y], x)  # type: ignore[arg-type]  # a list: the mistake under test
+    jac = tape.jacobian(y, x)
+    assert jac is not None and jac.tolist() == [[2.0, 0.0], [0.0, 2.0]]

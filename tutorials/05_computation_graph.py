@@ -324,6 +324,32 @@ mt.dispose([tape_loss, tape_grads])
 print(mt.memory().num_tensors - before.num_tensors)
 
 # %%
+# A variable is the one tensor whose values change, so a tape does not hold
+# the variable itself: it holds the values the variable had when an op read
+# it, as TensorFlow does. ``assign`` gives the variable a new list of values
+# and never writes into the old one, so the tape keeps the old list without
+# copying it. A recorded read therefore costs one small object per variable
+# and per value it had (shared by every op that read those values), and no
+# copy. ``memory()`` counts a variable once, as TF.js does: the old values a
+# tape keeps after an ``assign`` are not counted. Below, the gradient with
+# respect to ``b`` uses ``w`` as the tape saw it, ``[1, 2]``, so we expect
+# 1 + 2 = 3 before and after the update of ``w``, and no new tensor in
+# ``memory()`` from the update itself:
+w = mt.variable([1.0, 2.0])
+b = mt.variable(2.0)
+with mt.GradientTape(persistent=True) as tape:
+    wb_loss = (w * b).sum()
+print("d loss/d b before:", tape.gradient(wb_loss, b))
+dw = tape.gradient(wb_loss, w)
+assert dw is not None  # w is connected to the loss
+step = dw * 0.5
+count = mt.memory().num_tensors
+w.assign_sub(step)
+print("w is now", w.data_sync(), "| new tensors:", mt.memory().num_tensors - count)
+print("d loss/d b after: ", tape.gradient(wb_loss, b))
+tape.release()
+
+# %%
 # .. note:: TF.js has the same arena and the same ``tf.tidy``, ``tf.keep``,
 #    ``tf.dispose`` and ``tf.memory()``, but no ``leak_check`` and no
 #    per-tape count. There you would compare ``tf.memory().numTensors``

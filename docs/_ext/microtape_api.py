@@ -1,4 +1,4 @@
-"""A small Sphinx extension: the API page, generated from ``microtape.__all__``.
+"""A small Sphinx extension: the API page, generated from ``microtape.__all__`` and ``__builtin_named__``.
 
 ``.. microtape-api::`` expands to one autodoc entry per name in
 ``microtape.__all__``, grouped by the module that defines it, so a name added
@@ -56,7 +56,8 @@ MORE = ("More", "Public names defined in other modules.")
 
 def _public() -> dict[str, object]:
     package = importlib.import_module(PACKAGE)
-    return {name: getattr(package, name) for name in package.__all__}
+    names = [*package.__all__, *getattr(package, "__builtin_named__", ())]  # builtin-named ones stay out of __all__
+    return {name: getattr(package, name) for name in names}
 
 
 def _home(obj: object) -> str:
