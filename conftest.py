@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 import microtape as mt
-from microtape import _runtime
+from microtape.core import runtime as _runtime
 
 
 # fixture name -> seconds its first test may take (pyproject's default is 300)

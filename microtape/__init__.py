@@ -9,25 +9,25 @@ modules in this order: ``errors``, ``_runtime``, ``_shape``, ``tensor``,
 from __future__ import annotations
 
 from . import train as train
-from .checkpoint import load_variables as load_variables
-from .checkpoint import save_variables as save_variables
-from .clipping import clip_by_global_norm as clip_by_global_norm
-from .clipping import clip_by_norm as clip_by_norm
-from .composite import log_softmax as log_softmax
-from .composite import mean as mean
-from .composite import reduce_min as min  # noqa: A004 - TF.js's name; the package never uses the builtin via mt
-from .composite import softmax as softmax
-from .composite import stack as stack
-from .dashboard import Dashboard as Dashboard
-from .dashboard import DashboardError as DashboardError
-from .debug import GradientMonitor as GradientMonitor
-from .debug import GradStats as GradStats
-from .debug import check_numerics as check_numerics
-from .debug import detect_anomaly as detect_anomaly
-from .debug import grad_stats as grad_stats
-from .debug import histogram as histogram
-from .debug import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
-from .debug import sparkline as sparkline
+from .train.checkpoint import load_variables as load_variables
+from .train.checkpoint import save_variables as save_variables
+from .debug.clipping import clip_by_global_norm as clip_by_global_norm
+from .debug.clipping import clip_by_norm as clip_by_norm
+from .ops.composite import log_softmax as log_softmax
+from .ops.composite import mean as mean
+from .ops.composite import reduce_min as min  # noqa: A004 - TF.js's name; the package never uses the builtin via mt
+from .ops.composite import softmax as softmax
+from .ops.composite import stack as stack
+from .dashboard.page import Dashboard as Dashboard
+from .dashboard.page import DashboardError as DashboardError
+from .debug.tools import GradientMonitor as GradientMonitor
+from .debug.tools import GradStats as GradStats
+from .debug.tools import check_numerics as check_numerics
+from .debug.tools import detect_anomaly as detect_anomaly
+from .debug.tools import grad_stats as grad_stats
+from .debug.tools import histogram as histogram
+from .debug.tools import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
+from .debug.tools import sparkline as sparkline
 from .errors import AnomalyError as AnomalyError
 from .errors import CheckpointError as CheckpointError
 from .errors import DisposedTensorError as DisposedTensorError
@@ -44,26 +44,26 @@ from .errors import TidyError as TidyError
 from .errors import UnsupportedAttributeError as UnsupportedAttributeError
 from .errors import UnsupportedOperationError as UnsupportedOperationError
 from .errors import VariableError as VariableError
-from .frames import next_frame as next_frame
-from .functional import GradMap as GradMap
-from .functional import VariableGrads as VariableGrads
-from .functional import custom_grad as custom_grad
-from .functional import grad as grad
-from .functional import grads as grads
-from .functional import value_and_grad as value_and_grad
-from .functional import value_and_grads as value_and_grads
-from .functional import variable_grads as variable_grads
-from .gradcheck import GradCheckReport as GradCheckReport
-from .gradcheck import check_grads as check_grads
-from .gradcheck import numerical_grad as numerical_grad
-from .memory import MemoryInfo as MemoryInfo
-from .memory import ProfileInfo as ProfileInfo
-from .memory import dispose as dispose
-from .memory import keep as keep
-from .memory import leak_check as leak_check
-from .memory import memory as memory
-from .memory import profile as profile
-from .memory import tidy as tidy
+from .train.frames import next_frame as next_frame
+from .autodiff.functional import GradMap as GradMap
+from .autodiff.functional import VariableGrads as VariableGrads
+from .autodiff.functional import custom_grad as custom_grad
+from .autodiff.functional import grad as grad
+from .autodiff.functional import grads as grads
+from .autodiff.functional import value_and_grad as value_and_grad
+from .autodiff.functional import value_and_grads as value_and_grads
+from .autodiff.functional import variable_grads as variable_grads
+from .checking.gradcheck import GradCheckReport as GradCheckReport
+from .checking.gradcheck import check_grads as check_grads
+from .checking.gradcheck import numerical_grad as numerical_grad
+from .core.memory import MemoryInfo as MemoryInfo
+from .core.memory import ProfileInfo as ProfileInfo
+from .core.memory import dispose as dispose
+from .core.memory import keep as keep
+from .core.memory import leak_check as leak_check
+from .core.memory import memory as memory
+from .core.memory import profile as profile
+from .core.memory import tidy as tidy
 from .ops import abs as abs  # noqa: A004 - tf.abs
 from .ops import add as add
 from .ops import broadcast_to as broadcast_to
@@ -102,25 +102,25 @@ from .ops import tanh as tanh
 from .ops import transpose as transpose
 from .ops import where as where
 from .ops import zeros_like as zeros_like
-from .tape import GradientTape as GradientTape
-from .tensor import Tensor as Tensor
+from .autodiff.tape import GradientTape as GradientTape
+from .core.tensor import Tensor as Tensor
 # The creation functions come after the tensor module, so that ``mt.tensor`` names
 # the function to type checkers too, not the submodule of the same name.
-from .creation import fill as fill
-from .creation import ones as ones
-from .creation import ones_like as ones_like
-from .creation import random_normal as random_normal
-from .creation import random_uniform as random_uniform
-from .creation import scalar as scalar
-from .creation import tensor as tensor
-from .creation import tensor1d as tensor1d
-from .creation import tensor2d as tensor2d
-from .creation import zeros as zeros
-from .variable import Variable as Variable
-from .variable import variable as variable
+from .core.creation import fill as fill
+from .core.creation import ones as ones
+from .core.creation import ones_like as ones_like
+from .core.creation import random_normal as random_normal
+from .core.creation import random_uniform as random_uniform
+from .core.creation import scalar as scalar
+from .core.creation import tensor as tensor
+from .core.creation import tensor1d as tensor1d
+from .core.creation import tensor2d as tensor2d
+from .core.creation import zeros as zeros
+from .core.variable import Variable as Variable
+from .core.variable import variable as variable
 
 from ._version import __version__ as __version__
-from . import _habits
+from .core import habits
 from typing import TYPE_CHECKING, Final
 
 __all__ = [
@@ -244,4 +244,4 @@ if not TYPE_CHECKING:  # hidden from type checkers: a typo such as mt.variabel_g
 
     def __getattr__(name: str) -> object:
         """``mt.variableGrads`` and other TF.js spellings: an error with the snake_case name."""
-        raise _habits.module_attribute_error(name, [*__all__, *__builtin_named__])
+        raise habits.module_attribute_error(name, [*__all__, *__builtin_named__])

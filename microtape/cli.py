@@ -4,7 +4,7 @@ Read last. ``tour`` prints the book's chapters in the terminal,
 ``selfcheck`` gradient-checks every primitive in the op table,
 ``exercises DIR`` copies the starter exercises into a folder for a student
 (``exercises --list`` lists them: chapter, kind, expected minutes), and
-``grade FILE`` checks a classroom exercise (see :mod:`microtape.grader`). Any
+``grade FILE`` checks a classroom exercise (see :mod:`microtape.classroom.grader`). Any
 command ends quietly on Ctrl-C (exit 130) or when its reader goes away
 (``... | head``: exit 141), and prints ``?`` for a character the terminal
 cannot show rather than crash.
@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ._registry import OPS
-from ._samples import CASES, Case
-from .gradcheck import check_grads
-from .creation import tensor
-from .tensor import Tensor
+from .core.registry import OPS
+from .checking.samples import CASES, Case
+from .checking.gradcheck import check_grads
+from .core.creation import tensor
+from .core.tensor import Tensor
 
 __all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
 
@@ -37,7 +37,7 @@ LANGUAGES = ("en", "ru")
 
 def _run_case(case: Case, mode: str, order: int) -> tuple[bool, float]:
     op = OPS[case.name]
-    from ._runtime import DISPATCH, run_in_scope
+    from .core.runtime import DISPATCH, run_in_scope
 
     fn = DISPATCH[case.name]
 
@@ -78,7 +78,7 @@ def selfcheck(out: TextIO | None = None) -> int:
     for name in sorted(OPS):
         cases = CASES.get(name, [])
         if not cases:
-            print(f"{name:<15}{0:>6}  no sample inputs: add them to microtape/_samples.py", file=stream)
+            print(f"{name:<15}{0:>6}  no sample inputs: add them to microtape/checking/samples.py", file=stream)
             failures += 1
             continue
         verdicts = {"full": True, "fast": True, "order 2": True}
@@ -98,10 +98,10 @@ def selfcheck(out: TextIO | None = None) -> int:
     return 0
 
 
-def _mini_tour(out: TextIO) -> None:
-    from .functional import grads, variable_grads
-    from .memory import tidy
-    from .variable import variable
+def mini_tour(out: TextIO) -> None:
+    from .autodiff.functional import grads, variable_grads
+    from .core.memory import tidy
+    from .core.variable import variable
 
     print("microtape tour: the Russian text's two first examples\n", file=out)
     w = variable(0.5, name="tour_w")
@@ -142,9 +142,9 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
         True
     """
     stream = out if out is not None else sys.stdout
-    from . import _tour
+    from .classroom import tour
 
-    return _tour.run(chapter, stream, fallback=_mini_tour, pause=input if pause else None, figures=figures, lang=lang)
+    return tour.run(chapter, stream, fallback=mini_tour, pause=input if pause else None, figures=figures, lang=lang)
 
 
 def replace_unencodable(stream: object) -> None:
@@ -205,13 +205,14 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         >>> code, names[0], "solution" in " ".join(names)
         (0, 'ex00_gradient_by_hand.py', False)
     """
-    from . import _resources, _statements
+    from .classroom import resources
+    from .classroom import statements
 
     stream = out if out is not None else sys.stdout
     if lang not in LANGUAGES:
         print(f"no starters in {lang!r}: the languages are {', '.join(LANGUAGES)}", file=stream)
         return 2
-    starters = _resources.starter_files()
+    starters = resources.starter_files()
     if not starters:
         print("the starter exercises are not installed with this copy of microtape", file=stream)
         return 1
@@ -222,11 +223,11 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         print(f"Pick another folder, or add --force to overwrite: {program_name()} exercises {folder} --force", file=stream)
         return 1
     folder.mkdir(parents=True, exist_ok=True)
-    messages = _statements.catalog(lang)
+    messages = statements.catalog(lang)
     for path in starters:
         if messages:
             source = path.read_text(encoding="utf-8")
-            (folder / path.name).write_text(_statements.translate_starter(source, messages), encoding="utf-8")
+            (folder / path.name).write_text(statements.translate_starter(source, messages), encoding="utf-8")
         else:
             shutil.copyfile(path, folder / path.name)
         print(f"wrote {folder / path.name}", file=stream)
@@ -261,7 +262,7 @@ def list_exercises(out: TextIO | None = None) -> int:
         >>> buffer.getvalue().splitlines()[0].split()
         ['exercise', 'chapter', 'kind', 'minutes', 'title']
     """
-    from .grader import exercises as known
+    from .classroom.grader import exercises as known
 
     stream = out if out is not None else sys.stdout
     found = known()
@@ -327,9 +328,9 @@ def _run(args: argparse.Namespace) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash
         replace_unencodable(stream)
     if args.command == "dashboard":
-        from . import dashboard_demo
+        from .dashboard import demo
 
-        return dashboard_demo.main(args.demo, args.host, args.port, args.steps, args.delay, not args.exit_when_done)
+        return demo.main(args.demo, args.host, args.port, args.steps, args.delay, not args.exit_when_done)
     if args.command == "tour":
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         figures = Path(tempfile.gettempdir()) / "microtape-tour"
@@ -342,7 +343,7 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         return exercises(args.folder, force=args.force, lang=args.lang)
     if args.command == "grade":
-        from . import grader
+        from .classroom import grader
 
         return grader.grade(
             args.paths, timeout=args.timeout, format="json" if args.json else args.format, output=args.output,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from microtape.variable import VARIABLES
+from microtape.core.variable import VARIABLES
 
 
 @pytest.fixture(autouse=True)

@@ -37,13 +37,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # What guards what: the test files a mutant of each area must make fail.
-OPS = ("tests/test_ops.py",)
-ARENA = ("tests/test_memory.py", "tests/test_tape.py")
-OPTIMIZERS = ("tests/test_train.py", "tests/test_planted_bugs.py")
-CHECKER = ("tests/test_gradcheck.py",)
-GRADER = ("tests/test_planted_bugs.py", "tests/test_exercises.py")
-PAGE = ("tests/test_planted_bugs.py", "tests/test_dashboard.py")
-CHECKPOINT = ("tests/test_planted_bugs.py", "tests/test_checkpoint.py")
+OPS = ("tests/ops/test_ops.py",)
+ARENA = ("tests/core/test_memory.py", "tests/autodiff/test_tape.py")
+OPTIMIZERS = ("tests/train/test_train.py", "tests/test_planted_bugs.py")
+CHECKER = ("tests/checking/test_gradcheck.py",)
+GRADER = ("tests/test_planted_bugs.py", "tests/classroom/test_exercises.py")
+PAGE = ("tests/test_planted_bugs.py", "tests/dashboard/test_dashboard.py")
+CHECKPOINT = ("tests/test_planted_bugs.py", "tests/train/test_checkpoint.py")
 HABITS = ("tests/test_planted_bugs.py", "tests/test_misuse.py")
 
 
@@ -62,9 +62,9 @@ class Mutant:
     select: str | None = None
 
 
-EW, RED, SHP = "microtape/ops_elementwise.py", "microtape/ops_reduce.py", "microtape/ops_shape.py"
-RT, TAPE, MEM = "microtape/_runtime.py", "microtape/tape.py", "microtape/memory.py"
-OPT = "microtape/optimizers.py"
+EW, RED, SHP = "microtape/ops/elementwise.py", "microtape/ops/reduce.py", "microtape/ops/shape.py"
+RT, TAPE, MEM = "microtape/core/runtime.py", "microtape/autodiff/tape.py", "microtape/core/memory.py"
+OPT = "microtape/train/optimizers.py"
 
 MUTANTS: list[Mutant] = [
     # ── the op table's VJPs ──────────────────────────────────────────────────────────────
@@ -131,24 +131,24 @@ MUTANTS: list[Mutant] = [
     Mutant("opt-rmsprop-centered-sign", OPT, "msi - mgi * mgi + eps", "msi + mgi * mgi + eps", OPTIMIZERS),
     Mutant("opt-rmsprop-momentum-dropped", OPT, "mom = [mu * mi + lr * _div", "mom = [lr * _div", OPTIMIZERS),
     # ── the checker ───────────────────────────────────────────────────────────────────────
-    Mutant("checker-numerical-half-step", "microtape/numerical.py", "grad.append((plus - minus) / (2 * eps))", "grad.append((plus - minus) / eps)", CHECKER),
-    Mutant("checker-is-close-loose", "microtape/numerical.py", "return abs(a - n) <= atol + rtol * abs(n)", "return abs(a - n) <= atol + rtol * abs(n) + 1.0", CHECKER),
-    Mutant("checker-fail-is-ok", "microtape/numerical.py", '        status = "FAIL"', '        status = "ok"', CHECKER),
-    Mutant("checker-full-half-step", "microtape/gradcheck.py", "numeric = (plus[k] - minus[k]) / (2 * eps)", "numeric = (plus[k] - minus[k]) / eps", CHECKER),
+    Mutant("checker-numerical-half-step", "microtape/checking/numerical.py", "grad.append((plus - minus) / (2 * eps))", "grad.append((plus - minus) / eps)", CHECKER),
+    Mutant("checker-is-close-loose", "microtape/checking/numerical.py", "return abs(a - n) <= atol + rtol * abs(n)", "return abs(a - n) <= atol + rtol * abs(n) + 1.0", CHECKER),
+    Mutant("checker-fail-is-ok", "microtape/checking/numerical.py", '        status = "FAIL"', '        status = "ok"', CHECKER),
+    Mutant("checker-full-half-step", "microtape/checking/gradcheck.py", "numeric = (plus[k] - minus[k]) / (2 * eps)", "numeric = (plus[k] - minus[k]) / eps", CHECKER),
     # ── the grader ────────────────────────────────────────────────────────────────────────
-    Mutant("grader-timeout-times-ten", "microtape/grader.py", "code = proc.wait(timeout=timeout)", "code = proc.wait(timeout=timeout * 10)", GRADER),
-    Mutant("grader-timeout-reported-as-failed", "microtape/grader.py", 'entry["status"] = "timeout"', 'entry["status"] = "failed"', GRADER),
+    Mutant("grader-timeout-times-ten", "microtape/classroom/grader.py", "code = proc.wait(timeout=timeout)", "code = proc.wait(timeout=timeout * 10)", GRADER),
+    Mutant("grader-timeout-reported-as-failed", "microtape/classroom/grader.py", 'entry["status"] = "timeout"', 'entry["status"] = "failed"', GRADER),
     # ── the page's escaping ───────────────────────────────────────────────────────────────
-    Mutant("page-escape-return-text", "microtape/dashboard_charts.py", "    return html.escape(text, quote=True)", "    return text", PAGE),
-    Mutant("page-escape-no-quotes", "microtape/dashboard_charts.py", "html.escape(text, quote=True)", "html.escape(text, quote=False)", PAGE),
+    Mutant("page-escape-return-text", "microtape/dashboard/charts.py", "    return html.escape(text, quote=True)", "    return text", PAGE),
+    Mutant("page-escape-no-quotes", "microtape/dashboard/charts.py", "html.escape(text, quote=True)", "html.escape(text, quote=False)", PAGE),
     # ── checkpoints and habits ────────────────────────────────────────────────────────────
-    Mutant("checkpoint-negative-iterations", "microtape/checkpoint_file.py", "or not isinstance(iterations, int) or iterations < 0:",
+    Mutant("checkpoint-negative-iterations", "microtape/train/checkpoint_format.py", "or not isinstance(iterations, int) or iterations < 0:",
            "or not isinstance(iterations, int):", CHECKPOINT),
-    Mutant("checkpoint-bool-dimension", "microtape/checkpoint_file.py", "isinstance(d, int) and not isinstance(d, bool) and d >= 0",
+    Mutant("checkpoint-bool-dimension", "microtape/train/checkpoint_format.py", "isinstance(d, int) and not isinstance(d, bool) and d >= 0",
            "isinstance(d, int) and d >= 0", CHECKPOINT),
-    Mutant("checkpoint-config-any-type", "microtape/checkpoint_file.py", 'if not isinstance(raw["config"], dict):', "if False:", CHECKPOINT),
-    Mutant("habit-index-hint-empty", "microtape/_habits.py", "{(1,) + (-1,) * rest}", "{(0,) + (-1,) * rest}", HABITS),
-    Mutant("habit-less-names-greater", "microtape/_habits.py", '"<": "less"', '"<": "greater"', HABITS),
+    Mutant("checkpoint-config-any-type", "microtape/train/checkpoint_format.py", 'if not isinstance(raw["config"], dict):', "if False:", CHECKPOINT),
+    Mutant("habit-index-hint-empty", "microtape/core/habits.py", "{(1,) + (-1,) * rest}", "{(0,) + (-1,) * rest}", HABITS),
+    Mutant("habit-less-names-greater", "microtape/core/habits.py", '"<": "less"', '"<": "greater"', HABITS),
 ]
 
 

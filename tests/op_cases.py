@@ -1,6 +1,6 @@
 """The op table's test cases: every primitive's sample inputs, as tensors.
 
-The samples themselves live in ``microtape/_samples.py`` (``selfcheck`` uses
+The samples themselves live in ``microtape/checking/samples.py`` (``selfcheck`` uses
 them too); this module turns them into callables the tests can check.
 """
 
@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import microtape as mt
-from microtape._registry import OPS
-from microtape._runtime import DISPATCH
-from microtape._samples import CASES, SMOOTH, Case
+from microtape.core.registry import OPS
+from microtape.core.runtime import DISPATCH
+from microtape.checking.samples import CASES, SMOOTH, Case
 
 __all__ = ["ALL_CASES", "CASES", "SMOOTH", "Case", "call", "inputs_of"]
 

@@ -9,6 +9,7 @@ import inspect
 import pytest
 
 import microtape as mt
+from microtape.debug.tools import print_tensor
 
 CONTRACT = """
 Tensor scalar tensor tensor1d tensor2d zeros ones fill zeros_like ones_like random_normal random_uniform
@@ -50,7 +51,7 @@ def test_star_import_shadows_no_builtin() -> None:
     exec("from microtape import *", namespace)  # noqa: S102 - the statement under test
     assert not set(namespace) & set(dir(builtins)) - {"__builtins__"}
     assert set(mt.__builtin_named__) == {n for n in PUBLIC if n in dir(builtins)}
-    assert mt.print is mt.debug.print_tensor and mt.sum(mt.tensor([1.0, 2.0])).item() == 3.0
+    assert mt.print is print_tensor and mt.sum(mt.tensor([1.0, 2.0])).item() == 3.0
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))

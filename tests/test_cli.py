@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from microtape import _resources, _statements, cli
+from microtape import cli
+
+from microtape.classroom import resources as _resources
+
+from microtape.classroom import statements as _statements
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,7 @@ import pytest
 import microtape as mt
 
 from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
-from .test_train import FACTORIES
+from .train.test_train import FACTORIES
 
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from microtape import _runtime
+from microtape.core import runtime as _runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -e '.[dev]' && "

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 import microtape as mt
-from microtape import _runtime
-from microtape.variable import VARIABLES
+from microtape.core import runtime as _runtime
+from microtape.core.variable import VARIABLES
 
 Action = Callable[[], object]
 
@@ -449,7 +449,7 @@ def test_cli_misuse() -> None:
 
 
 def test_habits_keep_hasattr_and_getattr_working() -> None:
-    from microtape._habits import HABITS
+    from microtape.core.habits import HABITS
 
     t = mt.tensor([1.0, 2.0])
     w = _var("mis_h_hasattr")
@@ -529,7 +529,8 @@ def test_no_issue_numbers_in_the_code() -> None:
 
 
 def test_gradient_key_error_lives_with_the_other_errors() -> None:
-    from microtape import errors, functional
+    from microtape import errors
+    from microtape.autodiff import functional
 
     assert mt.GradientKeyError is errors.GradientKeyError is functional.GradientKeyError
     assert issubclass(mt.GradientKeyError, KeyError) and issubclass(mt.GradientKeyError, mt.MicrotapeError)

@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 import microtape as mt
-from microtape import _habits, cli, grader
-from microtape._grade_processes import run_checks
-from microtape.dashboard_charts import _esc
+from microtape import cli
+from microtape.core import habits as _habits
+from microtape.classroom import grader
+from microtape.classroom.processes import run_checks
+from microtape.dashboard.charts import _esc
 
 from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
-from microtape._registry import OPS
-from microtape._runtime import DISPATCH
+from microtape.core.registry import OPS
+from microtape.core.runtime import DISPATCH
 
 from .op_cases import ALL_CASES, Case, call
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_typing import mypy_on, user_folder
+from .test_typing import mypy_on, user_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 

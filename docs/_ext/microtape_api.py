@@ -12,7 +12,7 @@ signatures mention but ``microtape`` does not re-export (``tape.Operation``,
 defines a public name, if ``microtape`` does not export that very object.
 
 Signatures name objects by the module that defines them
-(``microtape.tensor.Tensor``); the ``missing-reference`` handler below sends
+(``microtape.core.tensor.Tensor``); the ``missing-reference`` handler below sends
 such a reference to the documented public name (``microtape.Tensor``) when it
 is the same object, so the page builds clean under ``nitpicky = True``.
 """
@@ -436,13 +436,13 @@ class BookContentsDirective(SphinxDirective):
 class ExerciseListDirective(SphinxDirective):
     """A table of every classroom exercise: file, the chapter it practises, kind and title.
 
-    Generated from the exercises' own metadata (``microtape.grader.exercises()``,
+    Generated from the exercises' own metadata (``microtape.classroom.grader.exercises()``,
     read from each exercise's checks file), so the page lists every exercise
     the grader knows, with the chapter it says it practises.
     """
 
     def run(self) -> list[nodes.Node]:
-        from microtape.grader import exercises
+        from microtape.classroom.grader import exercises
 
         tutorials = Path(self.env.srcdir).parent / "tutorials"
         found = exercises()
@@ -469,13 +469,13 @@ class ExerciseStatementsDirective(SphinxDirective):
 
     The statement's first line is the section title and the rest is parsed as
     written, so its paragraphs enter this page's gettext catalog with the
-    message ids ``microtape._statements`` looks up when ``exercises DIR --lang
+    message ids ``microtape.classroom.statements`` looks up when ``exercises DIR --lang
     ru`` writes the starters in Russian.
     """
 
     def run(self) -> list[nodes.Node]:
-        from microtape._resources import starter_files
-        from microtape._statements import statement
+        from microtape.classroom.resources import starter_files
+        from microtape.classroom.statements import statement
 
         lines: list[str] = []
         for path in starter_files():

@@ -1,0 +1,1 @@
+"""The autodiff layer of microtape."""

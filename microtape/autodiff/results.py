@@ -1,0 +1,151 @@
+"""What the gradient functions return: ``GradMap``, ``VariableGrads`` and the signatures of ``grad`` and friends.
+
+Read before ``functional.py``, whose functions return these. ``GradMap`` holds
+gradients keyed by variable name and also accepts the variable itself;
+``VariableGrads`` is the ``(value, grads)`` pair of ``variable_grads``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import NamedTuple, Protocol
+
+from ..core.types import ListLike
+from ..errors import GradientKeyError, explain
+from ..core.tensor import Tensor, TensorLike
+from ..core.variable import Variable
+
+__all__ = [
+    "GradFunction",
+    "GradMap",
+    "GradsFunction",
+    "ValueAndGradFunction",
+    "ValueAndGradsFunction",
+    "VariableGrads",
+]
+
+GradFn = Callable[..., "Tensor | Sequence[Tensor | None] | None"]
+"""grad_fn(dy), or grad_fn(dy, saved) when f takes save."""
+
+
+# What grad, grads, value_and_grad and value_and_grads return: the signature a
+# type checker holds a call to (a string, a range or a wrong count of arguments
+# is an error before the code runs).
+
+
+class GradFunction(Protocol):
+    """What :func:`~microtape.grad` returns: ``g(x, dy=None)`` is the gradient of ``f`` at ``x``.
+
+    Examples:
+        >>> g: mt.functional.GradFunction = mt.grad(lambda x: x * x)
+        >>> g(mt.scalar(3.0))
+        Tensor(6.0, shape=())
+    """
+
+    def __call__(self, x: TensorLike, dy: TensorLike | None = None) -> Tensor: ...
+
+
+class GradsFunction(Protocol):
+    """What :func:`~microtape.grads` returns: ``g(xs, dy=None)`` is the list of gradients of ``f(*xs)``.
+
+    Examples:
+        >>> g: mt.functional.GradsFunction = mt.grads(lambda a, b: a * b)
+        >>> g([mt.scalar(2.0), mt.scalar(5.0)])
+        [Tensor(5.0, shape=()), Tensor(2.0, shape=())]
+    """
+
+    def __call__(self, xs: ListLike[TensorLike], dy: TensorLike | None = None) -> list[Tensor]: ...
+
+
+class ValueAndGradFunction(Protocol):
+    """What :func:`~microtape.value_and_grad` returns: ``g(x, dy=None)`` is ``(f(x), gradient)``.
+
+    Examples:
+        >>> g: mt.functional.ValueAndGradFunction = mt.value_and_grad(lambda x: x * x)
+        >>> g(mt.scalar(3.0))
+        (Tensor(9.0, shape=()), Tensor(6.0, shape=()))
+    """
+
+    def __call__(self, x: TensorLike, dy: TensorLike | None = None) -> tuple[Tensor, Tensor]: ...
+
+
+class ValueAndGradsFunction(Protocol):
+    """What :func:`~microtape.value_and_grads` returns: ``g(xs, dy=None)`` is ``(f(*xs), gradients)``.
+
+    Examples:
+        >>> g: mt.functional.ValueAndGradsFunction = mt.value_and_grads(lambda a, b: a * b)
+        >>> g([mt.scalar(2.0), mt.scalar(5.0)])
+        (Tensor(10.0, shape=()), [Tensor(5.0, shape=()), Tensor(2.0, shape=())])
+    """
+
+    def __call__(self, xs: ListLike[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]: ...
+
+
+class GradMap(Mapping[str, Tensor]):
+    """Gradients keyed by variable name, that also accept the variable itself.
+
+    TF.js's ``variableGrads`` returns ``{[name]: grad}``, so ``grads[w]``
+    from the Russian text would not work in JavaScript; here both
+    ``grads["w"]`` and ``grads[w]`` do. Iterating gives the names.
+
+    Examples:
+        >>> w = mt.variable(mt.scalar(2.0), name="w_map")
+        >>> _, gs = mt.variable_grads(lambda: w * w)
+        >>> gs[w], gs["w_map"], list(gs)
+        (Tensor(4.0, shape=()), Tensor(4.0, shape=()), ['w_map'])
+    """
+
+    def __init__(self, pairs: Sequence[tuple[Variable, Tensor]]) -> None:
+        self._grads = {v.name: g for v, g in pairs}
+        self._variables = {v.name: v for v, _ in pairs}
+
+    def __getitem__(self, key: str | Variable) -> Tensor:
+        name = key.name if isinstance(key, Variable) else key
+        try:
+            return self._grads[name]
+        except (KeyError, TypeError):
+            raise GradientKeyError(
+                explain(
+                    f"no gradient for {key!r}.",
+                    f"These variables have gradients: {sorted(self._grads)}. A variable that f "
+                    "does not use, or that is not trainable, gets none.",
+                    "check that f reads the variable, and look it up by the variable or its name.",
+                ),
+                key=key,
+            ) from None
+
+    def __contains__(self, key: object) -> bool:
+        name = key.name if isinstance(key, Variable) else key
+        return name in self._grads
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._grads)
+
+    def __len__(self) -> int:
+        return len(self._grads)
+
+    def variables(self) -> list[Variable]:
+        """The variables, in the order of the gradients."""
+        return list(self._variables.values())
+
+    def pairs(self) -> list[tuple[Variable, Tensor]]:
+        """``(variable, gradient)`` pairs, for code that wants the objects."""
+        return [(self._variables[n], g) for n, g in self._grads.items()]
+
+    def __repr__(self) -> str:
+        return f"GradMap({self._grads!r})"
+
+
+class VariableGrads(NamedTuple):
+    """What :func:`~microtape.variable_grads` returns: ``.value`` and ``.grads``; unpacks as a pair.
+
+    Examples:
+        >>> v = mt.variable(mt.scalar(3.0), name="v_result")
+        >>> result = mt.variable_grads(lambda: v * v)
+        >>> result.value, result.grads["v_result"]
+        (Tensor(9.0, shape=()), Tensor(6.0, shape=()))
+        >>> value, grads = result          # unpacks like TF.js's {value, grads}
+    """
+
+    value: Tensor
+    grads: GradMap

@@ -1,0 +1,1 @@
+"""The checking layer of microtape."""

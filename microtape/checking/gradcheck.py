@@ -1,0 +1,476 @@
+"""The gradient checker: ``check_grads`` and its report.
+
+Read after ``numerical.py`` and ``culprit.py``. The reference for every gradient is the central
+difference ``(f(x + ε) - f(x - ε)) / 2ε``: with float64 and ε = 1e-6 its
+error is around 1e-10 for smooth functions (float32 frameworks need ε near
+1e-3, because float32 keeps only 7 digits and the subtraction would lose
+them all). ``check_grads`` compares it with the analytic gradient, entry by
+entry (``mode="full"``) or along random directions (``mode="fast"``), marks
+kinks (where the one-sided differences still disagree at a ten times smaller
+step) instead of failing them,
+and when something is wrong re-checks each op that ``f`` ran, so the report
+can name the op whose VJP is wrong and the line of your code that called it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence  # Callable: TensorFn in the signatures resolves here
+from dataclasses import dataclass, field
+from itertools import product
+
+from ..core.types import Shape, is_int, is_number
+from .culprit import find_culprit
+from ..errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
+from .numerical import (
+    Culprit,
+    Fn,
+    GradCheckRow,
+    as_output,
+    check_eps,
+    check_fn,
+    check_inputs,
+    compare_row,
+    evaluator,
+    is_close,
+    numerical_grad,
+    run_paused,
+    same_jump,
+)
+from ..ops import concat, reshape
+from ..autodiff.tape import GradientTape
+from ..core.formatting import format_number
+from ..core.runtime import new
+from ..core.tensor import Tensor, TensorFn
+
+__all__ = ["Culprit", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
+
+
+# -- the report ----------------------------------------------------------------
+
+
+@dataclass
+class GradCheckReport:
+    """The result of :func:`check_grads`: ``.ok``, errors, rows (worst first), culprit.
+
+    Examples:
+        >>> report = mt.check_grads(mt.sin, [mt.tensor([0.5])])
+        >>> report.ok, report.rows[0].status, report.culprit is None
+        (True, 'ok', True)
+    """
+
+    ok: bool
+    max_abs_error: float
+    max_rel_error: float
+    rows: list[GradCheckRow]
+    mode: str
+    order: int
+    eps: float
+    atol: float
+    rtol: float
+    evaluations: int = 0
+    culprit: Culprit | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[GradCheckRow]:
+        """Rows whose status is ``"FAIL"``."""
+        return [r for r in self.rows if r.status == "FAIL"]
+
+    @property
+    def kinks(self) -> list[GradCheckRow]:
+        """Rows at non-differentiable points (left and right slopes differ)."""
+        return [r for r in self.rows if r.status == "kink"]
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        verdict = "passed" if self.ok else "FAILED"
+        head = (
+            f"check_grads {verdict}: mode={self.mode}, order={self.order}, eps={self.eps:g}, "
+            f"{len(self.rows)} entries compared, {len(self.failures)} failed, {len(self.kinks)} kinks, "
+            f"{self.evaluations} evaluations of f"
+        )
+        lines = [head]
+        shown = self.rows[:10]
+        if shown:
+            lines.append(f"  {'input':<6}{'index':<10}{'out':<8}{'analytic':>11}{'numeric':>11}{'abs err':>10}{'rel err':>10}  status")
+            for r in shown:
+                idx = ",".join(map(str, r.index)) or "()"
+                out = ",".join(map(str, r.output)) or "()"
+                ordr = "" if r.order == 1 else f" (order {r.order})"
+                lines.append(
+                    f"  {r.input:<6}{idx:<10}{out:<8}{format_number(r.analytic):>11}{format_number(r.numeric):>11}"
+                    f"{r.abs_error:>10.2e}{r.rel_error:>10.2e}  {r.status}{ordr}"
+                )
+            if len(self.rows) > len(shown):
+                lines.append(f"  ... {len(self.rows) - len(shown)} more rows (report.rows has them all)")
+        lines.append(
+            f"  worst abs err {self.max_abs_error:.2e}, worst rel err {self.max_rel_error:.2e}; "
+            f"an entry fails when abs err > atol {self.atol:g} + rtol {self.rtol:g} * |numeric|"
+        )
+        if self.culprit is not None:
+            lines.append("  " + str(self.culprit).replace("\n", "\n  "))
+        lines.extend("  note: " + n for n in self.notes)
+        return "\n".join(lines)
+
+    def raise_if_failed(self) -> GradCheckReport:
+        """Raise :class:`~microtape.GradientCheckError` with the table if the check failed.
+
+        Examples:
+            >>> mt.check_grads(mt.exp, [mt.tensor([0.5])]).raise_if_failed().ok
+            True
+        """
+        if not self.ok:
+            raise GradientCheckError(str(self), report=self, culprit=self.culprit)
+        return self
+
+
+def _shape_note(err: ShapeError) -> str:
+    """Whose VJP returned a wrongly shaped gradient, and for which of the op's inputs."""
+    got, want = err.shapes
+    bad = getattr(err, "input", None)
+    which = f"its input {bad}; " if is_int(bad) else ""
+    return f"the VJP of {err.op!r} returned a gradient of shape {got} for an input of shape {want} ({which}did it forget to sum over broadcast axes?)"
+
+
+def _shape_notes(failures: dict[str, list[int]]) -> list[str]:
+    """One note per wrongly shaped VJP result, naming the inputs of f whose gradient it spoils."""
+    notes = []
+    for why, inputs in failures.items():
+        if len(inputs) == 1:
+            notes.append(f"{why}, so the analytic gradient of input {inputs[0]} cannot be computed")
+        else:  # the tape refuses a VJP's result as a whole, whichever input was asked for
+            notes.append(f"{why}, so the analytic gradients of inputs {', '.join(map(str, inputs))} cannot be computed")
+    return notes
+
+
+def _gradient_row(tape: GradientTape, y: Tensor, copies: list[Tensor], k: int) -> list[list[float]]:
+    """∂y_k/∂x_i for every input i, flat, by one backward pass."""
+    onehot = [0.0] * y.size
+    onehot[k] = 1.0
+    gs = tape.gradient(y, copies, output_gradients=new(Tensor, onehot, y.shape, "one_hot"), unconnected_gradients="zero")
+    return [g.data_sync() if g is not None else [0.0] * c.size for g, c in zip(gs, copies)]
+
+
+def _one_input_rows(f: Fn, copies: list[Tensor], i: int, n_out: int, failures: dict[str, list[int]]) -> list[list[float]]:
+    """∂y_k/∂x_i for one input, with a tape that watches only it; NaN where a VJP fails."""
+    with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        tape.watch(copies[i])
+        y = as_output(f(*copies))
+    try:
+        return [_gradient_row(tape, y, [copies[i]], k)[0] for k in range(n_out)]
+    except ShapeError as err:
+        if not hasattr(err, "op"):
+            raise
+        failures.setdefault(_shape_note(err), []).append(i)
+        return [[math.nan] * copies[i].size for _ in range(n_out)]
+    finally:
+        tape.release()
+
+
+def _analytic_jacobian(
+    f: Fn, xs: list[Tensor]
+) -> tuple[list[float], Shape, list[list[list[float]]], list[str]]:
+    """Output values, output shape, rows[k][i] = ∂y_k/∂x_i (flat) by backward passes, notes."""
+
+    def run() -> tuple[list[float], Shape, list[list[list[float]]], list[str]]:
+        copies = [new(Tensor, list(x._values()), x.shape, "tensor") for x in xs]
+        with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+            tape.watch(copies)
+            y = f(*copies)
+        try:
+            y = as_output(y)
+            notes: list[str] = []
+            try:
+                rows = [_gradient_row(tape, y, copies, k) for k in range(y.size)]
+            except ShapeError as err:
+                if not hasattr(err, "op"):
+                    raise
+                # A VJP returned a wrong-shaped gradient: find which inputs it reaches,
+                # one input at a time, so the other inputs' entries are still compared.
+                rows = [[[] for _ in copies] for _ in range(y.size)]
+                failures: dict[str, list[int]] = {}
+                for i in range(len(copies)):
+                    column = _one_input_rows(f, copies, i, y.size, failures)
+                    for k in range(y.size):
+                        rows[k][i] = column[k]
+                notes.extend(_shape_notes(failures))
+            return y.data_sync(), y.shape, rows, notes
+        finally:
+            tape.release()
+
+    result = run_paused(run)
+    assert isinstance(result, tuple)
+    return result
+
+
+def _full(
+    f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, order: int
+) -> tuple[list[GradCheckRow], int, list[str]]:
+    values, out_shape, jac, notes = _analytic_jacobian(f, xs)  # the taped call is f's first evaluation
+    datas = [list(x._values()) for x in xs]
+    shapes = [x.shape for x in xs]
+    loop = run_paused(lambda: _differences(f, datas, shapes, values, out_shape, jac, eps, atol, rtol, order))
+    assert isinstance(loop, tuple)
+    rows, evaluations = loop
+    return rows, 1 + evaluations, notes
+
+
+def _indices(shape: Shape) -> list[tuple[int, ...]]:
+    """Every index of ``shape`` in row-major order, the order of a tensor's flat data."""
+    return list(product(*map(range, shape)))
+
+
+def _differences(
+    f: Fn, datas: list[list[float]], shapes: list[Shape], values: list[float], out_shape: Shape,
+    jac: list[list[list[float]]], eps: float, atol: float, rtol: float, order: int,
+) -> tuple[list[GradCheckRow], int]:
+    """Central differences for every input entry, compared with the analytic Jacobian.
+
+    Each entry is moved in place in its working list and ``f`` is called on
+    the same input tensors again (see :func:`~microtape.checking.numerical.evaluator`).
+    The two calls at a 10x smaller step are made once per entry, and only when
+    the one-sided slopes of some output disagree.
+    """
+    evaluate = evaluator(f, datas, shapes)
+    outputs = list(enumerate(zip(_indices(out_shape), values)))
+    small = eps / 10
+    rows: list[GradCheckRow] = []
+    evaluations = 0
+    for i, data in enumerate(datas):
+        for j, index in enumerate(_indices(shapes[i])):
+            keep = data[j]
+            data[j] = keep + eps
+            plus = evaluate()
+            data[j] = keep - eps
+            minus = evaluate()
+            evaluations += 2
+            smaller: tuple[list[float], list[float]] | None = None
+            for k, (output, v) in outputs:
+                left, right = (v - minus[k]) / eps, (plus[k] - v) / eps
+                kink = False
+                if not is_close(left, right, atol, rtol):
+                    # Do the slopes still disagree at a 10x smaller step? Then it is a kink.
+                    if smaller is None:
+                        data[j] = keep + small
+                        plus2 = evaluate()
+                        data[j] = keep - small
+                        smaller = plus2, evaluate()
+                        evaluations += 2
+                    plus2, minus2 = smaller
+                    kink = same_jump(right - left, (plus2[k] - v) / small - (v - minus2[k]) / small)
+                numeric = (plus[k] - minus[k]) / (2 * eps)
+                rows.append(compare_row(i, index, output, jac[k][i][j], numeric, left, right, atol, rtol, order, kink))
+            data[j] = keep
+    return rows, evaluations
+
+
+def _fast(
+    f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, rng: random.Random
+) -> tuple[GradCheckRow, int]:
+    """One random directional derivative vᵀ J u: one taped call, one backward pass, 2 more calls."""
+    datas = [list(x._values()) for x in xs]
+    shapes = [x.shape for x in xs]
+    us = [[rng.uniform(-1.0, 1.0) for _ in d] for d in datas]
+    norm = math.sqrt(math.fsum(u * u for uu in us for u in uu)) or 1.0
+    us = [[u / norm for u in uu] for uu in us]
+
+    def run() -> tuple[float, list[float], list[float]]:
+        copies = [new(Tensor, list(d), s, "tensor") for d, s in zip(datas, shapes)]
+        with GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(copies)
+            y = f(*copies)
+        y = as_output(y)
+        base = y.data_sync()  # f at the point itself: the taped call doubles as the base value
+        v = [rng.uniform(-1.0, 1.0) for _ in base]
+        try:
+            gs = tape.gradient(y, copies, output_gradients=new(Tensor, list(v), y.shape, "tensor"), unconnected_gradients="zero")
+        except ShapeError as err:
+            if not hasattr(err, "op"):
+                raise
+            return math.nan, base, v  # a VJP returned a wrong-shaped gradient; the full check names it
+        analytic = math.fsum(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
+        return analytic, base, v
+
+    def check() -> tuple[GradCheckRow, int]:
+        analytic, base, v = run()
+        moved = [list(d) for d in datas]
+        evaluate = evaluator(f, moved, shapes)
+
+        def along(t: float) -> float:
+            for m, d, u in zip(moved, datas, us):
+                m[:] = [a + t * b for a, b in zip(d, u)]  # in place: the input tensors wrap these lists
+            return math.fsum(a * b for a, b in zip(evaluate(), v))
+
+        plus, minus = along(eps), along(-eps)
+        at = math.fsum(a * b for a, b in zip(base, v))
+        numeric = (plus - minus) / (2 * eps)
+        left, right = (at - minus) / eps, (plus - at) / eps
+        evaluations = 3
+        kink = False
+        if not is_close(left, right, atol, rtol):
+            small = eps / 10
+            plus2, minus2 = along(small), along(-small)
+            evaluations += 2
+            kink = same_jump(right - left, (plus2 - at) / small - (at - minus2) / small)
+        row = compare_row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink)
+        return row, evaluations
+
+    result = run_paused(check)  # one scope: the taped call, the backward pass and every call along u
+    assert isinstance(result, tuple)
+    return result
+
+
+# -- check_grads -----------------------------------------------------------------
+
+
+def check_grads(
+    f: TensorFn,
+    inputs: Tensor | Sequence[Tensor],
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+    mode: str = "full",
+    order: int = 1,
+    seed: int | None = None,
+) -> GradCheckReport:
+    """Compare the analytic gradients of ``f(*inputs)`` with finite differences.
+
+    ``mode="full"`` compares the whole Jacobian (every output entry against
+    every input entry: 2n+1 calls of f for n input entries, two more per
+    entry that looks like a kink). ``mode="fast"`` compares one random
+    directional derivative vᵀJu (3 calls of f and one backward pass,
+    whatever n), as PyTorch's fast gradcheck and JAX's ``check_grads`` do;
+    if it fails, the full check runs so the report can name entries.
+    ``report.evaluations`` counts the calls of f. ``order=2`` also checks
+    the gradient of the gradient.
+
+    An entry whose left and right one-sided slopes disagree (still at a ten
+    times smaller step, so it is not just curvature), and whose analytic
+    value lies between them, is a *kink* (``relu`` or ``abs`` at 0, a tie in
+    ``max``): a valid subgradient, reported but not a failure.
+    When the check fails, every op that ``f`` ran is re-checked at the
+    inputs it saw, and ``report.culprit`` names the first op whose VJP is
+    wrong and the line of your code that called it (at ``order=2``, also
+    the first op whose VJP a tape cannot differentiate correctly).
+
+    float64 makes ``eps=1e-6`` work; float32 frameworks need ``eps`` near
+    1e-3, since the difference of two nearby float32 values keeps few digits.
+
+    Returns:
+        A :class:`GradCheckReport`; call ``.raise_if_failed()`` in tests.
+
+    Examples:
+        >>> report = mt.check_grads(lambda x: (x * x).sum(), [mt.tensor([1.0, -2.0])])
+        >>> report.ok, report.max_abs_error < 1e-6
+        (True, True)
+        >>> mt.check_grads(mt.relu, [mt.tensor([0.0, 1.0])]).kinks[0].index
+        (0,)
+        >>> [row.status for row in mt.check_grads(mt.abs, [mt.tensor([0.0])]).rows]
+        ['kink']
+    """
+    check_fn(f, "check_grads")
+    xs = check_inputs(inputs, "check_grads")
+    check_eps(eps)
+    if mode not in ("full", "fast"):
+        raise InvalidArgumentError(
+            explain(f'mode={mode!r} is not "full" or "fast".', "full compares every entry; fast one random direction.", 'use mode="full" for small inputs.'),
+            value=mode,
+        )
+    if order not in (1, 2):
+        raise InvalidArgumentError(
+            explain(f"order={order!r} is not 1 or 2.", "order=2 also checks the gradient of the gradient.", "use order=1 or order=2."),
+            value=order,
+        )
+    for name, tol in (("atol", atol), ("rtol", rtol)):
+        if not is_number(tol) or not tol >= 0:
+            raise InvalidArgumentError(
+                explain(f"{name}={tol!r} must be a non-negative number.", "Tolerances bound the allowed error.", f"for example {name}=1e-5."),
+                value=tol,
+            )
+    if seed is not None and not is_int(seed):
+        raise InvalidArgumentError(
+            explain(f"seed={seed!r} is not an int.", "The seed picks the random directions of fast mode.", "pass seed=0, or leave it out."),
+            value=seed,
+        )
+    rng = random.Random(0 if seed is None else seed)
+    report = _check(f, xs, eps, atol, rtol, mode, rng, 1, f)
+    if order == 2:
+        second = _check(_gradient_of(f, len(xs)), xs, eps, atol, rtol, mode, rng, 2, f)
+        report = GradCheckReport(
+            ok=report.ok and second.ok,
+            max_abs_error=max(report.max_abs_error, second.max_abs_error),
+            max_rel_error=max(report.max_rel_error, second.max_rel_error),
+            rows=sorted(report.rows + second.rows, key=_badness),
+            mode=mode,
+            order=2,
+            eps=eps,
+            atol=atol,
+            rtol=rtol,
+            evaluations=report.evaluations + second.evaluations,
+            culprit=report.culprit or second.culprit,
+            notes=report.notes + second.notes,
+        )
+    return report
+
+
+def _gradient_of(f: Fn, n: int) -> Fn:
+    """``h(*xs)``: every first-order gradient of ``sum(f)``, flattened and joined."""
+    def h(*xs: Tensor) -> Tensor:
+        with GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(list(xs))
+            y = f(*xs)
+        gs = tape.gradient(y, list(xs), unconnected_gradients="zero")
+        return concat([reshape(g, shape=(-1,)) for g in gs if g is not None], axis=0)
+
+    h.__name__ = f"gradient_of_{getattr(f, '__name__', 'f')}"
+    return h
+
+
+def _badness(r: GradCheckRow) -> tuple[int, float]:
+    return ({"FAIL": 0, "kink": 1, "ok": 2}[r.status], -r.abs_error if math.isfinite(r.abs_error) else -math.inf)
+
+
+def _check(
+    f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, mode: str, rng: random.Random, order: int, source: Fn
+) -> GradCheckReport:
+    """Check ``f`` (the user's ``source``, or its gradient when ``order`` is 2)."""
+    notes: list[str] = []
+    evaluations = 0
+    if mode == "fast":
+        row, evaluations = _fast(f, xs, eps, atol, rtol, rng)
+        if row.status == "ok":
+            return GradCheckReport(True, row.abs_error, row.rel_error, [_with_order(row, order)], "fast", order, eps, atol, rtol, evaluations)
+        notes.append(f"fast mode: the directional derivative was {row.status}; ran the full check to name entries")
+    rows, n, shape_notes = _full(f, xs, eps, atol, rtol, order)
+    evaluations += n
+    notes.extend(shape_notes)
+    rows.sort(key=_badness)
+    ok = not shape_notes and not any(r.status == "FAIL" for r in rows)
+    finite = [r for r in rows if r.status != "kink"]
+    report = GradCheckReport(
+        ok=ok,
+        max_abs_error=max((r.abs_error for r in finite), default=0.0),
+        max_rel_error=max((r.rel_error for r in finite), default=0.0),
+        rows=rows,
+        mode=mode,
+        order=order,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        evaluations=evaluations,
+        notes=notes,
+    )
+    if not ok:
+        report.culprit = find_culprit(f, xs, eps, atol, rtol, notes=report.notes)
+        if report.culprit is None and order == 2:
+            report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2, notes=report.notes)
+    return report
+
+
+def _with_order(row: GradCheckRow, order: int) -> GradCheckRow:
+    return GradCheckRow(row.input, row.index, row.output, row.analytic, row.numeric, row.abs_error, row.rel_error, row.status, order)

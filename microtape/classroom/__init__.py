@@ -1,0 +1,1 @@
+"""The classroom layer of microtape."""

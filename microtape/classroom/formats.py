@@ -1,0 +1,387 @@
+"""The documents ``grade --format`` writes: microtape's JSON, Gradescope's ``results.json``, Classroom 50's ``result.json``.
+
+Read after ``exercise.py`` and before ``grader.py``, which grades the files
+and hands their entries (one dict per graded path, described in
+:mod:`microtape.classroom.grader`) to ``document``. Each outside format is written
+from one table of its fields (name, type, meaning): ``GRADESCOPE_RESULTS``
+with ``GRADESCOPE_TEST``, ``CLASSROOM50_RESULT`` with
+``CLASSROOM50_TEST``. ``problems`` checks a document against its
+tables (the names, the types, the scores adding up), the way the tests do.
+
+A test is one check of one graded file, worth the check's points; a path
+that could not be graded (a symlink loop, an empty folder, a file that is
+not an exercise) is a test worth 0 points that says why, so nothing is
+dropped silently. Hidden checks (``grade --checks DIR``) are
+``"visibility": "after_due_date"`` in Gradescope; Classroom 50 has no
+visibility, so its message for a hidden check says only passed or failed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final, TextIO
+
+from .._version import __version__
+
+__all__ = [
+    "CLASSROOM50_RESULT",
+    "CLASSROOM50_SCHEMA",
+    "CLASSROOM50_TEST",
+    "FORMATS",
+    "GRADESCOPE_RESULTS",
+    "GRADESCOPE_TEST",
+    "Field",
+    "STATUSES",
+    "classroom50",
+    "document",
+    "gradescope",
+    "problems",
+    "report",
+    "table_row",
+    "table_summary",
+]
+
+Field = tuple[str, type, str]
+"""One row of a format's table: the field's name, its JSON type (as a Python type), what it holds."""
+
+FORMATS: Final[tuple[str, ...]] = ("text", "json", "gradescope", "classroom50")
+"""The values of ``grade --format``."""
+
+GRADESCOPE_RESULTS: Final[tuple[Field, ...]] = (
+    ("score", float, "the points earned: the sum of the tests' scores"),
+    ("max_score", float, "the points available: the sum of the tests' max_score"),
+    ("output", str, "for the whole submission: microtape's version, the seed (to replay), what could not be graded"),
+    ("tests", list, "one per check of each graded file, then one per path that could not be graded"),
+)
+"""The top level of Gradescope's ``results.json`` as ``grade --format gradescope`` writes it."""
+
+GRADESCOPE_TEST: Final[tuple[Field, ...]] = (
+    ("name", str, "the file (or, alone, the exercise) and the check: 'alice/ex04_softplus_vjp.py: the VJP agrees ...'"),
+    ("score", float, "the check's points if it passed, else 0"),
+    ("max_score", float, "the check's points (0 for a path that could not be graded)"),
+    ("status", str, '"passed" or "failed"'),
+    ("output", str, "what was wrong and the hints, as the text report prints them ('' when passed)"),
+    ("visibility", str, '"visible", or "after_due_date" for a hidden check (grade --checks DIR)'),
+)
+"""One entry of ``tests`` in Gradescope's ``results.json``."""
+
+CLASSROOM50_SCHEMA: Final = "classroom50/result/v1"
+"""The ``schema`` value of a Classroom 50 ``result.json``."""
+
+CLASSROOM50_RESULT: Final[tuple[Field, ...]] = (
+    ("schema", str, f'always "{CLASSROOM50_SCHEMA}"'),
+    ("score", int, "the points earned: the sum of the tests' scores"),
+    ("max-score", int, "the points available: the sum of the tests' max-score"),
+    ("tests", list, "one per check of each graded file, then one per path that could not be graded"),
+)
+"""The fields of Classroom 50's ``result.json`` that an autograder owns (its runner stamps who, what and when)."""
+
+CLASSROOM50_TEST: Final[tuple[Field, ...]] = (
+    ("test-name", str, "the file (or, alone, the exercise) and the check"),
+    ("passed", bool, "whether the check passed"),
+    ("score", int, "the check's points if it passed, else 0"),
+    ("max-score", int, "the check's points (0 for a path that could not be graded)"),
+    ("message", str, "what was wrong and the hints ('' when passed; only passed or failed for a hidden check)"),
+)
+"""One entry of ``tests`` in Classroom 50's ``result.json``."""
+
+
+# -- one test per check ---------------------------------------------------------------------
+
+
+def _check_output(entry: dict[str, object], check: dict[str, object]) -> str:
+    status = check.get("status")
+    if status == "PASS":
+        return ""
+    lines = [str(line) for line in _list(check.get("details"))]
+    if status in ("TIMEOUT", "CRASH", "NOT_RUN") and entry.get("message"):
+        lines.append(str(entry["message"]))
+    if status == "TODO" and not lines:
+        lines.append("not done yet")
+    lines += [f"hint: {h}" if level == 1 else f"hint {level}: {h}" for level, h in enumerate(_list(check.get("hints")), start=1)]
+    return "\n".join(lines) or str(status).lower().replace("_", " ")
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _short_paths(paths: list[str]) -> list[str]:
+    """The paths relative to the folder they share ('alice/ex00.py'), so that a test's name is short and stable."""
+    if len(paths) < 2:
+        return [os.path.basename(p) or p for p in paths]
+    try:
+        base = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in paths])
+    except ValueError:  # different drives (Windows)
+        return paths
+    return [os.path.relpath(os.path.abspath(p), base).replace(os.sep, "/") for p in paths]
+
+
+def _tests(entries: Sequence[dict[str, object]]) -> list[tuple[str, int, int, bool, str, bool]]:
+    """``(name, score, max score, passed, output, hidden)`` for every check of every entry, then every path not graded."""
+    shown = _short_paths([str(e.get("path")) for e in entries])
+    tests: list[tuple[str, int, int, bool, str, bool]] = []
+    not_graded: list[tuple[str, int, int, bool, str, bool]] = []
+    for entry, path in zip(entries, shown):
+        exercise = entry.get("exercise")
+        checks = [c for c in _list(entry.get("checks")) if isinstance(c, dict)]
+        if exercise is None or not checks:
+            message = str(entry.get("message") or "could not be graded")
+            not_graded.append((f"{path}: not graded", 0, 0, False, message, False))
+            continue
+        prefix = str(exercise) if len(entries) == 1 else path if Path(path).stem == exercise else f"{path} ({exercise})"
+        for check in checks:
+            passed = check.get("status") == "PASS"
+            points = _int(check.get("points", 1))
+            tests.append((f"{prefix}: {check.get('name')}", points if passed else 0, points, passed, _check_output(entry, check), bool(check.get("hidden"))))
+    return tests + not_graded
+
+
+def _summary(entries: Sequence[dict[str, object]], seed: int) -> str:
+    lines = [f"graded by microtape {__version__}; random inputs drawn with seed {seed} (replay: grade ... --seed {seed})."]
+    for entry in entries:
+        if entry.get("exercise") is None or entry.get("status") not in ("passed", "failed"):
+            lines.append(f"{entry.get('path')}: {entry.get('message') or entry.get('status')}")
+    return "\n".join(lines)
+
+
+def gradescope(entries: Sequence[dict[str, object]], seed: int) -> dict[str, object]:
+    """Gradescope's ``results.json`` for graded entries (fields: :data:`GRADESCOPE_RESULTS`, :data:`GRADESCOPE_TEST`).
+
+    Examples:
+        >>> from microtape.classroom.formats import gradescope
+        >>> entry = {"path": "a.py", "exercise": "ex00_gradient_by_hand", "status": "failed", "message": None,
+        ...          "checks": [{"name": "by hand", "status": "PASS", "points": 2},
+        ...                     {"name": "secret", "status": "FAIL", "points": 1, "hidden": True, "details": ["wrong"]}]}
+        >>> doc = gradescope([entry], seed=7)
+        >>> doc["score"], doc["max_score"], [(t["name"], t["status"], t["visibility"]) for t in doc["tests"]]
+        (2.0, 3.0, [('ex00_gradient_by_hand: by hand', 'passed', 'visible'), ('ex00_gradient_by_hand: secret', 'failed', 'after_due_date')])
+    """
+    rows = _tests(entries)
+    tests = [
+        {
+            "name": name, "score": float(score), "max_score": float(top), "status": "passed" if passed else "failed",
+            "output": output, "visibility": "after_due_date" if hidden else "visible",
+        }
+        for name, score, top, passed, output, hidden in rows
+    ]
+    return {
+        "score": math.fsum(float(score) for _, score, _, _, _, _ in rows),
+        "max_score": math.fsum(float(top) for _, _, top, _, _, _ in rows),
+        "output": _summary(entries, seed),
+        "tests": tests,
+    }
+
+
+def classroom50(entries: Sequence[dict[str, object]], seed: int) -> dict[str, object]:
+    """Classroom 50's ``result.json`` for graded entries (fields: :data:`CLASSROOM50_RESULT`, :data:`CLASSROOM50_TEST`).
+
+    ``seed`` is not a field of the format: it is in the message of the first test.
+
+    Examples:
+        >>> from microtape.classroom.formats import classroom50
+        >>> entry = {"path": "a.py", "exercise": "ex00_gradient_by_hand", "status": "passed", "message": None,
+        ...          "checks": [{"name": "by hand", "status": "PASS", "points": 2}]}
+        >>> doc = classroom50([entry], seed=7)
+        >>> doc["schema"], doc["score"], doc["max-score"], doc["tests"][0]["passed"]
+        ('classroom50/result/v1', 2, 2, True)
+    """
+    tests: list[dict[str, object]] = []
+    for name, score, top, passed, output, hidden in _tests(entries):
+        message = ("passed" if passed else "failed") + " (a hidden check)" if hidden else output
+        tests.append({"test-name": name, "passed": passed, "score": score, "max-score": top, "message": message})
+    if tests:
+        first = str(tests[0]["message"])
+        tests[0]["message"] = (first + "\n" if first else "") + f"(random inputs drawn with seed {seed})"
+    return {
+        "schema": CLASSROOM50_SCHEMA,
+        "score": sum(_int(t["score"]) for t in tests),
+        "max-score": sum(_int(t["max-score"]) for t in tests),
+        "tests": tests,
+    }
+
+
+def document(format: str, entries: Sequence[dict[str, object]], seed: int, meta: dict[str, object]) -> dict[str, object]:
+    """The document of ``format`` ("json", "gradescope" or "classroom50"); ``meta`` heads the JSON one.
+
+    Examples:
+        >>> from microtape.classroom.formats import document
+        >>> sorted(document("json", [], 7, {"schema_version": 2}))
+        ['all_passed', 'files', 'max_score', 'schema_version', 'score', 'seed', 'summary']
+    """
+    if format == "gradescope":
+        return gradescope(entries, seed)
+    if format == "classroom50":
+        return classroom50(entries, seed)
+    counts = {status: sum(1 for e in entries if e.get("status") == status) for status in STATUSES}
+    return {
+        **meta,
+        "seed": seed,
+        "all_passed": bool(entries) and counts["passed"] == len(entries),
+        "score": sum(_int(e.get("score")) for e in entries),
+        "max_score": sum(_int(e.get("max_score")) for e in entries),
+        "summary": {"files": len(entries), **counts},
+        "files": list(entries),
+    }
+
+
+def problems(doc: object, top: Sequence[Field], test: Sequence[Field], score: str, max_score: str) -> list[str]:
+    """What is wrong with ``doc`` against its tables: missing or extra fields, wrong types, sums that do not add up.
+
+    Examples:
+        >>> from microtape.classroom.formats import CLASSROOM50_RESULT, CLASSROOM50_TEST, problems
+        >>> problems({"schema": "classroom50/result/v1", "score": 1, "max-score": 2, "tests": []},
+        ...          CLASSROOM50_RESULT, CLASSROOM50_TEST, "score", "max-score")
+        ['score is 1, but the tests add up to 0', 'max-score is 2, but the tests add up to 0']
+    """
+    found: list[str] = []
+
+    def fields(value: object, table: Sequence[Field], where: str) -> bool:
+        if not isinstance(value, dict):
+            found.append(f"{where} is {type(value).__name__}, not an object")
+            return False
+        names = [name for name, _, _ in table]
+        if sorted(value) != sorted(names):
+            found.append(f"{where} has the fields {sorted(value)}, expected {sorted(names)}")
+            return False
+        for name, kind, _ in table:
+            item = value[name]
+            ok = isinstance(item, (int, float)) and not isinstance(item, bool) and math.isfinite(item) if kind is float else (
+                isinstance(item, kind) and (kind is bool or not isinstance(item, bool))
+            )
+            if not ok:
+                found.append(f"{where}.{name} is {type(item).__name__} {item!r:.40}, expected {kind.__name__}")
+        return True
+
+    if not fields(doc, top, "the document"):
+        return found
+    assert isinstance(doc, dict)
+    tests = doc["tests"]
+    if not isinstance(tests, list):
+        return found
+    for i, t in enumerate(tests):
+        fields(t, test, f"tests[{i}]")
+    if found:
+        return found
+    for total, field in ((score, score), (max_score, max_score)):
+        added = math.fsum(float(t[field]) for t in tests)
+        if abs(float(doc[total]) - added) > 1e-9:
+            found.append(f"{total} is {doc[total]}, but the tests add up to {added:g}")
+    for i, t in enumerate(tests):
+        if float(t[score]) > float(t[max_score]) or float(t[score]) < 0:
+            found.append(f"tests[{i}] scores {t[score]} of {t[max_score]}")
+    return found
+
+
+# -- the report of one file ------------------------------------------------------------------
+
+
+def report(entry: dict[str, object], hint: int) -> str:
+    """The text one-file grading prints (also the ``report`` field of the JSON).
+
+    Examples:
+        >>> from microtape.classroom.formats import report
+        >>> print(report({"path": "a.py", "exercise": None, "status": "error", "message": "'a.py': no such file."}, 1))
+        grading a.py:
+          'a.py': no such file.
+    """
+    lines: list[str] = []
+    path, name, status = entry["path"], entry["exercise"], entry["status"]
+    if name is None:
+        head = f"grading {path}:"
+        lines.append(head)
+        lines += [f"  {line}" for line in str(entry["message"] or "could not grade the file").splitlines()]
+        return "\n".join(lines)
+    chapter = entry["chapter"]
+    lines.append(f"grading {path}: {name} (chapter {chapter}: {entry['title']})")
+    printed = str(entry["output"]).rstrip()
+    if printed:
+        tail = printed.splitlines()[-20:]
+        lines.append("  the file printed (last lines):")
+        lines += [f"    | {line}" for line in tail]
+    load_error = entry.get("load_error")
+    if isinstance(load_error, dict):
+        lines.append("  FAIL  loading the file")
+        lines += [f"        {line}" for line in load_error.get("details") or []]
+        lines += [f"        hint: {h}" for h in (load_error.get("hints") or [])[:1]]
+        total = entry["checks_total"]
+        lines.append(f"{name}: could not load the file; 0 of {total} checks ran.")
+        return "\n".join(lines)
+    checks = entry["checks"]
+    assert isinstance(checks, list)
+    weighted = any(c["points"] != 1 for c in checks)
+    for check in checks:
+        label = {"TIMEOUT": "TIME", "NOT_RUN": "----"}.get(check["status"], check["status"])
+        extra = (f"  [{check['points']} pt{'s' * (check['points'] != 1)}]" if weighted else "") + ("  (hidden)" if check["hidden"] else "")
+        lines.append(f"  {label:<5} {check['name']}{extra}")
+        lines += [f"        {line}" for line in check["details"]]
+        for level, text in enumerate(check["hints"], start=1):
+            tag = "hint" if level == 1 else f"hint {level}"
+            where = f" (see chapter {chapter})" if level == 1 and "chapter" not in text else ""
+            lines.append(f"        {tag}: {text}{where}")
+    passed, total = entry["checks_passed"], entry["checks_total"]
+    score = f" Score: {entry['score']} of {entry['max_score']} points." if weighted else ""
+    if status == "passed":
+        lines.append(f"{name}: all {total} checks passed.{score}")
+    elif status in ("timeout", "crashed"):
+        lines.append(f"{name}: {entry['message']} {passed} of {total} checks passed.{score}")
+    else:
+        failed = sum(1 for c in checks if c["status"] == "FAIL")
+        todo = sum(1 for c in checks if c["status"] == "TODO")
+        parts = [f"{passed} of {total} checks passed"] + [f"{failed} failed"] * bool(failed) + [f"{todo} not done yet"] * bool(todo)
+        more = f" (--hint {hint + 1} for a closer hint)" if hint < 3 else ""
+        lines.append(f"{name}: " + ", ".join(parts) + f".{score} Fix the lines marked FAIL and TODO, then grade again{more}.")
+    if status == "passed" and entry["message"]:
+        lines.append(f"note: {entry['message']}")
+    return "\n".join(lines)
+
+
+_STATUS_WORD: Final[dict[str, str]] = {"passed": "PASS", "failed": "FAIL", "timeout": "TIMEOUT", "crashed": "CRASH", "error": "ERROR"}
+
+STATUSES: Final[tuple[str, ...]] = tuple(_STATUS_WORD)
+"""The statuses of a graded file: passed, failed, timeout, crashed, error (could not be graded)."""
+
+
+def table_row(entry: dict[str, object], width: int) -> str:
+    """One file's row of the table that grading a folder prints.
+
+    Examples:
+        >>> from microtape.classroom.formats import table_row
+        >>> table_row({"path": "a.py", "exercise": "ex00_gradient_by_hand", "status": "failed", "message": None, "seconds": 0.5,
+        ...            "checks_passed": 0, "checks_total": 1, "score": 0, "max_score": 1, "checks": [{"status": "TODO"}]}, 4)
+        'a.py  ex00_gradient_by_hand          0/1     0/1  TODO       0.5 s'
+    """
+    known = entry["exercise"] is not None
+    checks = f"{entry['checks_passed']}/{entry['checks_total']}" if known else "-"
+    score = f"{entry['score']}/{entry['max_score']}" if known else "-"
+    word = _STATUS_WORD[str(entry["status"])]
+    statuses = [c["status"] for c in entry["checks"]] if isinstance(entry["checks"], list) else []
+    if word == "FAIL" and "TODO" in statuses and "FAIL" not in statuses and "could not load" not in str(entry["message"]):
+        word = "TODO"  # an untouched starter: not done yet, as the one-file report says
+    return f"{str(entry['path']):<{width}}  {str(entry['exercise'] or '?'):<26}  {checks:>6}  {score:>6}  {word:<7}  {entry['seconds']:>5.1f} s"
+
+
+def table_summary(entries: Sequence[dict[str, object]], stream: TextIO) -> None:
+    """Print the lines under the table: how many files passed, and where to look next.
+
+    Examples:
+        >>> import sys
+        >>> from microtape.classroom.formats import table_summary
+        >>> table_summary([{"status": "passed"}, {"status": "error"}], sys.stdout)
+        1 of 2 files passed every check (1 not graded).
+        details: python -m microtape grade FILE [--hint 2], or --format json for everything
+    """
+    counts = {status: sum(1 for e in entries if e.get("status") == status) for status in STATUSES}
+    all_passed = counts["passed"] == len(entries)
+    others = [f"{counts[s]} {w}" for s, w in (("failed", "failed"), ("timeout", "timed out"), ("crashed", "crashed"), ("error", "not graded")) if counts[s]]
+    extra = f" ({', '.join(others)})" if others else ""
+    print(f"{counts['passed']} of {len(entries)} files passed every check{extra}.", file=stream)
+    if not all_passed:
+        print("details: python -m microtape grade FILE [--hint 2], or --format json for everything", file=stream)

@@ -1,0 +1,682 @@
+"""The classroom grader: ``python -m microtape grade PATH... [--format F] [--output FILE] [--checks DIR] [--seed N]``.
+
+Read after ``grade_formats.py`` and ``_grade_processes.py``; the checks are
+written with :mod:`microtape.exercise` and run by ``microtape.classroom.grade_child``.
+Every exercise is a starter file that sets ``EXERCISE = "exNN_..."`` (found
+from ``microtape.classroom.resources.exercises_dir()``) and a checks file of the same
+name in its ``checks/`` folder. The grader reads a student's ``EXERCISE``
+without running the file (``ast``), so a copy graded from anywhere is
+matched to its exercise.
+
+Each file is graded in its own child process, in a session of its own, with
+a time limit (``--timeout``, 10 s by default, start-up included; each check
+has its own limit inside it, half the file's unless its check file sets
+one) and, where the OS allows it (``resource.RLIMIT_AS``: Linux, most
+Unixes; not Windows), a memory limit (``--memory``, 1024 MB). An endless
+loop, a crash, ``sys.exit``, a huge allocation or an exception is reported
+for that check or that file, and grading goes on; when a file's grading
+ends, every process it started is killed (see ``_grade_processes.py``).
+Ctrl-C stops everything within a second (exit 130), SIGTERM too (exit 143).
+This protects a class from accidents, not from malice: the student's code
+runs with the grader's permissions.
+
+Each check is worth points (1 unless its check file says otherwise); a
+file's score is the sum of the points of the checks it passed. ``--checks
+DIR`` adds a teacher's own check files (the same format as the shipped
+ones, named after the exercise): their checks run after the public ones of
+the same exercise and are marked hidden. Checks draw random inputs from a
+seed, printed with the results; ``--seed N`` replays a run.
+
+One file prints its checks: ``PASS``, ``FAIL`` (what was wrong and a hint),
+``TODO`` (a ``NotImplementedError`` left in the starter), ``TIME`` or
+``CRASH``. Hints come only after a failed check, by level: ``--hint 1``
+(the default) names the idea and the chapter, ``--hint 2`` and ``--hint 3``
+add more specific ones. Several files or a folder print one table (file,
+exercise, checks passed, score, status, time). A path that cannot be graded
+(missing, a symlink loop, an empty folder, not an exercise) is one entry
+of its own; the same file reached by two paths is graded once.
+
+``--format json`` (or ``--json``) prints one JSON document instead (schema
+version 2); ``gradescope`` and ``classroom50`` print those services'
+documents (see :mod:`microtape.classroom.formats`); ``--output FILE`` writes the
+document or the text to a file::
+
+    {"schema_version": 2, "microtape_version": "0.1.0",
+     "timeout_seconds": 10.0, "memory_limit_mb": 1024, "hint_level": 1, "checks_dir": null,
+     "seed": 1234, "all_passed": false, "score": 9, "max_score": 10,
+     "summary": {"files": 2, "passed": 1, "failed": 0, "timeout": 1, "crashed": 0, "error": 0},
+     "files": [{"path": "class/alice/ex00_gradient_by_hand.py",
+                "exercise": "ex00_gradient_by_hand", "chapter": 0, "title": "...",
+                "status": "passed",   # passed | failed | timeout | crashed | error
+                "checks_passed": 4, "checks_total": 4, "score": 4, "max_score": 4, "seconds": 0.41,
+                "message": null,      # one line when status is not passed (or a note)
+                "checks": [{"name": "...", "points": 1, "score": 1, "hidden": false,
+                            "status": "PASS",  # PASS | FAIL | TODO | TIMEOUT | CRASH | NOT_RUN
+                            "details": [], "hints": []}],   # hints up to --hint, only when not PASS
+                "output": "",         # what the file printed (the last 4000 characters)
+                "report": "grading ..."}, ...]}   # the text one-file grading prints
+
+Exit status: 0 when every check of every file passed, 1 otherwise, 2 when
+nothing could be graded (every path missing, empty or not an exercise) or an
+option is out of range, 130 after Ctrl-C, 143 after SIGTERM.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import errno
+import importlib.util
+import json
+import math
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Optional, TextIO
+
+from .processes import STOP, Outcome, run_checks, stop_on_signals
+from .resources import exercises_dir
+from .._version import __version__
+from .exercise import Exercise
+from .formats import FORMATS, STATUSES, document, report, table_row, table_summary
+
+__all__ = [
+    "CHECK_SHARE",
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_TIMEOUT",
+    "MAX_MEMORY_MB",
+    "MAX_TIMEOUT",
+    "SCHEMA_VERSION",
+    "check_folder",
+    "exercises",
+    "grade",
+    "identify",
+    "list_exercises",
+    "load_exercise",
+]
+
+SCHEMA_VERSION: Final = 2
+"""The version of the ``--json`` document's layout (see the module docstring)."""
+
+DEFAULT_TIMEOUT: Final = 10.0
+"""Seconds a file may take, start-up included, before it is stopped."""
+
+DEFAULT_MEMORY_MB: Final = 1024
+"""The address-space limit of each grading process, in MB (0: no limit)."""
+
+MAX_TIMEOUT: Final = 86400.0
+"""The longest ``--timeout`` accepted (a day): more is a typo."""
+
+MAX_MEMORY_MB: Final = 2**20
+"""The largest ``--memory`` accepted (1 TB); 0 means no limit."""
+
+MIN_MEMORY_MB: Final = 64
+"""The smallest memory limit a Python process can start in."""
+
+CHECK_SHARE: Final = 0.5
+"""A check's time limit, unless its check file sets one: this share of the file's limit."""
+
+OUTPUT_LIMIT: Final = 4000
+"""How many characters of a file's printed output are kept (the last ones)."""
+
+
+# -- discovery ---------------------------------------------------------------------
+
+
+def _checks_dir() -> Path | None:
+    folder = exercises_dir()
+    return folder / "checks" if folder is not None and (folder / "checks").is_dir() else None
+
+
+def list_exercises() -> list[str]:
+    """Return the names of every exercise the grader knows, in book order.
+
+    Examples:
+        >>> from microtape.classroom.grader import list_exercises
+        >>> names = list_exercises()
+        >>> names[0], len(names) >= 17
+        ('ex00_gradient_by_hand', True)
+    """
+    folder = _checks_dir()
+    return sorted(p.stem for p in folder.glob("ex*.py")) if folder is not None else []
+
+
+_LOADED: dict[str, Exercise] = {}
+_LOCK = threading.Lock()
+
+
+def load_exercise(name: str, folder: Path | None = None) -> Exercise | None:
+    """The exercise called ``name`` with its checks, or None when there is none.
+
+    ``folder`` is a teacher's folder of check files (``grade --checks``);
+    by default, the checks shipped with microtape.
+
+    Examples:
+        >>> from microtape.classroom.grader import load_exercise
+        >>> ex = load_exercise("ex04_softplus_vjp")
+        >>> ex.chapter, ex.file, len(ex.checks) > 0
+        (4, 'ex04_softplus_vjp.py', True)
+        >>> load_exercise("ex99_nothing") is None
+        True
+    """
+    with _LOCK:
+        where = folder if folder is not None else _checks_dir()
+        key = f"{where}/{name}"
+        if key in _LOADED:
+            return _LOADED[key]
+        if where is None or not re.fullmatch(r"ex\w+", name) or not (where / f"{name}.py").is_file():
+            return None
+        module_name = f"_microtape_checks_{name}" if folder is None else f"_microtape_hidden_checks_{len(_LOADED)}_{name}"
+        spec = importlib.util.spec_from_file_location(module_name, where / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        exercise = getattr(module, "EXERCISE", None)
+        if not isinstance(exercise, Exercise) or exercise.name != name:
+            raise RuntimeError(f"{where / name}.py must define EXERCISE = Exercise({name!r}, ...)")
+        _LOADED[key] = exercise
+        return exercise
+
+
+def check_folder(folder: Path) -> list[str]:
+    """What is wrong with a teacher's folder of check files (``grade --checks``): one line per problem.
+
+    Examples:
+        >>> from pathlib import Path
+        >>> from microtape.classroom.grader import check_folder
+        >>> check_folder(Path("no/such/folder"))
+        ["--checks 'no/such/folder': no such folder."]
+    """
+    if not folder.is_dir():
+        return [f"--checks {str(folder)!r}: no such folder."]
+    found = sorted(folder.glob("ex*.py"))
+    if not found:
+        return [f"--checks {str(folder)!r}: no check files in it (they are named after the exercise, e.g. ex00_gradient_by_hand.py)."]
+    problems: list[str] = []
+    for path in found:
+        try:
+            exercise = load_exercise(path.stem, folder.resolve())
+        except Exception as err:  # noqa: BLE001 - a teacher's file: report it, do not crash
+            problems.append(f"--checks: {path} raised {type(err).__name__}: {err}")
+            continue
+        if exercise is not None and not exercise.checks:
+            problems.append(f"--checks: {path} adds no checks (decorate them with @EXERCISE.check(...)).")
+    return problems
+
+
+def exercises() -> list[Exercise]:
+    """Every exercise with its checks, in book order.
+
+    Examples:
+        >>> from microtape.classroom.grader import exercises
+        >>> sorted({ex.chapter for ex in exercises()})
+        [0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    found = [load_exercise(name) for name in list_exercises()]
+    return [ex for ex in found if ex is not None]
+
+
+def _exercise_name(source: str) -> str | None:
+    """The literal ``EXERCISE = "..."`` of a file, without running it."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # the child reports the syntax error; find the name anyway
+        match = re.search(r"^EXERCISE\s*(?::\s*str\s*)?=\s*[\"'](\w+)[\"']", source, re.MULTILINE)
+        return match.group(1) if match else None
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        named = any(isinstance(t, ast.Name) and t.id == "EXERCISE" for t in targets)
+        if named and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return value.value
+    return None
+
+
+def _starter_hint(name: str) -> str:
+    stem = Path(name).stem
+    if stem in list_exercises():
+        return f"copy the starters with python -m microtape exercises DIR, then: python -m microtape grade DIR/{stem}.py"
+    return "pass the path of your exercise file (or a folder of them), e.g. python -m microtape grade mywork/ex04_softplus_vjp.py"
+
+
+def identify(path: Path, checks_dir: Path | None = None) -> tuple[Exercise, str] | tuple[str, str]:
+    """``(exercise, source)`` for a gradable file, else ``(what is wrong, hint)``.
+
+    An exercise that only a teacher's ``checks_dir`` has is found there.
+
+    Examples:
+        >>> from pathlib import Path
+        >>> from microtape.classroom.grader import identify
+        >>> identify(Path("no/such/file.py"))[0]
+        "'no/such/file.py': no such file."
+    """
+    if not path.is_file():
+        what = "is a directory, not a file" if path.is_dir() else "no such file"
+        return f"{str(path)!r}: {what}.", _starter_hint(str(path))
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        return f"cannot read {str(path)!r}: {err}.", "save the exercise as a UTF-8 text file."
+    name = _exercise_name(source)
+    known = ", ".join(list_exercises())
+    if name is None:
+        return (
+            f"{str(path)!r} does not say which exercise it is: it has no line EXERCISE = \"...\".",
+            f'every starter file sets it, e.g. EXERCISE = "ex04_softplus_vjp"; known exercises: {known}.',
+        )
+    exercise = load_exercise(name)
+    if exercise is None and checks_dir is not None:
+        exercise = load_exercise(name, checks_dir)
+    if exercise is None:
+        close = difflib.get_close_matches(name, list_exercises(), n=1)
+        did_you_mean = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown exercise EXERCISE = {name!r} in {str(path)!r}.", f"{did_you_mean}known exercises: {known}."
+    return exercise, source
+
+
+# -- running one file in child processes ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Settings:
+    timeout: float
+    memory_mb: int
+    hint: int
+    seed: int
+    checks_dir: Path | None
+
+
+def _child_env() -> dict[str, str]:
+    """The child finds this very copy of microtape, whatever folder it starts in."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
+    here = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
+    return env
+
+
+def _signal_name(code: int) -> str:
+    if code >= 0:
+        return f"exit status {code}"
+    try:
+        return f"signal {signal.Signals(-code).name}"
+    except ValueError:
+        return f"signal {-code}"
+
+
+def _plan(events: list[dict[str, object]]) -> list[dict[str, object]]:
+    for event in events:
+        plan = event.get("plan")
+        if event.get("event") == "start" and isinstance(plan, list):
+            return [p for p in plan if isinstance(p, dict)]
+    return []
+
+
+def _check_limit(settings: _Settings, index: int, events: list[dict[str, object]]) -> float:
+    """A check's own time limit: its check file's, or a share of the file's limit."""
+    plan = _plan(events)
+    own = plan[index].get("timeout") if index < len(plan) else None
+    return min(settings.timeout, float(own) if isinstance(own, (int, float)) else settings.timeout * CHECK_SHARE)
+
+
+def _grade_one(shown: Path, real: Path, settings: _Settings) -> dict[str, object]:
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="microtape-grade-") as tmp:
+        events_path, output_path = Path(tmp) / "events.jsonl", Path(tmp) / "output.txt"
+        with output_path.open("wb") as output:
+
+            def spawn(first: int) -> subprocess.Popen[bytes]:
+                command = [
+                    sys.executable, "-m", "microtape.classroom.grade_child", str(real), str(events_path), str(settings.memory_mb),
+                    str(first), str(settings.seed), str(settings.checks_dir or ""),
+                ]
+                return subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                    cwd=tmp, env=_child_env(), start_new_session=True,  # a student's json.py cannot shadow the grader's
+                )
+
+            outcome = run_checks(spawn, events_path, settings.timeout, lambda i, events: _check_limit(settings, i, events))
+        seconds = time.monotonic() - start
+        printed = output_path.read_bytes()[-4 * OUTPUT_LIMIT :].decode("utf-8", errors="replace")[-OUTPUT_LIMIT:]
+    return _entry(shown, outcome, seconds, printed, settings)
+
+
+def _new_entry(path: Path, seconds: float = 0.0, printed: str = "") -> dict[str, object]:
+    return {
+        "path": str(path), "exercise": None, "chapter": None, "title": None, "status": "error",
+        "checks_passed": 0, "checks_total": 0, "score": 0, "max_score": 0, "seconds": round(seconds, 3),
+        "message": None, "checks": [], "output": printed,
+    }
+
+
+def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings: _Settings) -> dict[str, object]:
+    entry = _new_entry(path, seconds, printed)
+    plan = _plan(outcome.events)
+    checks = [
+        {"name": str(p.get("name")), "points": p.get("points", 1), "score": 0, "hidden": bool(p.get("hidden")),
+         "status": "NOT_RUN", "details": [], "hints": []}
+        for p in plan
+    ]
+    hints_of = [[str(h) for h in hints] if isinstance(hints := p.get("hints"), list) else [] for p in plan]
+    load_failed: dict[str, object] | None = None
+    threads: list[str] = []
+    for event in outcome.events:
+        kind, index = event.get("event"), event.get("index")
+        if kind == "error":
+            entry["message"] = f"{event.get('message')}\n  hint: {event.get('hint')}"
+        elif kind == "start":
+            entry.update(exercise=event.get("exercise"), chapter=event.get("chapter"), title=event.get("title"))
+        elif kind == "check" and isinstance(index, int) and 0 <= index < len(checks):
+            hints, details = event.get("hints"), event.get("details")
+            if isinstance(hints, list):
+                hints_of[index] = [str(h) for h in hints]
+            checks[index].update(status=event.get("status"), details=details if isinstance(details, list) else [])
+        elif kind == "load_failed":
+            load_failed = event
+        elif kind == "threads" and isinstance(names := event.get("names"), list):
+            threads = [str(n) for n in names]
+    running = outcome.running if outcome.running is not None and outcome.running < len(checks) else None
+    where = f"in the check {checks[running]['name']!r}" if running is not None else "while loading the file"
+    for index, (kind, why) in outcome.stopped.items():
+        if index < len(checks):
+            limit = _check_limit(settings, index, outcome.events)
+            text = f"stopped after {limit:g} s (the check's time limit): an endless loop, or far too much work?" if kind == "TIMEOUT" else (
+                f"the grading process ended in this check without finishing ({_signal_name(int(why))})"
+            )
+            checks[index].update(status=kind, details=[text])
+    if outcome.file_timed_out and running is not None:
+        checks[running]["status"] = "TIMEOUT"
+    elif not outcome.ended and running is not None:
+        checks[running]["status"] = "CRASH"
+    for check, hints in zip(checks, hints_of):
+        check["hints"] = hints[: settings.hint] if check["status"] not in ("PASS", "NOT_RUN") else []
+        check["score"] = check["points"] if check["status"] == "PASS" else 0
+    entry["checks"] = checks
+    entry["checks_total"] = len(checks)
+    entry["checks_passed"] = sum(1 for c in checks if c["status"] == "PASS")
+    entry["score"] = sum(int(str(c["score"])) for c in checks)
+    entry["max_score"] = sum(int(str(c["points"])) for c in checks)
+    statuses = {str(c["status"]) for c in checks}
+    if outcome.file_timed_out:
+        entry["status"] = "timeout"
+        after = " after its checks had finished" if plan and running is None and "NOT_RUN" not in statuses else f" {where}"
+        entry["message"] = f"stopped after {settings.timeout:g} s{after}: an endless loop, or far too much work?"
+    elif not outcome.ended:
+        why = _signal_name(outcome.code)
+        if outcome.code == -getattr(signal, "SIGXFSZ", 0):
+            why += ": it printed or wrote more than 64 MB"
+        elif outcome.code == -getattr(signal, "SIGKILL", 0):
+            why += f": killed from outside, perhaps out of memory (the limit is {settings.memory_mb} MB)"
+        entry["status"] = "crashed"
+        entry["message"] = f"the grading process ended {where} without finishing ({why})."
+    elif entry["exercise"] is None:
+        entry["status"] = "error"
+    elif load_failed is not None:
+        entry["status"] = "failed"
+        details, hints = load_failed.get("details"), load_failed.get("hints")
+        lines = [str(line).strip() for line in details] if isinstance(details, list) else []
+        entry["message"] = "could not load the file: " + " ".join(lines)
+        entry["load_error"] = {"details": details, "hints": hints}
+    elif "TIMEOUT" in statuses or "CRASH" in statuses:
+        entry["status"] = "timeout" if "TIMEOUT" in statuses else "crashed"
+        stopped = [c["name"] for c in checks if c["status"] in ("TIMEOUT", "CRASH")]
+        entry["message"] = f"{len(stopped)} check(s) stopped ({', '.join(map(repr, stopped))}), scored 0; the other checks ran."
+    else:
+        entry["status"] = "passed" if entry["checks_passed"] == entry["checks_total"] else "failed"
+    if threads:
+        note = f"the file left {len(threads)} thread(s) running ({', '.join(threads)}); they were stopped when its grading ended."
+        entry["message"] = f"{entry['message']} Also, {note}" if entry["message"] else note[0].upper() + note[1:]
+    entry["report"] = report(entry, settings.hint)
+    entry.pop("load_error", None)
+    return entry
+
+
+# -- many files: collecting, the table, the documents -------------------------------------------
+
+
+Found = tuple[Path, Optional[Path], Optional[tuple[str, str]]]
+"""A path to report: as given, its real file (None when it cannot be graded) and what is wrong with it."""
+
+
+def _collect(paths: Sequence[str | Path]) -> list[Found]:
+    """The files to grade, in order (folders searched for ``*.py``), once each, and the paths that cannot be graded."""
+    found: list[Found] = []
+    seen: set[str] = set()
+
+    def add_file(shown: Path) -> None:
+        try:
+            real = os.path.realpath(shown, strict=True)
+        except (OSError, RuntimeError) as err:
+            loop = isinstance(err, RuntimeError) or getattr(err, "errno", None) == errno.ELOOP
+            what = "a symlink loop (the link leads back to itself)" if loop else f"cannot be opened ({getattr(err, 'strerror', None) or err})"
+            found.append((shown, None, (f"{str(shown)!r}: {what}.", "replace it with the exercise file itself.")))
+            return
+        if real in seen:
+            return  # the same file through another path: graded once
+        seen.add(real)
+        if not os.path.isfile(real):
+            found.append((shown, None, (f"{str(shown)!r}: not a regular file.", "pass exercise files (.py) or folders of them.")))
+            return
+        found.append((shown, Path(real), None))
+
+    def walk(folder: Path, above: frozenset[str]) -> int:
+        real = os.path.realpath(folder)
+        if real in above:
+            found.append((folder, None, (f"{str(folder)!r}: a symlink to a folder above it (a loop); not searched.", "remove the link.")))
+            return 1
+        def leads_to_folder(entry: os.DirEntry[str]) -> bool:
+            try:
+                return entry.is_dir()
+            except OSError:  # a symlink loop: add_file reports it
+                return False
+
+        try:
+            with os.scandir(folder) as it:
+                names = sorted((e.name, leads_to_folder(e)) for e in it)
+        except OSError as err:
+            found.append((folder, None, (f"{str(folder)!r}: cannot be read ({err.strerror or err}).", "check the folder's permissions.")))
+            return 1
+        count = 0
+        for name, is_dir in names:
+            if name.startswith((".", "__pycache__")):
+                continue
+            if is_dir:
+                count += walk(folder / name, above | {real})
+            elif name.endswith(".py") and name != "__init__.py":
+                add_file(folder / name)
+                count += 1
+        if count == 0:
+            found.append((folder, None, (f"{str(folder)!r}: a folder without .py files.", _starter_hint(str(folder)))))
+            return 1
+        return count
+
+    for given in map(Path, paths):
+        if given.is_dir():
+            walk(given, frozenset())
+        elif given.is_file() or given.is_symlink():
+            add_file(given)
+        else:
+            found.append((given, None, (f"{str(given)!r}: no such file or folder.", _starter_hint(str(given)))))
+    return found
+
+
+def _problem_entry(path: Path, what: str, how: str) -> dict[str, object]:
+    entry = _new_entry(path)
+    entry["message"] = f"{what}\n  hint: {how}"
+    entry["report"] = report(entry, 1)
+    return entry
+
+
+def _refused(timeout: float, jobs: int | None, memory_mb: int, hint: int, format: str, seed: int | None) -> str | None:
+    """Why these options cannot be used, or None."""
+    bad = [
+        f"timeout={timeout}" * (not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT)),
+        f"jobs={jobs}" * (jobs is not None and not 1 <= jobs <= 256),
+        f"memory_mb={memory_mb}" * (not (memory_mb == 0 or MIN_MEMORY_MB <= memory_mb <= MAX_MEMORY_MB)),
+        f"hint={hint}" * (not 1 <= hint <= 3),
+        f"format={format!r}" * (format not in FORMATS),
+        f"seed={seed}" * (seed is not None and not 0 <= seed < 2**63),
+    ]
+    if not any(bad):
+        return None
+    return (
+        f"grade: {', '.join(b for b in bad if b)}: out of range.\n"
+        f"  hint: the timeout is a number of seconds above 0 and at most {MAX_TIMEOUT:g}, jobs 1 to 256, the memory 0 (no limit) "
+        f"or {MIN_MEMORY_MB} to {MAX_MEMORY_MB} MB, the hint level 1 to 3, the format one of {', '.join(FORMATS)}, the seed 0 or more."
+    )
+
+
+def grade(
+    paths: str | Path | Sequence[str | Path],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    as_json: bool = False,
+    hint: int = 1,
+    jobs: int | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    out: TextIO | None = None,
+    format: str = "text",
+    output: str | Path | None = None,
+    checks: str | Path | None = None,
+    seed: int | None = None,
+) -> int:
+    """Grade exercise files and folders, each file in its own child process; return the exit status.
+
+    One file prints its report (a line per check, hints up to level
+    ``hint``); several files or a folder print a table; ``format`` "json"
+    (or ``as_json``), "gradescope" or "classroom50" prints that document
+    instead (see the module docstring and :mod:`microtape.classroom.formats`).
+    ``jobs`` files are graded at a time (the number of CPUs by default).
+
+    Args:
+        paths: An exercise file or folder, or a list of them (folders are searched for ``*.py``).
+        timeout: Seconds each file may take before it is stopped.
+        as_json: The same as ``format="json"``.
+        hint: How many levels of hints to show after a failed check (1-3).
+        jobs: How many files to grade at the same time.
+        memory_mb: Address-space limit of each child process in MB (0: none).
+        out: Where to print (standard output by default).
+        format: "text", "json", "gradescope" or "classroom50".
+        output: A file to write the document (or the text) to, instead of ``out``.
+        checks: A teacher's folder of check files, run after the public checks and marked hidden.
+        seed: The seed of the checks' random inputs (drawn at random when None; printed either way).
+
+    Returns:
+        0 if every check of every file passed, 1 if not, 2 if nothing could be graded
+        or an option is out of range, 130 after Ctrl-C, 143 after SIGTERM.
+
+    Examples:
+        >>> import io, tempfile
+        >>> from pathlib import Path
+        >>> from microtape.classroom.grader import grade
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "runaway.py").write_text('EXERCISE = "ex00_gradient_by_hand"\\nwhile True:\\n    pass\\n')
+        >>> text = io.StringIO()
+        >>> grade(folder / "runaway.py", timeout=2, out=text, seed=1)
+        1
+        >>> print(text.getvalue().splitlines()[-1])
+        ex00_gradient_by_hand: stopped after 2 s while loading the file: an endless loop, or far too much work? 0 of 4 checks passed.
+    """
+    stream = out if out is not None else sys.stdout
+    format = "json" if as_json else format
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    refused = _refused(timeout, jobs, memory_mb, hint, format, seed)
+    checks_dir = Path(checks).resolve() if checks is not None else None
+    if refused is None and checks_dir is not None and (wrong := check_folder(checks_dir)):
+        refused = "grade: " + "\n  ".join(wrong) + "\n  hint: see 'Hidden checks' on the teachers' page."
+    if refused is not None:
+        print(refused, file=stream if format == "text" else sys.stderr)
+        return 2
+    settings = _Settings(float(timeout), memory_mb, hint, seed if seed is not None else random.SystemRandom().randrange(10**9), checks_dir)
+    found = _collect(paths)
+    single = len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
+    width = max([len(str(p)) for p, _, _ in found] + [4])
+    try:
+        target = open(output, "w", encoding="utf-8") if output is not None else stream  # noqa: SIM115 - closed below
+    except OSError as err:
+        print(f"grade: cannot write --output {str(output)!r}: {err.strerror or err}.\n  hint: name a file in a folder that exists.", file=sys.stderr)
+        return 2
+    text = format == "text"
+    entries: list[dict[str, object]] = []
+    with stop_on_signals() as received:
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs if jobs is not None else (os.cpu_count() or 1)))
+        try:
+            futures: list[Future[dict[str, object]] | dict[str, object]] = [
+                pool.submit(_grade_one, shown, real, settings) if real is not None else _problem_entry(shown, *(problem or ("?", "?")))
+                for shown, real, problem in found
+            ]
+            if text:
+                print(f"random inputs drawn with seed {settings.seed} (grade again with --seed {settings.seed} to replay them)", file=target)
+                if not single:
+                    print(f"{'file':<{width}}  {'exercise':<26}  {'checks':>6}  {'score':>6}  {'status':<7}  {'time':>7}", file=target)
+            for item in futures:
+                while isinstance(item, Future) and not STOP.is_set():
+                    try:
+                        item = item.result(timeout=0.1)
+                    except FutureTimeout:
+                        continue
+                if STOP.is_set() or isinstance(item, Future):
+                    break
+                entries.append(item)
+                if text:
+                    print(item["report"] if single else table_row(item, width), file=target, flush=True)
+        except BaseException:
+            STOP.set()  # a broken pipe, an error of ours: stop the children before going
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            if target is not stream:
+                target.close()
+        if received:
+            name = "Ctrl-C" if received[0] == signal.SIGINT else "SIGTERM"
+            print(f"\ngrade: stopped by {name}; {len(entries)} of {len(found)} paths graded, every process it started is ended.", file=sys.stderr)
+            return 128 + received[0]
+    return _finish(entries, settings, format, output, target if output is None else None, single)
+
+
+def _finish(
+    entries: list[dict[str, object]], settings: _Settings, format: str, output: str | Path | None, stream: TextIO | None, single: bool
+) -> int:
+    counts = {status: sum(1 for e in entries if e["status"] == status) for status in STATUSES}
+    all_passed = bool(entries) and counts["passed"] == len(entries)
+    if format != "text":
+        meta = {
+            "schema_version": SCHEMA_VERSION, "microtape_version": __version__, "timeout_seconds": settings.timeout,
+            "memory_limit_mb": settings.memory_mb, "hint_level": settings.hint,
+            "checks_dir": str(settings.checks_dir) if settings.checks_dir is not None else None,
+        }
+        doc = document(format, entries, settings.seed, meta)
+        if output is not None:
+            Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            score, top = doc.get("score"), doc.get("max_score", doc.get("max-score"))
+            print(f"wrote {output} ({format}: score {score} of {top})", file=sys.stdout)
+        else:
+            assert stream is not None
+            encoding = str(getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+            print(json.dumps(doc, indent=2, ensure_ascii=encoding != "utf8"), file=stream)
+    elif not single:
+        if output is not None:
+            with open(output, "a", encoding="utf-8") as file:
+                table_summary(entries, file)
+        else:
+            assert stream is not None
+            table_summary(entries, stream)
+    if counts["error"] == len(entries):
+        return 2
+    return 0 if all_passed else 1

@@ -1,0 +1,1 @@
+"""The dashboard layer of microtape."""

@@ -1,0 +1,1 @@
+"""The debug layer of microtape."""

@@ -1,0 +1,114 @@
+"""Every primitive op: a maths header, the forward and the VJP side by side.
+
+Read after ``_registry.py``. The entries live in four files, read in this
+order, each building only on the ones before it: ``ops_shape.py`` (shape ops,
+sums, and ``unbroadcast``/``unreduce``, the adjoints of broadcasting and
+reducing), ``ops_compare.py`` (comparisons, ``sign``, ``zeros_like``),
+``ops_elementwise.py`` (arithmetic and the elementwise functions) and
+``ops_reduce.py`` (``reduce_max``, ``logsumexp``, ``matmul``). This module
+gathers them, so ``microtape.ops.<name>`` names every primitive.
+
+The forward of each entry is one kernel call on flat lists; the VJP
+``(dout, out, *inputs, **params) -> Grads`` is written with public ops, so
+an outer tape records it and higher-order gradients come for free. A VJP
+repeats its forward's keyword defaults.
+
+A binary VJP may take ``needs=(bool, bool)``: the tape says which inputs
+need a gradient, and the VJP skips the others (the gradient of a constant
+operand such as the 2.0 in ``x * 2.0`` is never computed). Without it, a
+VJP returns every input's gradient.
+"""
+
+from __future__ import annotations
+
+from .shape import (
+    broadcast_to,
+    concat,
+    pad,
+    reduce_sum,
+    reshape,
+    slice,
+    transpose,
+    unbroadcast,
+    unreduce,
+)
+from .compare import (
+    equal,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    sign,
+    zeros_like,
+)
+from .elementwise import (
+    abs,
+    add,
+    clip_by_value,
+    clone,
+    cos,
+    div,
+    exp,
+    log,
+    maximum,
+    minimum,
+    mul,
+    neg,
+    pow,
+    relu,
+    sigmoid,
+    sin,
+    sqrt,
+    square,
+    sub,
+    tanh,
+    where,
+)
+from .reduce import (
+    logsumexp,
+    matmul,
+    reduce_max,
+)
+
+__all__ = [
+    "abs",
+    "add",
+    "broadcast_to",
+    "clip_by_value",
+    "clone",
+    "concat",
+    "cos",
+    "div",
+    "equal",
+    "exp",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "log",
+    "logsumexp",
+    "matmul",
+    "maximum",
+    "minimum",
+    "mul",
+    "neg",
+    "pad",
+    "pow",
+    "reduce_max",
+    "reduce_sum",
+    "relu",
+    "reshape",
+    "sigmoid",
+    "sign",
+    "sin",
+    "slice",
+    "sqrt",
+    "square",
+    "sub",
+    "tanh",
+    "transpose",
+    "unbroadcast",
+    "unreduce",
+    "where",
+    "zeros_like",
+]

@@ -1,0 +1,519 @@
+"""Checkpoints: ``save_variables`` and ``load_variables``, as plain JSON.
+
+Read after ``train.py``. A checkpoint is a UTF-8 JSON file that a person
+can open and read, with one variable per line::
+
+    {
+      "format": "microtape-checkpoint",
+      "version": 1,
+      "variables": [
+        {"name": "w", "shape": [2], "trainable": true, "data": [2.0, -1.0]},
+        {"name": "b", "shape": [], "trainable": true, "data": [0.5]}
+      ],
+      "optimizer": {"class": "Adam", "config": {"learning_rate": 0.01, ...}, "iterations": 3,
+                    "slots": [{"name": "w/m", "shape": [2], "data": [0.1, 0.2]}, ...]}
+    }
+
+* ``format`` is always ``"microtape-checkpoint"`` and ``version`` is ``1``;
+* each variable has its ``name`` (unique in the file), its ``shape`` (a list
+  of ints >= 0; ``[]`` for a scalar), its ``trainable`` flag (recorded for
+  reference: loading into a variable keeps that variable's own flag) and its
+  ``data``: the values in row-major order as one flat list of finite numbers;
+* ``optimizer`` is present only when saved with ``optimizer=``: the TF.js
+  class name, the hyperparameters (for reference; loading does not change
+  them), the iteration count and the slots of the saved variables
+  (``"<name>/<slot>"``, where ``<name>`` is the name the variable is saved
+  under: the dict key when saved from a dict). Loading attaches them to the
+  variables loaded into under those names, never to another live variable
+  that happens to have the name.
+
+Writes are atomic: the text is written to a temporary file in the same
+directory, flushed to disk (``fsync``) and renamed over the old file with
+``os.replace``, so a crash leaves the previous checkpoint or the new one,
+never half of one. The file keeps the permissions of the one it replaces; a
+new file gets those ``open(path, "w")`` would give it. Loads trust nothing:
+the size, the nesting depth, the JSON, every field, name, shape and number
+are checked, and only then are variables assigned, all of them or none. NaN
+and Infinity are refused in both directions (JSON has no such numbers).
+There is no ``pickle`` and no ``eval``: a checkpoint is data, never code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import stat
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import Final, TypeAlias, overload
+
+from ..core.types import Shape
+from .checkpoint_format import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
+from ..errors import CheckpointError, MicrotapeError, explain
+from .optimizer import Optimizer, RestorePlan, export_state, install_state, plan_restore
+from ..core.runtime import new
+from ..core.tensor import Tensor
+from ..core.variable import Variable
+
+__all__ = ["FORMAT", "MAX_BYTES", "VERSION", "load_variables", "save_variables"]
+
+MAX_BYTES: Final = 64 * 1024 * 1024
+"""Default size limit of :func:`load_variables` (64 MiB)."""
+
+PathLike: TypeAlias = "str | os.PathLike[str]"
+VariablesArg: TypeAlias = "Sequence[Variable] | Mapping[str, Tensor]"
+IntoArg: TypeAlias = "Sequence[Variable] | Mapping[str, Variable]"
+
+# ── saving ─────────────────────────────────────────────────────────────────────
+
+
+def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimizer | None = None) -> None:
+    """Write variables (and an optimizer's state) to a JSON checkpoint, atomically.
+
+    Like saving a model's weights in TF.js (``model.save``), for plain
+    variables. The file format is described in :mod:`microtape.train.checkpoint`.
+    Everything is checked before the file is touched; the previous file at
+    ``path`` survives any failure, even a crash in the middle of writing.
+    If ``path`` is a symbolic link it is followed, as ``open(path, "w")``
+    would: the file it points to is replaced and the link stays.
+
+    Args:
+        path: Where to write, for example ``"run1.json"``.
+        variables: A list of variables (saved under their names), or a dict
+            name -> variable or tensor (saved under the dict's keys, which
+            stay stable when generated names like ``Variable_7`` change).
+        optimizer: Also save this optimizer's iteration count and the slots
+            of the saved variables, under the names the variables are saved
+            under (``w/m`` for ``{"w": w1}``, whatever ``w1.name`` is).
+
+    Raises:
+        CheckpointError: nothing to save, repeated names, a NaN or Inf
+            value, or the file cannot be written.
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = pathlib.Path(folder.name) / "model.json"
+        >>> w = mt.variable(mt.tensor([2.0, -1.0]), name="w_save")
+        >>> mt.save_variables(path, [w])
+        >>> print(path.read_text(), end="")
+        {
+          "format": "microtape-checkpoint",
+          "version": 1,
+          "variables": [
+            {"name": "w_save", "shape": [2], "trainable": true, "data": [2.0, -1.0]}
+          ]
+        }
+        >>> folder.cleanup()
+    """
+    where = _path(path, "save_variables")
+    records, owners = _records_to_save(variables, where)
+    lines = [
+        "{",
+        f'  "format": {json.dumps(FORMAT)},',
+        f'  "version": {VERSION},',
+        '  "variables": [',
+        ",\n".join("    " + _dumps(_record_dict(r, with_trainable=True), where) for r in records),
+        "  ]" + ("," if optimizer is not None else ""),
+    ]
+    if optimizer is not None:
+        lines.append('  "optimizer": ' + _dumps(_optimizer_dict(optimizer, where, owners), where))
+    lines.append("}")
+    _write_atomically(where, "\n".join(lines) + "\n")
+
+
+def _path(path: object, api: str) -> str:
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str) or not path:
+        raise CheckpointError(
+            explain(
+                f"{api}: path must be a non-empty str or os.PathLike, got {type(path).__name__}: {path!r:.60}.",
+                "A checkpoint is a file on disk.",
+                f'pass a file name: mt.{api}("checkpoint.json", ...).',
+            ),
+            path=path,
+        )
+    return path
+
+
+def _records_to_save(variables: object, where: str) -> tuple[list[Record], dict[int, str]]:
+    """The records to write, and each saved variable's id -> the name it is saved under (for its slots)."""
+    items: list[tuple[str, Tensor, bool]] = []
+    if isinstance(variables, Mapping):
+        for key, t in variables.items():
+            if not isinstance(key, str) or not key:
+                raise _save_error(where, f"the dict key {key!r:.40} is not a non-empty str.", "Keys are the names saved in the file.", 'use names: {"w": w, "b": b}.')
+            if not isinstance(t, Tensor):
+                raise _save_error(where, f"{key!r} is a {type(t).__name__}, not a tensor or variable.", "Only tensors hold values to save.", f"pass the variable itself: {{{key!r}: {key}}}.")
+            items.append((key, t, t.trainable if isinstance(t, Variable) else False))
+    elif isinstance(variables, (list, tuple)):
+        for i, v in enumerate(variables):
+            if not isinstance(v, Variable):
+                raise _save_error(
+                    where,
+                    f"item {i} is a {type(v).__name__}, not a Variable.",
+                    "A list is saved under the variables' names; a plain tensor has no name.",
+                    'name it with a dict: mt.save_variables(path, {"x": x}).',
+                )
+            items.append((v.name, v, v.trainable))
+    else:
+        raise _save_error(
+            where,
+            f"variables must be a list of variables or a dict name -> variable, got {type(variables).__name__}.",
+            "save_variables writes named values.",
+            "pass [w, b] or {'w': w, 'b': b}.",
+        )
+    if not items:
+        raise _save_error(where, "there are no variables to save.", "A checkpoint holds at least one variable.", "pass [w, b].")
+    records: list[Record] = []
+    seen: set[str] = set()
+    owners: dict[int, str] = {}
+    for name, t, trainable in items:
+        if name in seen:
+            raise _save_error(where, f"the name {name!r} appears twice.", "Names in a checkpoint are unique.", "save each variable once.")
+        seen.add(name)
+        if isinstance(t, Variable):
+            owners.setdefault(t.id, name)  # its slots are saved under this name (the first, if saved twice)
+        records.append(_finite_record(name, t.shape, trainable, t.data_sync(), where, "variable"))
+    return records, owners
+
+
+def _finite_record(name: str, shape: Shape, trainable: bool, data: list[float], where: str, kind: str) -> Record:
+    for i, v in enumerate(data):
+        if not math.isfinite(v):
+            raise _save_error(
+                where,
+                f"{kind} {name!r} holds {v} at flat index {i}.",
+                "A checkpoint stores finite numbers only (JSON has no NaN or Infinity); "
+                "saving a broken model would only hide the problem.",
+                "find where it came from with mt.check_numerics(t, 'name') or mt.detect_anomaly().",
+            )
+    return Record(name, shape, trainable, data)
+
+
+def _record_dict(r: Record, *, with_trainable: bool) -> dict[str, object]:
+    d: dict[str, object] = {"name": r.name, "shape": list(r.shape)}
+    if with_trainable:
+        d["trainable"] = r.trainable
+    d["data"] = r.data
+    return d
+
+
+def _optimizer_dict(optimizer: object, where: str, owners: dict[int, str]) -> dict[str, object]:
+    if not isinstance(optimizer, Optimizer):
+        raise _save_error(
+            where,
+            f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.",
+            "Only an optimizer's slots and iteration count can be saved with the variables.",
+            "pass optimizer=opt where opt = mt.train.adam(...).",
+        )
+    iterations, entries = export_state(optimizer, owners)  # the slots of the saved variables, under their saved names
+    slots = [_finite_record(name, shape, False, data, where, "optimizer slot") for name, shape, data in entries]
+    return {
+        "class": optimizer.class_name,
+        "config": optimizer.get_config(),
+        "iterations": iterations,
+        "slots": [_record_dict(s, with_trainable=False) for s in slots],
+    }
+
+
+def _dumps(obj: object, where: str) -> str:
+    try:
+        return json.dumps(obj, allow_nan=False)
+    except ValueError as err:  # a non-finite number slipped through: refuse, never write it
+        raise _save_error(where, f"cannot encode as JSON: {err}.", "Checkpoints hold finite numbers.", "check the values with mt.check_numerics.") from err
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to a temporary file next to ``path``, fsync it, and rename it over ``path``.
+
+    The temporary file comes from :func:`tempfile.mkstemp` in the target's
+    folder (a rename is atomic only within one file system) and is removed
+    if anything fails, so the old file stays as it was. A symbolic link is
+    followed, as ``open(path, "w")`` would: the file it points to is
+    replaced and the link stays a link.
+
+    The file gets the mode ``open(path, "w")`` would leave: replacing a file
+    keeps that file's permissions, and a new file gets ``0o666`` less the
+    umask (``mkstemp`` itself creates ``0o600``, readable by its owner only).
+    """
+    if os.path.islink(path):
+        path = os.path.realpath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+        try:
+            with open(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())  # the bytes are on disk before the rename makes them visible
+            os.chmod(tmp, _mode_for(path))
+            os.replace(tmp, path)  # atomic: readers see the old file or the new one
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as err:
+        raise CheckpointError(
+            explain(
+                f"cannot write checkpoint {path!r}: {err.strerror or err}.",
+                "The checkpoint is written next to its final name, then renamed into place; "
+                "the previous file at that path is unchanged.",
+                "check that the folder exists and is writable, and that the disk has space.",
+            ),
+            path=path,
+        ) from err
+    _sync_folder(folder)
+
+
+def _mode_for(path: str) -> int:
+    """The permissions ``open(path, "w")`` would give: the old file's, or 0o666 less the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    # elsewhere the only way is to set it and put it back; meanwhile files other
+    # threads create get the strict 0o077 (owner only), never a looser mode
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def _sync_folder(folder: str) -> None:
+    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
+    flags = getattr(os, "O_DIRECTORY", None)
+    if flags is None:
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | flags)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _save_error(where: str, what: str, rule: str, hint: str) -> CheckpointError:
+    return CheckpointError(explain(f"save_variables({where!r}): {what}", rule, hint), path=where)
+
+
+# ── loading ────────────────────────────────────────────────────────────────────
+
+
+@overload
+def load_variables(
+    path: PathLike,
+    into: None = None,
+    *,
+    optimizer: Optimizer | None = None,
+    strict: bool = True,
+    max_bytes: int = MAX_BYTES,
+) -> dict[str, Tensor]: ...
+
+
+@overload
+def load_variables(
+    path: PathLike,
+    into: IntoArg,
+    *,
+    optimizer: Optimizer | None = None,
+    strict: bool = True,
+    max_bytes: int = MAX_BYTES,
+) -> dict[str, Variable]: ...
+
+
+def load_variables(
+    path: PathLike,
+    into: IntoArg | None = None,
+    *,
+    optimizer: Optimizer | None = None,
+    strict: bool = True,
+    max_bytes: int = MAX_BYTES,
+) -> dict[str, Tensor] | dict[str, Variable]:
+    """Read a checkpoint written by :func:`save_variables`, checking everything first.
+
+    Like restoring weights in TF.js (``tf.loadLayersModel``), for plain
+    variables. Without ``into`` it returns new tensors by name (yours to
+    dispose). With ``into`` it assigns the saved values to those variables:
+    all names, shapes and numbers are checked first, so either every
+    variable is assigned or, on any error, none is.
+
+    Args:
+        path: The checkpoint file.
+        into: Variables to restore: a list (matched by ``.name``) or a
+            dict name -> variable (matched by the keys used when saving).
+        optimizer: Also restore this optimizer's iteration count and slots
+            (the file must hold the state of the same kind of optimizer;
+            needs ``into``). A slot saved under a name goes to the variable
+            loaded under that name, so ``{"w": w2}`` gets the slots saved
+            from ``{"w": w1}``, whatever the variables' own names.
+        strict: With ``into``, refuse a file that holds names not in
+            ``into``. A name in ``into`` missing from the file is always an
+            error.
+        max_bytes: Refuse larger files (default 64 MiB).
+
+    Returns:
+        ``{name: Tensor}`` without ``into``; ``{name: Variable}`` (the
+        assigned variables) with it.
+
+    Raises:
+        CheckpointError: the file cannot be read, is not a valid checkpoint
+            (not JSON, truncated, another version, too deep or too big,
+            NaN or text where numbers belong), or does not fit ``into`` or
+            ``optimizer``. Nothing has changed when it is raised.
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = pathlib.Path(folder.name) / "model.json"
+        >>> w = mt.variable(mt.tensor([2.0, -1.0]), name="w_load")
+        >>> mt.save_variables(path, [w])
+        >>> _ = w.assign(mt.tensor([0.0, 0.0]))          # training goes wrong...
+        >>> mt.load_variables(path, into=[w])             # ...so restore it
+        {'w_load': Variable([2.0, -1.0], shape=(2,), name='w_load', trainable=True)}
+        >>> mt.load_variables(path)                       # or just read the values
+        {'w_load': Tensor([2.0, -1.0], shape=(2,))}
+        >>> v = mt.variable(mt.zeros((3,)), name="v_load")
+        >>> try:
+        ...     mt.load_variables(path, into={"w_load": v})
+        ... except mt.CheckpointError as err:
+        ...     print(str(err).splitlines()[0])
+        checkpoint '...model.json': variable 'w_load' has shape (2,) in the file, but the variable to load into has shape (3,).
+        >>> w.data_sync(), v.data_sync()                  # nothing changed
+        ([2.0, -1.0], [0.0, 0.0, 0.0])
+        >>> folder.cleanup()
+    """
+    where = _path(path, "load_variables")
+    limit: object = max_bytes  # checked at run time: callers may pass anything
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise CheckpointError(
+            explain(
+                f"load_variables: max_bytes must be a positive int, got {max_bytes!r}.",
+                "It is the size of the largest file load_variables will read.",
+                "leave it out for 64 MiB.",
+            ),
+            path=where,
+        )
+    flag: object = strict
+    if not isinstance(flag, bool):
+        raise CheckpointError(
+            explain(f"load_variables: strict must be True or False, got {strict!r}.", "strict refuses unknown names.", "pass strict=False to ignore them."),
+            path=where,
+        )
+    records, opt_state = parse_checkpoint(read_text(where, limit), where)
+    by_name = {r.name: r for r in records}
+
+    targets = None if into is None else _targets(into, where)
+    if targets is not None:
+        for name, var in targets.items():
+            record = by_name.get(name)
+            if record is None:
+                raise load_error(
+                    where,
+                    f"no variable named {name!r} in the file; it holds {sorted(by_name)}.",
+                    "Every variable to load into must be in the checkpoint.",
+                    "save it first, or load into fewer variables.",
+                    name=name,
+                )
+            if record.shape != var.shape:
+                raise load_error(
+                    where,
+                    f"variable {name!r} has shape {record.shape} in the file, but the variable to load into has shape {var.shape}.",
+                    "A variable keeps its shape; the saved values must have exactly that shape.",
+                    "load into a variable made with the same shape, or read the values with load_variables(path).",
+                    name=name,
+                    shapes=(record.shape, var.shape),
+                )
+        unknown = sorted(set(by_name) - set(targets))
+        if strict and unknown:
+            raise load_error(
+                where,
+                f"the file holds {unknown} that are not among the variables to load into {sorted(targets)}.",
+                "With strict=True every saved variable must be restored.",
+                "add them to into=..., or pass strict=False to ignore them.",
+                names=unknown,
+            )
+
+    plan = None
+    if optimizer is not None:
+        plan = _optimizer_plan(optimizer, opt_state, where, targets)
+
+    # everything is checked: now change things (none of this can fail)
+    result: dict[str, Tensor] | dict[str, Variable]
+    if targets is None:
+        result = {r.name: Tensor(r.data, r.shape) for r in records}
+    else:
+        for name, var in targets.items():
+            var.assign(new(Tensor, by_name[name].data, var.shape, "tensor", arena=False))
+        result = dict(targets)
+    if optimizer is not None and plan is not None:
+        install_state(optimizer, plan)
+    return result
+
+
+def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str, targets: dict[str, Variable] | None) -> RestorePlan:
+    if not isinstance(optimizer, Optimizer):
+        raise load_error(where, f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.", "Its slots are restored from the file.", "pass optimizer=opt where opt = mt.train.adam(...).")
+    if state is None:
+        raise load_error(where, "the file holds no optimizer state.", "optimizer= restores state saved with save_variables(..., optimizer=opt).", "leave optimizer= out, or save with optimizer=opt.")
+    if state.class_name != optimizer.class_name:
+        raise load_error(
+            where,
+            f"the file holds the state of a {state.class_name} optimizer, not of a {optimizer.class_name} one.",
+            "Each kind of optimizer keeps different slots.",
+            f"restore it into mt.train.{state.class_name.lower()}(...).",
+        )
+    if targets is None:
+        raise load_error(
+            where,
+            "optimizer= was given without into=.",
+            "The slots belong to the variables loaded into, under the names they were saved with; "
+            "without into= there are none, and another live variable of that name is not their owner.",
+            "load into the variables the optimizer trains: mt.load_variables(path, into={'w': w}, optimizer=opt).",
+        )
+    try:
+        return plan_restore(optimizer, state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables", targets)
+    except MicrotapeError as err:
+        raise load_error(
+            where,
+            "the optimizer state does not fit: " + err.message.splitlines()[0],
+            "Slots are restored for live variables of the same names and shapes.",
+            "create (or load) the variables first, with the shapes they had when saved.",
+        ) from err
+
+
+def _targets(into: object, where: str) -> dict[str, Variable]:
+    pairs: list[tuple[object, object]]
+    if isinstance(into, Mapping):
+        pairs = list(into.items())
+    elif isinstance(into, (list, tuple)):
+        pairs = [(v.name if isinstance(v, Variable) else None, v) for v in into]
+    else:
+        raise load_error(where, f"into must be a list of variables or a dict name -> variable, got {type(into).__name__}.", "into says which variables receive the saved values.", "pass into=[w, b].")
+    targets: dict[str, Variable] = {}
+    for name, v in pairs:
+        if not isinstance(v, Variable):
+            raise load_error(where, f"into holds a {type(v).__name__}, not a Variable.", "Only variables can be assigned; tensors are immutable.", "make it a variable with mt.variable(t).")
+        if not isinstance(name, str) or not name:
+            raise load_error(where, f"into has the key {name!r:.40}, not a non-empty str.", "Keys are names in the checkpoint.", "use into={'w': w}.")
+        if name in targets:
+            raise load_error(where, f"into names {name!r} twice.", "Each saved variable is loaded into one variable.", "list each variable once.")
+        v.data_sync()  # raises DisposedTensorError for a disposed variable, before anything changes
+        targets[name] = v
+    return targets
+
