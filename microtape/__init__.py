@@ -47,7 +47,7 @@ from .errors import VariableError as VariableError
 from .train.frames import next_frame as next_frame
 from .autodiff.functional import GradMap as GradMap
 from .autodiff.functional import VariableGrads as VariableGrads
-from .autodiff.functional import custom_grad as custom_grad
+from .autodiff.custom import custom_grad as custom_grad
 from .autodiff.functional import grad as grad
 from .autodiff.functional import grads as grads
 from .autodiff.functional import value_and_grad as value_and_grad

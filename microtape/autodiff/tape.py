@@ -1,42 +1,33 @@
-"""Reverse-mode differentiation by replaying a list of recorded ops.
+"""``GradientTape``: records the ops run while it is open, then asks for gradients.
 
-Read after ``ops.py``. While open, a tape appends one record per primitive
-call whose inputs it tracks: ``(op, inputs, params, out)``. Execution order is
-already a topological order, so ``gradient()`` is one loop over the records
-in reverse: no recursion, so a chain of 100,000 ops is fine. Records point
-from outputs to inputs only and tensors never point at records, so there are
-no reference cycles for Python's garbage collector to chase.
-
-While a tape runs a backward pass it stops recording on itself, but any
-*other* open tape records the VJPs' ops. That is all higher-order gradients
-need: an outer tape differentiates what the inner backward pass computed.
+Read after ``backward.py``, which replays the records this tape keeps. While
+open, a tape appends one record per primitive call whose inputs it tracks:
+``(op, inputs, params, out, needs)``. Records point from outputs to inputs
+only and tensors never point at records, so there are no reference cycles
+for Python's garbage collector to chase. ``tape_view.py`` renders what a tape
+holds (``summary()``, ``to_dot()``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TypeAlias, TypeVar, overload
+from typing import TypeVar, overload
 
 from ..core import runtime
 from ..core.registry import Op
-from ..core.runtime import STATE, Scope, TensorBase, new
+from ..core.runtime import STATE, TensorBase
 from ..core.types import Shape
-from ..ops.composite import stack
-from ..core.creation import fill
-from ..errors import InvalidArgumentError, TapeError, explain
-from .arguments import check_tensor, output_gradients_for, targets_of, unconnected_mode, wrong_gradient_shape
+from ..errors import TapeError, explain
+from .arguments import check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
+from .backward import Record, backward, gradient_norms, jacobian, reaches
 from .tape_view import dot_graph, summary_table
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 
 __all__ = ["GradientTape", "Operation"]
 
-Record: TypeAlias = "tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor, tuple[bool, ...]]"
-"""(op, inputs, params, out, needs): ``needs[i]`` says whether input i was tracked
-when the op ran, so whether the backward pass wants its gradient."""
 K = TypeVar("K")
 
 _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
@@ -113,16 +104,8 @@ class GradientTape:
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
-        for flag, value in (("persistent", persistent), ("watch_accessed_variables", watch_accessed_variables)):
-            if not isinstance(value, bool):
-                raise InvalidArgumentError(
-                    explain(
-                        f"GradientTape({flag}={value!r}): expected True or False.",
-                        f"{flag} is a flag.",
-                        f"write GradientTape({flag}=True).",
-                    ),
-                    value=value,
-                )
+        check_flag("persistent", persistent)
+        check_flag("watch_accessed_variables", watch_accessed_variables)
         self._persistent = persistent
         self._watch_vars = watch_accessed_variables
         self._records: list[Record] = []
@@ -211,21 +194,7 @@ class GradientTape:
             >>> tape.gradient(y, c)
             Tensor(12.0, shape=())
         """
-        items: list[object] = [tensor] if isinstance(tensor, Tensor) or not isinstance(tensor, (list, tuple)) else list(tensor)
-        for t in items:
-            if not isinstance(t, Tensor):
-                raise InvalidArgumentError(
-                    explain(
-                        f"watch() needs tensors, got {type(t).__name__}: {t!r}.",
-                        "A tape tracks tensors made with mt.tensor, mt.variable and ops.",
-                        "convert first: x = mt.tensor(values); tape.watch(x).",
-                    ),
-                    value=t,
-                )
-            if t._data is None:
-                raise runtime.disposed_error(t)
-        for t in items:
-            assert isinstance(t, Tensor)  # checked above
+        for t in watchable(tensor):
             self._tracked.add(t.id)
             self._watched[t.id] = t
 
@@ -385,30 +354,12 @@ class GradientTape:
         zero = unconnected_mode(unconnected_gradients)
         targets = targets_of(target)
         douts = output_gradients_for(output_gradients, targets)
-        if isinstance(sources, Tensor):
-            flat = [sources]
-        elif isinstance(sources, Mapping):
-            keys = list(sources.keys())
-            flat = list(sources.values())
-        elif isinstance(sources, (list, tuple)):
-            flat = list(sources)
-        else:
-            raise InvalidArgumentError(
-                explain(
-                    f"gradient(): sources must be a tensor, a list or a dict of tensors, got {type(sources).__name__}.",
-                    "The result has the same structure as sources.",
-                    "pass tape.gradient(loss, [w, b]).",
-                ),
-                value=sources,
-            )
-        for s in flat:
-            check_tensor(s, "sources")
-        result = self._backward(targets, douts, flat, zero)
+        result = self._backward(targets, douts, sources_of(sources), zero)
         self._finish()
         if isinstance(sources, Tensor):
             return result[0]
         if isinstance(sources, Mapping):
-            return dict(zip(keys, result))
+            return dict(zip(sources.keys(), result))
         return list(result)
 
     def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: str = "none") -> Tensor | None:
@@ -427,35 +378,9 @@ class GradientTape:
         """
         self._check_usable()
         zero = unconnected_mode(unconnected_gradients)
-        given: object = target  # checked at run time: callers may pass a list
-        if isinstance(given, (list, tuple)):
-            raise InvalidArgumentError(
-                explain(
-                    f"jacobian() takes one target tensor, got a {type(given).__name__} of {len(given)}.",
-                    "The Jacobian of one target has shape target.shape + source.shape; "
-                    "gradient() is the one that sums several targets.",
-                    "make the tape persistent and take one per target: [tape.jacobian(y, x) for y in (y1, y2)].",
-                ),
-                value=given,
-            )
-        (target,) = targets_of(target)
+        target = jacobian_target(target)
         check_tensor(source, "source")
-
-        def rows() -> Tensor | None:
-            out: list[Tensor] = []
-            for i in range(target.size):
-                onehot = [0.0] * target.size
-                onehot[i] = 1.0
-                (g,) = self._backward([target], [new(Tensor, onehot, target.shape, "one_hot")], [source], True)
-                assert g is not None  # zero=True fills unconnected gradients
-                out.append(g)
-            if not zero and not self._reaches(target, [source])[0]:
-                return None
-            if not out:
-                return fill(target.shape + source.shape, 0.0)
-            return stack(out).reshape(target.shape + source.shape)
-
-        result = runtime.run_in_scope("jacobian()", rows)
+        result = runtime.run_in_scope("jacobian()", lambda: jacobian(self._backward, self._records, target, source, zero))
         self._finish()
         assert result is None or isinstance(result, Tensor)
         return result
@@ -477,108 +402,14 @@ class GradientTape:
 
     def _reaches(self, target: Tensor, sources: Sequence[Tensor]) -> list[bool]:
         """For each source, whether ``target`` depends on it through recorded ops."""
-        needed = {target.id}
-        for _, inputs, _, out, _ in reversed(self._records):
-            if out.id in needed:
-                needed.update(x.id for x in inputs)
-        return [s.id in needed for s in sources]
+        return reaches(self._records, target, sources)
 
     def _backward(
         self, targets: list[Tensor], douts: list[Tensor | None], sources: list[Tensor], zero: bool
     ) -> list[Tensor | None]:
-        """The backward pass: one reversed loop over the records, in its own scope."""
+        """The backward pass (``backward.py``), remembered so that summary() and to_dot() can replay it."""
         self._last = (targets, [None if d is None else d.data_sync() for d in douts])
-        first_id = runtime.next_id()  # ids only grow: a result older than this is not fresh
-        st = STATE.get()
-        scope = Scope("gradient()")
-        others = tuple([t for t in st.tapes if t is not self])
-        token = STATE.set(
-            st.but(
-                tapes=others,
-                scopes=st.scopes + (scope,),
-                backward=st.backward + 1,
-                light=not (others or st.observers),
-            )
-        )
-        try:
-            result = self._walk(targets, douts, sources, zero, st.observers, None)
-        except BaseException:
-            STATE.reset(token)
-            runtime.close_scope(scope, (), st.scopes)
-            raise
-        STATE.reset(token)
-        survivors = [g for g in result if g is not None]
-        runtime.close_scope(scope, survivors, st.scopes)
-        for g in survivors:
-            runtime.adopt(g)
-        # A gradient that passed straight through (say, the caller's dy through an
-        # add) is the caller's tensor: hand back a copy, so gradients are always fresh.
-        return [g.clone() if g is not None and g.id < first_id else g for g in result]
-
-    def _grad_norms(self) -> dict[int, float]:
-        """Norm of the gradient that reached each recorded output in the last backward
-        pass, by the output's id. Only a report needs them, so they are measured
-        here, by replaying that pass quietly (no tape records it, no observer sees
-        it, its tensors stay outside the arena), not on every pass."""
-        if self._last is None or not self._records:
-            return {}
-        targets, values = self._last
-        if any(t._data is None for t in targets):
-            return {}
-        norms: dict[int, float] = {}
-        token = STATE.set(STATE.get().but(tapes=(), observers=(), backward=STATE.get().backward + 1, light=True))
-        try:
-            douts: list[Tensor | None] = [None if v is None else new(Tensor, v, t.shape, "tensor") for t, v in zip(targets, values)]
-            self._walk(targets, douts, [], False, (), norms)
-        finally:
-            STATE.reset(token)
-        return norms
-
-    def _walk(
-        self,
-        targets: list[Tensor],
-        douts: list[Tensor | None],
-        sources: list[Tensor],
-        zero: bool,
-        observers: tuple[runtime.Observer, ...],
-        norms: dict[int, float] | None,
-    ) -> list[Tensor | None]:
-        grads: dict[int, Tensor] = {}
-        for t, d in zip(targets, douts):
-            d = fill(t.shape, 1.0) if d is None else d
-            prev = grads.get(t.id)
-            grads[t.id] = d if prev is None else prev + d
-        keep = {s.id for s in sources}
-        pop = grads.pop
-        for op, inputs, params, out, needs in reversed(self._records):
-            dout = pop(out.id, None)  # each output's gradient is complete once its record is reached
-            if dout is None:
-                continue
-            if out.id in keep:
-                grads[out.id] = dout  # a source that is also an op's output: its gradient is a result
-            if norms is not None:
-                data = dout._data
-                norms[out.id] = math.hypot(*data) if data is not None else math.nan
-            vjp = op.vjp
-            assert vjp is not None  # only differentiable ops are recorded
-            if params:
-                dxs = vjp(dout, out, *inputs, needs=needs, **params) if op.wants_needs else vjp(dout, out, *inputs, **params)
-            else:
-                dxs = vjp(dout, out, *inputs, needs=needs) if op.wants_needs else vjp(dout, out, *inputs)
-            if observers:
-                for obs in observers:
-                    obs.on_vjp(op, inputs, out, dxs)
-            for x, dx, wanted in zip(inputs, dxs, needs):
-                if dx is None or not wanted:
-                    continue
-                if dx.shape != x.shape:
-                    raise wrong_gradient_shape(op.name, inputs.index(x), dx.shape, x.shape)
-                prev = grads.get(x.id)
-                grads[x.id] = dx if prev is None else prev + dx
-        result: list[Tensor | None] = [grads.get(s.id) for s in sources]
-        if zero:
-            result = [fill(s.shape, 0.0) if g is None else g for s, g in zip(sources, result)]
-        return result
+        return backward(self, self._records, targets, douts, sources, zero)
 
     # -- looking at the tape ---------------------------------------------------
 
@@ -618,7 +449,7 @@ class GradientTape:
             0   mul   (2,)           [1.0, 4.0]    1.414
             1   sum   ()             [5.0, 5.0]    1.0
         """
-        return summary_table(self._records, self._grad_norms())
+        return summary_table(self._records, gradient_norms(self._records, self._last))
 
     def to_dot(self, grad_norms: bool = True, title: str = "tape", rankdir: str = "LR") -> str:
         """Graphviz text of the recorded graph: tensors as boxes, ops as ellipses.
@@ -638,7 +469,7 @@ class GradientTape:
             digraph tape {
         """
         return dot_graph(
-            self._records, self._watched, self._variables, self._grad_norms() if grad_norms else {}, title, rankdir
+            self._records, self._watched, self._variables, gradient_norms(self._records, self._last) if grad_norms else {}, title, rankdir
         )
 
     def __repr__(self) -> str:

@@ -1,0 +1,177 @@
+"""The backward pass: a tape's records replayed in reverse, and what reaches what through them.
+
+Read after ``arguments.py`` and before ``tape.py``, whose ``GradientTape``
+keeps the records and calls these from ``gradient()``, ``jacobian()``,
+``summary()`` and ``to_dot()``. A record is ``(op, inputs, params, out,
+needs)``. Execution order is already a topological order, so the backward
+pass is one loop over the records in reverse: no recursion, so a chain of
+100,000 ops is fine.
+
+While a tape runs a backward pass it stops recording on itself, but any
+*other* open tape records the VJPs' ops. That is all higher-order gradients
+need: an outer tape differentiates what the inner backward pass computed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
+
+from ..core import runtime
+from ..core.creation import fill
+from ..core.registry import Op
+from ..core.runtime import STATE, Scope, new
+from ..core.tensor import Tensor
+from ..ops.composite import stack
+from .arguments import wrong_gradient_shape
+
+__all__ = ["Record", "backward", "gradient_norms", "jacobian", "reaches", "walk"]
+
+Record: TypeAlias = "tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor, tuple[bool, ...]]"
+"""(op, inputs, params, out, needs): ``needs[i]`` says whether input i was tracked
+when the op ran, so whether the backward pass wants its gradient."""
+
+
+def reaches(records: Sequence[Record], target: Tensor, sources: Sequence[Tensor]) -> list[bool]:
+    """For each source, whether ``target`` depends on it through the recorded ops."""
+    needed = {target.id}
+    for _, inputs, _, out, _ in reversed(records):
+        if out.id in needed:
+            needed.update(x.id for x in inputs)
+    return [s.id in needed for s in sources]
+
+
+def backward(
+    tape: runtime.Recorder,
+    records: Sequence[Record],
+    targets: list[Tensor],
+    douts: list[Tensor | None],
+    sources: list[Tensor],
+    zero: bool,
+) -> list[Tensor | None]:
+    """The backward pass of ``tape``: one reversed loop over its records, in its own scope."""
+    first_id = runtime.next_id()  # ids only grow: a result older than this is not fresh
+    st = STATE.get()
+    scope = Scope("gradient()")
+    others = tuple([t for t in st.tapes if t is not tape])
+    token = STATE.set(
+        st.but(
+            tapes=others,
+            scopes=st.scopes + (scope,),
+            backward=st.backward + 1,
+            light=not (others or st.observers),
+        )
+    )
+    try:
+        result = walk(records, targets, douts, sources, zero, st.observers, None)
+    except BaseException:
+        STATE.reset(token)
+        runtime.close_scope(scope, (), st.scopes)
+        raise
+    STATE.reset(token)
+    survivors = [g for g in result if g is not None]
+    runtime.close_scope(scope, survivors, st.scopes)
+    for g in survivors:
+        runtime.adopt(g)
+    # A gradient that passed straight through (say, the caller's dy through an
+    # add) is the caller's tensor: hand back a copy, so gradients are always fresh.
+    return [g.clone() if g is not None and g.id < first_id else g for g in result]
+
+
+def jacobian(
+    backward_pass: Callable[[list[Tensor], list[Tensor | None], list[Tensor], bool], list[Tensor | None]],
+    records: Sequence[Record],
+    target: Tensor,
+    source: Tensor,
+    zero: bool,
+) -> Tensor | None:
+    """The Jacobian of ``GradientTape.jacobian``: one ``backward_pass`` per entry of ``target``
+    (its output gradient picks that entry), the rows stacked to ``target.shape + source.shape``."""
+    out: list[Tensor] = []
+    for i in range(target.size):
+        onehot = [0.0] * target.size
+        onehot[i] = 1.0
+        (g,) = backward_pass([target], [new(Tensor, onehot, target.shape, "one_hot")], [source], True)
+        assert g is not None  # zero=True fills unconnected gradients
+        out.append(g)
+    if not zero and not reaches(records, target, [source])[0]:
+        return None
+    if not out:
+        return fill(target.shape + source.shape, 0.0)
+    return stack(out).reshape(target.shape + source.shape)
+
+
+def gradient_norms(
+    records: Sequence[Record], last: tuple[list[Tensor], list[list[float] | None]] | None
+) -> dict[int, float]:
+    """Norm of the gradient that reached each recorded output in the last backward
+    pass (``last``: its targets and output gradients, as values), by the output's
+    id. Only a report needs them, so they are measured here, by replaying that pass
+    quietly (no tape records it, no observer sees it, its tensors stay outside the
+    arena), not on every pass."""
+    if last is None or not records:
+        return {}
+    targets, values = last
+    if any(t._data is None for t in targets):
+        return {}
+    norms: dict[int, float] = {}
+    token = STATE.set(STATE.get().but(tapes=(), observers=(), backward=STATE.get().backward + 1, light=True))
+    try:
+        douts: list[Tensor | None] = [None if v is None else new(Tensor, v, t.shape, "tensor") for t, v in zip(targets, values)]
+        walk(records, targets, douts, [], False, (), norms)
+    finally:
+        STATE.reset(token)
+    return norms
+
+
+def walk(
+    records: Sequence[Record],
+    targets: list[Tensor],
+    douts: list[Tensor | None],
+    sources: list[Tensor],
+    zero: bool,
+    observers: tuple[runtime.Observer, ...],
+    norms: dict[int, float] | None,
+) -> list[Tensor | None]:
+    """The loop itself: each record's VJP turns its output's gradient into its inputs' gradients.
+
+    ``douts`` are the targets' output gradients (``None``: ones); ``zero`` gives
+    unconnected sources zeros instead of ``None``; ``norms``, when given,
+    receives the norm of the gradient that reached each output."""
+    grads: dict[int, Tensor] = {}
+    for t, d in zip(targets, douts):
+        d = fill(t.shape, 1.0) if d is None else d
+        prev = grads.get(t.id)
+        grads[t.id] = d if prev is None else prev + d
+    keep = {s.id for s in sources}
+    pop = grads.pop
+    for op, inputs, params, out, needs in reversed(records):
+        dout = pop(out.id, None)  # each output's gradient is complete once its record is reached
+        if dout is None:
+            continue
+        if out.id in keep:
+            grads[out.id] = dout  # a source that is also an op's output: its gradient is a result
+        if norms is not None:
+            data = dout._data
+            norms[out.id] = math.hypot(*data) if data is not None else math.nan
+        vjp = op.vjp
+        assert vjp is not None  # only differentiable ops are recorded
+        if params:
+            dxs = vjp(dout, out, *inputs, needs=needs, **params) if op.wants_needs else vjp(dout, out, *inputs, **params)
+        else:
+            dxs = vjp(dout, out, *inputs, needs=needs) if op.wants_needs else vjp(dout, out, *inputs)
+        if observers:
+            for obs in observers:
+                obs.on_vjp(op, inputs, out, dxs)
+        for x, dx, wanted in zip(inputs, dxs, needs):
+            if dx is None or not wanted:
+                continue
+            if dx.shape != x.shape:
+                raise wrong_gradient_shape(op.name, inputs.index(x), dx.shape, x.shape)
+            prev = grads.get(x.id)
+            grads[x.id] = dx if prev is None else prev + dx
+    result: list[Tensor | None] = [grads.get(s.id) for s in sources]
+    if zero:
+        result = [fill(s.shape, 0.0) if g is None else g for s, g in zip(sources, result)]
+    return result
