@@ -30,7 +30,8 @@ from .results import (
     VariableGrads,
 )
 from .tape import GradientTape
-from ..core.tensor import Grads, Tensor, TensorFn, TensorLike, as_tensor, conversion_hint
+from ..core.convert import conversion_hint
+from ..core.tensor import Grads, Tensor, TensorFn, TensorLike, as_tensor
 from ..core.variable import Variable
 
 __all__ = [
