@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 
 from ..core.types import Shape
 from ..errors import GradientError, InvalidArgumentError, ShapeError, explain
-from ..core.tensor import Tensor, as_tensor, conversion_hint
+from ..core.convert import conversion_hint
+from ..core.tensor import Tensor, as_tensor
 from ..core import runtime
 
 __all__ = [

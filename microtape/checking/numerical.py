@@ -20,7 +20,8 @@ from ..core import runtime
 from ..core.runtime import STATE, new
 from ..core.types import Shape, is_number
 from ..errors import InvalidArgumentError, explain
-from ..core.tensor import Tensor, TensorFn, conversion_hint
+from ..core.convert import conversion_hint
+from ..core.tensor import Tensor, TensorFn
 
 __all__ = ["Culprit", "GradCheckRow", "numerical_grad"]
 

@@ -14,7 +14,8 @@ from .shape import size_of, validate_shape
 from .types import Nested, Shape, is_number  # Nested: TensorLike in the signatures resolves here
 from ..errors import InvalidArgumentError, ShapeError, explain
 from .runtime import new
-from .tensor import Tensor, TensorLike, bad_value_error, flatten_values
+from .convert import bad_value_error, flatten_values
+from .tensor import Tensor, TensorLike
 
 __all__ = [
     "fill",

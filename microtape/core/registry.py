@@ -24,7 +24,8 @@ from . import runtime
 from .runtime import DISPATCH, STATE, new
 from .types import Flat
 from ..errors import InvalidArgumentError, explain
-from .tensor import Grads, Tensor, as_tensor, op_scope_ends
+from .convert import op_scope_ends
+from .tensor import Grads, Tensor, as_tensor
 
 __all__ = ["OPS", "Op", "Primitive", "apply", "composite", "emit", "primitive"]
 

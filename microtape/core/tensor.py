@@ -7,7 +7,8 @@ after it is made (only a ``Variable`` can be assigned). Every tensor is
 registered in the arena (``runtime.LIVE``) when created and stays there
 until it is disposed, as in TensorFlow.js. Methods and operators call the
 ops by name through ``DISPATCH``, so this module does not import ``ops.py``. The functions that make tensors (``tensor``, ``zeros``, ...)
-are in ``creation.py``; how a tensor prints is in ``formatting.py``.
+are in ``creation.py``; how a tensor prints is in ``formatting.py``; how
+Python values become a tensor's data is in ``convert.py``.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from typing import Final, TypeAlias, Union, cast
 from . import habits
 from . import runtime
 from .runtime import TensorBase, new
-from .shape import size_of, validate_shape
 from .types import Axis, Nested, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Shape
-from ..errors import InvalidArgumentError, MicrotapeError, ShapeError, explain
+from ..errors import InvalidArgumentError, explain
 from .formatting import format_number as format_number
-from .formatting import format_values, nest_values, short_repr
+from .formatting import format_values, nest_values
+from .convert import flatten_values, op_scope_ends
 
 __all__ = ["Grads", "Tensor", "TensorFn", "TensorLike"]
 
@@ -30,6 +31,42 @@ DISPATCH: Final = cast("dict[str, Callable[..., Tensor]]", runtime.DISPATCH)
 """The ops by name (``runtime.DISPATCH``, typed: every op returns a Tensor); methods call through it."""
 DTYPE: Final = "float64"
 BYTES_PER_ENTRY: Final = 8
+
+
+def number_operator(dunder: str, name: str, reflected: bool = False) -> Callable[[Tensor, TensorLike], Tensor]:
+    """Python's operator ``dunder`` for the op ``name``: ``x <op> other``, or ``other <op> x`` when ``reflected`` (``2.0 * x``).
+
+    A Python number becomes a scalar tensor for the op and is disposed when
+    the op returns (``op_scope_ends`` in ``convert.py``), as in a TF.js op()
+    scope: outside a tape ``x * 2.0`` adds one tensor to memory(), not two.
+    The conversion is written out in the operator, not in a helper, so
+    ``x * 2.0`` makes no call besides the op's.
+    """
+    if reflected:
+
+        def operator(x: Tensor, other: TensorLike) -> Tensor:
+            if (type(other) is float or type(other) is int) and x._disposed is None:
+                c = new(Tensor, [float(other)], (), "tensor", False)
+                try:
+                    return DISPATCH[name](c, x)
+                finally:
+                    op_scope_ends(c)
+            return DISPATCH[name](other, x)
+
+    else:
+
+        def operator(x: Tensor, other: TensorLike) -> Tensor:
+            if (type(other) is float or type(other) is int) and x._disposed is None:
+                c = new(Tensor, [float(other)], (), "tensor", False)
+                try:
+                    return DISPATCH[name](x, c)
+                finally:
+                    op_scope_ends(c)
+            return DISPATCH[name](x, other)
+
+    operator.__name__ = dunder
+    operator.__qualname__ = f"Tensor.{dunder}"
+    return operator
 
 
 class Tensor(TensorBase):
@@ -220,97 +257,18 @@ class Tensor(TensorBase):
             shape=self.shape,
         )
 
-    # -- operators (see _binary for Python numbers) -------------------------
+    # -- operators (see number_operator for Python numbers) ---------------------
 
-    def __add__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["add"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["add"](self, other)
-
-    def __radd__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["add"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["add"](other, self)
-
-    def __sub__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["sub"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["sub"](self, other)
-
-    def __rsub__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["sub"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["sub"](other, self)
-
-    def __mul__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["mul"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["mul"](self, other)
-
-    def __rmul__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["mul"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["mul"](other, self)
-
-    def __truediv__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["div"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["div"](self, other)
-
-    def __rtruediv__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["div"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["div"](other, self)
-
-    def __pow__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["pow"](self, c)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["pow"](self, other)
-
-    def __rpow__(self, other: TensorLike) -> Tensor:
-        if (type(other) is float or type(other) is int) and self._disposed is None:
-            c = new(Tensor, [float(other)], (), "tensor", False)
-            try:
-                return DISPATCH["pow"](c, self)
-            finally:
-                op_scope_ends(c)
-        return DISPATCH["pow"](other, self)
+    __add__ = number_operator("__add__", "add")
+    __radd__ = number_operator("__radd__", "add", reflected=True)
+    __sub__ = number_operator("__sub__", "sub")
+    __rsub__ = number_operator("__rsub__", "sub", reflected=True)
+    __mul__ = number_operator("__mul__", "mul")
+    __rmul__ = number_operator("__rmul__", "mul", reflected=True)
+    __truediv__ = number_operator("__truediv__", "div")
+    __rtruediv__ = number_operator("__rtruediv__", "div", reflected=True)
+    __pow__ = number_operator("__pow__", "pow")
+    __rpow__ = number_operator("__rpow__", "pow", reflected=True)
 
     def __matmul__(self, other: TensorLike) -> Tensor:
         return DISPATCH["matmul"](self, other)
@@ -486,136 +444,7 @@ class Tensor(TensorBase):
 habits.install(Tensor)
 
 
-# -- construction -----------------------------------------------------------
-# ``runtime.new`` is the one constructor; here are the rules for a value an op
-# made from a Python number and for converting user values.
-
-_OP_SCOPE: Final = "the op that converted it from a Python number, when the op returned"
-
-
-def _binary(name: str, x: Tensor, other: TensorLike, reflected: bool) -> Tensor:
-    """``x <op> other``, or ``other <op> x`` when ``reflected`` (``2.0 * x``).
-
-    A Python number becomes a scalar tensor for the op and is disposed when
-    the op returns, as in a TF.js op() scope: outside a tape ``x * 2.0`` adds
-    one tensor to memory(), not two. A tape that recorded the op holds the
-    number's tensor for its backward pass and frees it when done.
-    """
-    op = DISPATCH[name]
-    if (type(other) is float or type(other) is int) and x._disposed is None:
-        c = new(Tensor, [float(other)], (), "tensor", False)
-        try:
-            return op(c, x) if reflected else op(x, c)
-        finally:
-            op_scope_ends(c)
-    return op(other, x) if reflected else op(x, other)
-
-
-def op_scope_ends(t: TensorBase) -> None:
-    """Dispose what an op made besides its result: freed now, or pending while a tape holds it."""
-    if t._disposed is None:
-        t._disposed = _OP_SCOPE
-        if t._holds == 0:
-            runtime.free(t)
-
-
-def bad_value_error(value: object, where: str) -> MicrotapeError:
-    return InvalidArgumentError(
-        explain(
-            f"tensor(): cannot make a number from {short_repr(value)} ({type(value).__name__}){where}.",
-            "Tensors hold numbers: int, float or bool, nested in lists or tuples.",
-            "to join tensors use mt.stack([a, b]) or mt.concat([a, b])."
-            if isinstance(value, Tensor)
-            else habits.value_hint(value),
-        ),
-        value=value,
-    )
-
-
-def conversion_hint(value: object) -> str:
-    """``mt.tensor(value)`` when that call works and is short, else ""; for hints.
-
-    Examples:
-        >>> from microtape.core.tensor import conversion_hint
-        >>> conversion_hint([1.0, 2.0]), conversion_hint("oops")
-        ('mt.tensor([1.0, 2.0])', '')
-    """
-    text = repr(value)
-    if len(text) > 40 or isinstance(value, str):
-        return ""
-    try:
-        flatten_values(value, None)
-    except MicrotapeError:
-        return ""
-    return f"mt.tensor({text})"
-
-
-def flatten_values(values: object, shape: Sequence[int] | None) -> tuple[list[float], Shape]:
-    """Turn nested lists, numbers, tensors or ``tolist()`` objects into (data, shape)."""
-    if isinstance(values, Tensor):
-        data, inferred = list(values._values()), values.shape
-    else:
-        tolist = getattr(values, "tolist", None)
-        if tolist is not None and not isinstance(values, (list, tuple, str, bytes)):
-            values = tolist()
-        data, inferred = _flatten_nested(values)
-    if shape is None:
-        return data, inferred
-    target = validate_shape(shape)
-    if size_of(target) != len(data):
-        raise ShapeError(
-            explain(
-                f"tensor(): shape {target} needs {size_of(target)} values, "
-                f"but {len(data)} were given (inferred shape {inferred}).",
-                "The number of values must equal the product of the shape.",
-                "drop the shape to infer it, or pass exactly that many values.",
-            ),
-            shape=target,
-            size=len(data),
-        )
-    return data, target
-
-
-def _flatten_nested(values: object) -> tuple[list[float], Shape]:
-    if isinstance(values, (bool, int, float)):
-        return [float(values)], ()
-    if not isinstance(values, (list, tuple)):
-        raise bad_value_error(values, "")
-    shape: list[int] = []
-    level: list[object] = [values]
-    while level and all(isinstance(v, (list, tuple)) for v in level):
-        rows = cast("list[Sequence[object]]", level)
-        n = len(rows[0])
-        for row in rows:
-            if len(row) != n:
-                raise ShapeError(
-                    explain(
-                        f"tensor(): ragged nested list: at depth {len(shape)} one row has "
-                        f"{n} entries and another has {len(row)}: {short_repr(values)}.",
-                        "Every row at the same depth must have the same length.",
-                        "pad the short rows, or build the tensors separately and use mt.stack.",
-                    ),
-                    depth=len(shape),
-                    lengths=(n, len(row)),
-                )
-        shape.append(n)
-        level = [x for row in rows for x in row]
-    if any(isinstance(v, (list, tuple)) for v in level):
-        raise ShapeError(
-            explain(
-                f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
-                f"are mixed: {short_repr(values)}.",
-                "Every entry at the same depth must be a list of the same length, or all numbers.",
-                "wrap the lone numbers in lists, or flatten the data.",
-            ),
-            depth=len(shape),
-        )
-    data: list[float] = []
-    for v in level:
-        if not isinstance(v, (bool, int, float)):
-            raise bad_value_error(v, f" inside {short_repr(values)}")
-        data.append(float(v))
-    return data, tuple(shape)
+# -- converting a value an op was given (the rules are in convert.py) ----------
 
 
 def as_tensor(value: TensorLike) -> Tensor:

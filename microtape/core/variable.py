@@ -22,7 +22,8 @@ from . import runtime
 from .runtime import new
 from .types import Shape
 from ..errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
-from .tensor import Tensor, TensorLike, as_tensor, flatten_values
+from .convert import flatten_values
+from .tensor import Tensor, TensorLike, as_tensor
 
 __all__ = ["Variable", "variable"]
 

@@ -1,7 +1,9 @@
 """Checkpoints: ``save_variables`` and ``load_variables``, as plain JSON.
 
-Read after ``train.py``. A checkpoint is a UTF-8 JSON file that a person
-can open and read, with one variable per line::
+Read after ``optimizer.py``, ``state.py``, ``checkpoint_format.py`` (the
+document and its validation) and ``atomic_write.py`` (how the file is
+replaced). A checkpoint is a UTF-8 JSON file that a person can open and
+read, with one variable per line::
 
     {
       "format": "microtape-checkpoint",
@@ -40,19 +42,18 @@ There is no ``pickle`` and no ``eval``: a checkpoint is data, never code.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import stat
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Final, TypeAlias, overload
 
 from ..core.types import Shape
+from .atomic_write import write_atomically
 from .checkpoint_format import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
 from ..errors import CheckpointError, MicrotapeError, explain
-from .optimizer import Optimizer, RestorePlan, export_state, install_state, plan_restore
+from .optimizer import Optimizer
+from .state import RestorePlan, export_state, install_state, plan_restore
 from ..core.runtime import new
 from ..core.tensor import Tensor
 from ..core.variable import Variable
@@ -121,7 +122,7 @@ def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimi
     if optimizer is not None:
         lines.append('  "optimizer": ' + _dumps(_optimizer_dict(optimizer, where, owners), where))
     lines.append("}")
-    _write_atomically(where, "\n".join(lines) + "\n")
+    write_atomically(where, "\n".join(lines) + "\n")
 
 
 def _path(path: object, api: str) -> str:
@@ -225,87 +226,6 @@ def _dumps(obj: object, where: str) -> str:
         return json.dumps(obj, allow_nan=False)
     except ValueError as err:  # a non-finite number slipped through: refuse, never write it
         raise _save_error(where, f"cannot encode as JSON: {err}.", "Checkpoints hold finite numbers.", "check the values with mt.check_numerics.") from err
-
-
-def _write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, fsync it, and rename it over ``path``.
-
-    The temporary file comes from :func:`tempfile.mkstemp` in the target's
-    folder (a rename is atomic only within one file system) and is removed
-    if anything fails, so the old file stays as it was. A symbolic link is
-    followed, as ``open(path, "w")`` would: the file it points to is
-    replaced and the link stays a link.
-
-    The file gets the mode ``open(path, "w")`` would leave: replacing a file
-    keeps that file's permissions, and a new file gets ``0o666`` less the
-    umask (``mkstemp`` itself creates ``0o600``, readable by its owner only).
-    """
-    if os.path.islink(path):
-        path = os.path.realpath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
-        try:
-            with open(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())  # the bytes are on disk before the rename makes them visible
-            os.chmod(tmp, _mode_for(path))
-            os.replace(tmp, path)  # atomic: readers see the old file or the new one
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError as err:
-        raise CheckpointError(
-            explain(
-                f"cannot write checkpoint {path!r}: {err.strerror or err}.",
-                "The checkpoint is written next to its final name, then renamed into place; "
-                "the previous file at that path is unchanged.",
-                "check that the folder exists and is writable, and that the disk has space.",
-            ),
-            path=path,
-        ) from err
-    _sync_folder(folder)
-
-
-def _mode_for(path: str) -> int:
-    """The permissions ``open(path, "w")`` would give: the old file's, or 0o666 less the umask."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
-    with contextlib.suppress(OSError, ValueError):
-        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    # elsewhere the only way is to set it and put it back; meanwhile files other
-    # threads create get the strict 0o077 (owner only), never a looser mode
-    mask = os.umask(0o077)
-    os.umask(mask)
-    return mask
-
-
-def _sync_folder(folder: str) -> None:
-    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
-    flags = getattr(os, "O_DIRECTORY", None)
-    if flags is None:
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY | flags)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _save_error(where: str, what: str, rule: str, hint: str) -> CheckpointError:

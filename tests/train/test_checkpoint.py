@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microtape as mt
-from microtape.train import checkpoint
+from microtape.train import atomic_write, checkpoint
 
 from .._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
 
@@ -272,7 +272,7 @@ def test_a_new_file_gets_the_umask_mode_and_a_replaced_file_keeps_its_mode(
                 raise FileNotFoundError(2, "No such file or directory")
             return builtins.open(file, *args, **kwargs)  # type: ignore[call-overload]  # open's own overloads
 
-        monkeypatch.setattr(checkpoint, "open", no_proc, raising=False)
+        monkeypatch.setattr(atomic_write, "open", no_proc, raising=False)
     path = tmp_path / "m.json"
     old_mask = os.umask(0o027)  # unusual on purpose: mkstemp's 0o600 and the usual 0o644 both differ
     try:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
-from microtape.train import optimizer as optimizer_module
+from microtape.train import state as state_module
 from microtape.train import Optimizer
 
 from .._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
@@ -485,7 +485,7 @@ def test_a_step_interrupted_while_writing_puts_everything_back(
     def interrupted(*args: object, **kwargs: object) -> mt.Variable:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(optimizer_module, "variable", interrupted)
+    monkeypatch.setattr(state_module, "variable", interrupted)  # where slots are made
     with pytest.raises(KeyboardInterrupt):
         opt.apply_gradients(grads)
     monkeypatch.undo()
