@@ -37,18 +37,19 @@ from sphinx.util.nodes import nested_parse_with_titles, split_explicit_title
 
 PACKAGE = "microtape"
 
-# Book order of the sections; a module not listed lands in "More", under its own name.
+# Book order of the sections, by the defining module's path inside the package: an entry names a
+# module or a whole subpackage (the longest match wins); a module not listed lands in "More".
 GROUPS: list[tuple[str, tuple[str, ...], str]] = [
-    ("Tensors", ("tensor", "creation", "formatting"), "Creating tensors and reading their values."),
-    ("Ops", ("ops", "ops_shape", "ops_compare", "ops_elementwise", "ops_reduce", "composite"), "Every op is a function ``mt.op(x, ...)`` and, for most, a method ``x.op(...)``."),
-    ("Variables", ("variable",), "Named, assignable tensors for model parameters."),
-    ("Gradients", ("functional", "grad_results", "tape", "tape_view"), "TF.js-style gradient functions and the explicit tape."),
-    ("Memory", ("memory",), "The tidy arena: scopes, ``keep``, ``dispose``, counting and profiling."),
-    ("Checking gradients", ("gradcheck", "numerical", "culprit"), "Finite differences and the gradient checker."),
-    ("Debugging tools", ("debug", "frames", "clipping"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
-    ("Training", ("train", "optim", "optimizer", "optimizers"), "Optimizers with the update rules and defaults of TF.js."),
-    ("Checkpoints", ("checkpoint", "checkpoint_file", "checkpoints"), "Saving and loading variables as JSON."),
-    ("Classroom", ("grader", "exercises"), "Checking exercises."),
+    ("Tensors", ("core.tensor", "core.convert", "core.creation", "core.formatting"), "Creating tensors and reading their values."),
+    ("Ops", ("ops",), "Every op is a function ``mt.op(x, ...)`` and, for most, a method ``x.op(...)``."),
+    ("Variables", ("core.variable",), "Named, assignable tensors for model parameters."),
+    ("Gradients", ("autodiff",), "TF.js-style gradient functions and the explicit tape."),
+    ("Memory", ("core.memory",), "The tidy arena: scopes, ``keep``, ``dispose``, counting and profiling."),
+    ("Checking gradients", ("checking",), "Finite differences and the gradient checker."),
+    ("Debugging tools", ("debug", "train.frames"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
+    ("Training", ("train",), "Optimizers with the update rules and defaults of TF.js."),
+    ("Checkpoints", ("train.checkpoint", "train.checkpoint_format"), "Saving and loading variables as JSON."),
+    ("Classroom", ("classroom",), "Checking exercises."),
     ("Errors", ("errors",), "Every error microtape raises on purpose is a :class:`~microtape.MicrotapeError`."),
 ]
 MORE = ("More", "Public names defined in other modules.")
@@ -61,11 +62,9 @@ def _public() -> dict[str, object]:
 
 
 def _home(obj: object) -> str:
-    """The defining module's last part, e.g. 'tensor' for microtape.tensor."""
-    if isinstance(obj, types.ModuleType):
-        return obj.__name__.rsplit(".", 1)[-1]
-    module = getattr(obj, "__module__", None) or PACKAGE
-    return module.rsplit(".", 1)[-1] if module.startswith(PACKAGE + ".") else module
+    """The defining module's path inside the package, e.g. 'core.tensor' for microtape.core.tensor."""
+    module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or PACKAGE
+    return module.removeprefix(PACKAGE + ".")
 
 
 def _directive(name: str, obj: object) -> list[str]:
@@ -75,8 +74,8 @@ def _directive(name: str, obj: object) -> list[str]:
     if inspect.isclass(obj) and issubclass(obj, BaseException):
         return [f".. autoexception:: {target}", "   :members:", "   :show-inheritance:", ""]
     if inspect.isclass(obj):
-        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (_runtime.TensorBase)
-        public_bases = [b for b in obj.__bases__ if b is not object and not b.__module__.startswith("microtape._")]
+        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (core.runtime.TensorBase)
+        public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ != "microtape.core.runtime"]
         bases = ["   :show-inheritance:"] if public_bases else []
         return [f".. autoclass:: {target}", "   :members:", *bases, ""]
     if callable(obj):
@@ -85,10 +84,13 @@ def _directive(name: str, obj: object) -> list[str]:
 
 
 def _group_of(home: str) -> tuple[str, str]:
+    """The group whose entry is the longest match of ``home`` (a module or one of its packages)."""
+    best: tuple[int, str, str] | None = None
     for title, homes, blurb in GROUPS:
-        if home in homes:
-            return title, blurb
-    return MORE
+        for entry in homes:
+            if (home == entry or home.startswith(entry + ".")) and (best is None or len(entry) > best[0]):
+                best = (len(entry), title, blurb)
+    return (best[1], best[2]) if best else MORE
 
 
 def _order(item: tuple[str, object]) -> tuple[int, str]:
@@ -134,10 +136,8 @@ def supporting_types() -> list[tuple[str, type]]:
     exported = {id(obj) for obj in public.values()}
     modules = sorted({getattr(o, "__module__", "") for o in public.values() if not isinstance(o, types.ModuleType)})
     found: list[tuple[str, type]] = []
-    for modname in [f"{PACKAGE}._types", *modules]:  # _types: the Protocols that signatures use
-        if not modname.startswith(PACKAGE + "."):
-            continue
-        if modname.rsplit(".", 1)[-1].startswith("_") and modname != f"{PACKAGE}._types":
+    for modname in [f"{PACKAGE}.core.types", *modules]:  # core.types: the Protocols that signatures use
+        if not modname.startswith(PACKAGE + ".") or modname == f"{PACKAGE}.core.runtime":
             continue
         module = importlib.import_module(modname)
         for name, obj in vars(module).items():
