@@ -262,7 +262,7 @@ def list_exercises(out: TextIO | None = None) -> int:
         >>> buffer.getvalue().splitlines()[0].split()
         ['exercise', 'chapter', 'kind', 'minutes', 'title']
     """
-    from .classroom.grader import exercises as known
+    from .classroom.catalog import exercises as known
 
     stream = out if out is not None else sys.stdout
     found = known()

@@ -436,13 +436,13 @@ class BookContentsDirective(SphinxDirective):
 class ExerciseListDirective(SphinxDirective):
     """A table of every classroom exercise: file, the chapter it practises, kind and title.
 
-    Generated from the exercises' own metadata (``microtape.classroom.grader.exercises()``,
+    Generated from the exercises' own metadata (``microtape.classroom.catalog.exercises()``,
     read from each exercise's checks file), so the page lists every exercise
     the grader knows, with the chapter it says it practises.
     """
 
     def run(self) -> list[nodes.Node]:
-        from microtape.classroom.grader import exercises
+        from microtape.classroom.catalog import exercises
 
         tutorials = Path(self.env.srcdir).parent / "tutorials"
         found = exercises()

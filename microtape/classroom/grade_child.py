@@ -42,8 +42,9 @@ from pathlib import Path
 
 from ..core import runtime
 from .processes import process_table
-from .exercise import Check, Exercise, Fail, seed_checks
-from .grader import identify, load_exercise
+from .exercise import Check, Exercise, Fail
+from .check_helpers import seed_checks
+from .catalog import identify, load_exercise
 
 __all__ = ["run_file"]
 

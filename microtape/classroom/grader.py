@@ -1,12 +1,14 @@
 """The classroom grader: ``python -m microtape grade PATH... [--format F] [--output FILE] [--checks DIR] [--seed N]``.
 
-Read after ``grade_formats.py`` and ``_grade_processes.py``; the checks are
-written with :mod:`microtape.exercise` and run by ``microtape.classroom.grade_child``.
-Every exercise is a starter file that sets ``EXERCISE = "exNN_..."`` (found
-from ``microtape.classroom.resources.exercises_dir()``) and a checks file of the same
-name in its ``checks/`` folder. The grader reads a student's ``EXERCISE``
-without running the file (``ast``), so a copy graded from anywhere is
-matched to its exercise.
+Read after ``catalog.py`` (finding the exercises and which one a file is),
+``paths.py`` (the files to grade), ``formats.py`` and ``processes.py``; the
+checks are written with :mod:`microtape.exercise` and run by
+``microtape.classroom.grade_child``. Every exercise is a starter file that
+sets ``EXERCISE = "exNN_..."`` (found from
+``microtape.classroom.resources.exercises_dir()``) and a checks file of the
+same name in its ``checks/`` folder. The grader reads a student's
+``EXERCISE`` without running the file (``ast``), so a copy graded from
+anywhere is matched to its exercise.
 
 Each file is graded in its own child process, in a session of its own, with
 a time limit (``--timeout``, 10 s by default, start-up included; each check
@@ -63,32 +65,26 @@ option is out of range, 130 after Ctrl-C, 143 after SIGTERM.
 
 from __future__ import annotations
 
-import ast
-import difflib
-import errno
-import importlib.util
 import json
 import math
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Optional, TextIO
+from typing import Final, TextIO
 
 from .processes import STOP, Outcome, run_checks, stop_on_signals
-from .resources import exercises_dir
 from .._version import __version__
-from .exercise import Exercise
+from .catalog import check_folder
+from .paths import collect_paths
 from .formats import FORMATS, STATUSES, document, report, table_row, table_summary
 
 __all__ = [
@@ -98,12 +94,7 @@ __all__ = [
     "MAX_MEMORY_MB",
     "MAX_TIMEOUT",
     "SCHEMA_VERSION",
-    "check_folder",
-    "exercises",
     "grade",
-    "identify",
-    "list_exercises",
-    "load_exercise",
 ]
 
 SCHEMA_VERSION: Final = 2
@@ -129,165 +120,6 @@ CHECK_SHARE: Final = 0.5
 
 OUTPUT_LIMIT: Final = 4000
 """How many characters of a file's printed output are kept (the last ones)."""
-
-
-# -- discovery ---------------------------------------------------------------------
-
-
-def _checks_dir() -> Path | None:
-    folder = exercises_dir()
-    return folder / "checks" if folder is not None and (folder / "checks").is_dir() else None
-
-
-def list_exercises() -> list[str]:
-    """Return the names of every exercise the grader knows, in book order.
-
-    Examples:
-        >>> from microtape.classroom.grader import list_exercises
-        >>> names = list_exercises()
-        >>> names[0], len(names) >= 17
-        ('ex00_gradient_by_hand', True)
-    """
-    folder = _checks_dir()
-    return sorted(p.stem for p in folder.glob("ex*.py")) if folder is not None else []
-
-
-_LOADED: dict[str, Exercise] = {}
-_LOCK = threading.Lock()
-
-
-def load_exercise(name: str, folder: Path | None = None) -> Exercise | None:
-    """The exercise called ``name`` with its checks, or None when there is none.
-
-    ``folder`` is a teacher's folder of check files (``grade --checks``);
-    by default, the checks shipped with microtape.
-
-    Examples:
-        >>> from microtape.classroom.grader import load_exercise
-        >>> ex = load_exercise("ex04_softplus_vjp")
-        >>> ex.chapter, ex.file, len(ex.checks) > 0
-        (4, 'ex04_softplus_vjp.py', True)
-        >>> load_exercise("ex99_nothing") is None
-        True
-    """
-    with _LOCK:
-        where = folder if folder is not None else _checks_dir()
-        key = f"{where}/{name}"
-        if key in _LOADED:
-            return _LOADED[key]
-        if where is None or not re.fullmatch(r"ex\w+", name) or not (where / f"{name}.py").is_file():
-            return None
-        module_name = f"_microtape_checks_{name}" if folder is None else f"_microtape_hidden_checks_{len(_LOADED)}_{name}"
-        spec = importlib.util.spec_from_file_location(module_name, where / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-        exercise = getattr(module, "EXERCISE", None)
-        if not isinstance(exercise, Exercise) or exercise.name != name:
-            raise RuntimeError(f"{where / name}.py must define EXERCISE = Exercise({name!r}, ...)")
-        _LOADED[key] = exercise
-        return exercise
-
-
-def check_folder(folder: Path) -> list[str]:
-    """What is wrong with a teacher's folder of check files (``grade --checks``): one line per problem.
-
-    Examples:
-        >>> from pathlib import Path
-        >>> from microtape.classroom.grader import check_folder
-        >>> check_folder(Path("no/such/folder"))
-        ["--checks 'no/such/folder': no such folder."]
-    """
-    if not folder.is_dir():
-        return [f"--checks {str(folder)!r}: no such folder."]
-    found = sorted(folder.glob("ex*.py"))
-    if not found:
-        return [f"--checks {str(folder)!r}: no check files in it (they are named after the exercise, e.g. ex00_gradient_by_hand.py)."]
-    problems: list[str] = []
-    for path in found:
-        try:
-            exercise = load_exercise(path.stem, folder.resolve())
-        except Exception as err:  # noqa: BLE001 - a teacher's file: report it, do not crash
-            problems.append(f"--checks: {path} raised {type(err).__name__}: {err}")
-            continue
-        if exercise is not None and not exercise.checks:
-            problems.append(f"--checks: {path} adds no checks (decorate them with @EXERCISE.check(...)).")
-    return problems
-
-
-def exercises() -> list[Exercise]:
-    """Every exercise with its checks, in book order.
-
-    Examples:
-        >>> from microtape.classroom.grader import exercises
-        >>> sorted({ex.chapter for ex in exercises()})
-        [0, 1, 2, 3, 4, 5, 6, 7]
-    """
-    found = [load_exercise(name) for name in list_exercises()]
-    return [ex for ex in found if ex is not None]
-
-
-def _exercise_name(source: str) -> str | None:
-    """The literal ``EXERCISE = "..."`` of a file, without running it."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # the child reports the syntax error; find the name anyway
-        match = re.search(r"^EXERCISE\s*(?::\s*str\s*)?=\s*[\"'](\w+)[\"']", source, re.MULTILINE)
-        return match.group(1) if match else None
-    for node in tree.body:
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets, value = [node.target], node.value
-        else:
-            continue
-        named = any(isinstance(t, ast.Name) and t.id == "EXERCISE" for t in targets)
-        if named and isinstance(value, ast.Constant) and isinstance(value.value, str):
-            return value.value
-    return None
-
-
-def _starter_hint(name: str) -> str:
-    stem = Path(name).stem
-    if stem in list_exercises():
-        return f"copy the starters with python -m microtape exercises DIR, then: python -m microtape grade DIR/{stem}.py"
-    return "pass the path of your exercise file (or a folder of them), e.g. python -m microtape grade mywork/ex04_softplus_vjp.py"
-
-
-def identify(path: Path, checks_dir: Path | None = None) -> tuple[Exercise, str] | tuple[str, str]:
-    """``(exercise, source)`` for a gradable file, else ``(what is wrong, hint)``.
-
-    An exercise that only a teacher's ``checks_dir`` has is found there.
-
-    Examples:
-        >>> from pathlib import Path
-        >>> from microtape.classroom.grader import identify
-        >>> identify(Path("no/such/file.py"))[0]
-        "'no/such/file.py': no such file."
-    """
-    if not path.is_file():
-        what = "is a directory, not a file" if path.is_dir() else "no such file"
-        return f"{str(path)!r}: {what}.", _starter_hint(str(path))
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        return f"cannot read {str(path)!r}: {err}.", "save the exercise as a UTF-8 text file."
-    name = _exercise_name(source)
-    known = ", ".join(list_exercises())
-    if name is None:
-        return (
-            f"{str(path)!r} does not say which exercise it is: it has no line EXERCISE = \"...\".",
-            f'every starter file sets it, e.g. EXERCISE = "ex04_softplus_vjp"; known exercises: {known}.',
-        )
-    exercise = load_exercise(name)
-    if exercise is None and checks_dir is not None:
-        exercise = load_exercise(name, checks_dir)
-    if exercise is None:
-        close = difflib.get_close_matches(name, list_exercises(), n=1)
-        did_you_mean = f"did you mean {close[0]!r}? " if close else ""
-        return f"unknown exercise EXERCISE = {name!r} in {str(path)!r}.", f"{did_you_mean}known exercises: {known}."
-    return exercise, source
 
 
 # -- running one file in child processes ------------------------------------------------------
@@ -446,73 +278,8 @@ def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings:
     return entry
 
 
-# -- many files: collecting, the table, the documents -------------------------------------------
 
-
-Found = tuple[Path, Optional[Path], Optional[tuple[str, str]]]
-"""A path to report: as given, its real file (None when it cannot be graded) and what is wrong with it."""
-
-
-def _collect(paths: Sequence[str | Path]) -> list[Found]:
-    """The files to grade, in order (folders searched for ``*.py``), once each, and the paths that cannot be graded."""
-    found: list[Found] = []
-    seen: set[str] = set()
-
-    def add_file(shown: Path) -> None:
-        try:
-            real = os.path.realpath(shown, strict=True)
-        except (OSError, RuntimeError) as err:
-            loop = isinstance(err, RuntimeError) or getattr(err, "errno", None) == errno.ELOOP
-            what = "a symlink loop (the link leads back to itself)" if loop else f"cannot be opened ({getattr(err, 'strerror', None) or err})"
-            found.append((shown, None, (f"{str(shown)!r}: {what}.", "replace it with the exercise file itself.")))
-            return
-        if real in seen:
-            return  # the same file through another path: graded once
-        seen.add(real)
-        if not os.path.isfile(real):
-            found.append((shown, None, (f"{str(shown)!r}: not a regular file.", "pass exercise files (.py) or folders of them.")))
-            return
-        found.append((shown, Path(real), None))
-
-    def walk(folder: Path, above: frozenset[str]) -> int:
-        real = os.path.realpath(folder)
-        if real in above:
-            found.append((folder, None, (f"{str(folder)!r}: a symlink to a folder above it (a loop); not searched.", "remove the link.")))
-            return 1
-        def leads_to_folder(entry: os.DirEntry[str]) -> bool:
-            try:
-                return entry.is_dir()
-            except OSError:  # a symlink loop: add_file reports it
-                return False
-
-        try:
-            with os.scandir(folder) as it:
-                names = sorted((e.name, leads_to_folder(e)) for e in it)
-        except OSError as err:
-            found.append((folder, None, (f"{str(folder)!r}: cannot be read ({err.strerror or err}).", "check the folder's permissions.")))
-            return 1
-        count = 0
-        for name, is_dir in names:
-            if name.startswith((".", "__pycache__")):
-                continue
-            if is_dir:
-                count += walk(folder / name, above | {real})
-            elif name.endswith(".py") and name != "__init__.py":
-                add_file(folder / name)
-                count += 1
-        if count == 0:
-            found.append((folder, None, (f"{str(folder)!r}: a folder without .py files.", _starter_hint(str(folder)))))
-            return 1
-        return count
-
-    for given in map(Path, paths):
-        if given.is_dir():
-            walk(given, frozenset())
-        elif given.is_file() or given.is_symlink():
-            add_file(given)
-        else:
-            found.append((given, None, (f"{str(given)!r}: no such file or folder.", _starter_hint(str(given)))))
-    return found
+# -- many files: the table, the documents -------------------------------------------
 
 
 def _problem_entry(path: Path, what: str, how: str) -> dict[str, object]:
@@ -604,7 +371,7 @@ def grade(
         print(refused, file=stream if format == "text" else sys.stderr)
         return 2
     settings = _Settings(float(timeout), memory_mb, hint, seed if seed is not None else random.SystemRandom().randrange(10**9), checks_dir)
-    found = _collect(paths)
+    found = collect_paths(paths)
     single = len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
     width = max([len(str(p)) for p, _, _ in found] + [4])
     try:

@@ -23,7 +23,7 @@ import pytest
 
 import microtape as mt
 from microtape.exercise import Exercise, Fail, gradcheck_failure, seed_checks
-from microtape.classroom.grader import list_exercises, load_exercise
+from microtape.classroom.catalog import list_exercises, load_exercise
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"

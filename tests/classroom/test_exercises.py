@@ -23,7 +23,8 @@ import pytest
 
 from microtape.classroom.resources import exercises_dir
 from microtape.exercise import Check
-from microtape.classroom.grader import SCHEMA_VERSION, exercises, list_exercises, load_exercise
+from microtape.classroom.catalog import exercises, list_exercises, load_exercise
+from microtape.classroom.grader import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"

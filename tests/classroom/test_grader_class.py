@@ -21,7 +21,7 @@ import pytest
 
 from microtape.classroom.processes import alive
 from microtape.classroom.formats import GRADESCOPE_RESULTS, GRADESCOPE_TEST, problems
-from microtape.classroom.grader import list_exercises
+from microtape.classroom.catalog import list_exercises
 from .test_grader_formats import LOOKUP_TABLE
 from .test_grader_processes import first_call_only, spawner
 

@@ -22,7 +22,7 @@ import pytest
 from microtape.classroom import formats as grade_formats
 from microtape.exercise import Check, Exercise
 from microtape.errors import InvalidArgumentError
-from microtape.classroom.grader import load_exercise
+from microtape.classroom.catalog import load_exercise
 from microtape.classroom.formats import (
     CLASSROOM50_RESULT,
     CLASSROOM50_TEST,
