@@ -1,7 +1,7 @@
 """The public API does not move when the code does: every exported name and its signature.
 
 ``tests/api_signatures.txt`` was written from the flat package, before its modules moved into
-subpackages (issue 24); this test compares the package as it is now with it, line by line:
+subpackages; this test compares the package as it is now with it, line by line:
 every name of ``microtape.__all__`` (and the builtin-named ops reached as ``mt.print`` and so
 on), of ``microtape.train.__all__`` and of ``microtape.exercise.__all__``, with its kind and
 signature, and every public method and property of each public class. A change that is meant
