@@ -20,14 +20,14 @@ from .ops.composite import softmax as softmax
 from .ops.composite import stack as stack
 from .dashboard.page import Dashboard as Dashboard
 from .dashboard.page import DashboardError as DashboardError
-from .debug.tools import GradientMonitor as GradientMonitor
-from .debug.tools import GradStats as GradStats
-from .debug.tools import check_numerics as check_numerics
-from .debug.tools import detect_anomaly as detect_anomaly
-from .debug.tools import grad_stats as grad_stats
-from .debug.tools import histogram as histogram
-from .debug.tools import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
-from .debug.tools import sparkline as sparkline
+from .debug.stats import GradientMonitor as GradientMonitor
+from .debug.stats import GradStats as GradStats
+from .debug.anomaly import check_numerics as check_numerics
+from .debug.anomaly import detect_anomaly as detect_anomaly
+from .debug.stats import grad_stats as grad_stats
+from .debug.plots import histogram as histogram
+from .debug.printing import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
+from .debug.plots import sparkline as sparkline
 from .errors import AnomalyError as AnomalyError
 from .errors import CheckpointError as CheckpointError
 from .errors import DisposedTensorError as DisposedTensorError

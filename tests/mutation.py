@@ -62,37 +62,38 @@ class Mutant:
     select: str | None = None
 
 
-EW, RED, SHP = "microtape/ops/elementwise.py", "microtape/ops/reduce.py", "microtape/ops/shape.py"
+ARI, PW, TR = "microtape/ops/arithmetic.py", "microtape/ops/piecewise.py", "microtape/ops/transcendental.py"
+RED, SHP = "microtape/ops/reduce.py", "microtape/ops/shape.py"
 RT, TAPE, MEM = "microtape/core/runtime.py", "microtape/autodiff/tape.py", "microtape/core/memory.py"
 OPT = "microtape/train/optimizers.py"
 
 MUTANTS: list[Mutant] = [
     # ── the op table's VJPs ──────────────────────────────────────────────────────────────
-    Mutant("vjp-add-y-sign", EW, "unbroadcast(dout, y.shape) if needs[1]", "unbroadcast(neg(dout), y.shape) if needs[1]", OPS, "add"),
-    Mutant("vjp-sub-y-sign", EW, "unbroadcast(neg(dout), y.shape) if needs[1]", "unbroadcast(dout, y.shape) if needs[1]", OPS, "sub"),
-    Mutant("vjp-mul-operand-swap", EW, "unbroadcast(mul(dout, y), x.shape)", "unbroadcast(mul(dout, x), x.shape)", OPS, "mul"),
-    Mutant("vjp-div-x-mul-for-div", EW, "unbroadcast(div(dout, y), x.shape)", "unbroadcast(mul(dout, y), x.shape)", OPS, "div"),
-    Mutant("vjp-div-y-sign", EW, "unbroadcast(neg(div(mul(dout, out), y)), y.shape)", "unbroadcast(div(mul(dout, out), y), y.shape)", OPS, "div"),
-    Mutant("vjp-neg-sign", EW, "return (neg(dout),)", "return (dout,)", OPS, "neg"),
-    Mutant("vjp-clone-sign", EW, "def _clone_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:\n    return (dout,)",
+    Mutant("vjp-add-y-sign", ARI, "unbroadcast(dout, y.shape) if needs[1]", "unbroadcast(neg(dout), y.shape) if needs[1]", OPS, "add"),
+    Mutant("vjp-sub-y-sign", ARI, "unbroadcast(neg(dout), y.shape) if needs[1]", "unbroadcast(dout, y.shape) if needs[1]", OPS, "sub"),
+    Mutant("vjp-mul-operand-swap", ARI, "unbroadcast(mul(dout, y), x.shape)", "unbroadcast(mul(dout, x), x.shape)", OPS, "mul"),
+    Mutant("vjp-div-x-mul-for-div", ARI, "unbroadcast(div(dout, y), x.shape)", "unbroadcast(mul(dout, y), x.shape)", OPS, "div"),
+    Mutant("vjp-div-y-sign", ARI, "unbroadcast(neg(div(mul(dout, out), y)), y.shape)", "unbroadcast(div(mul(dout, out), y), y.shape)", OPS, "div"),
+    Mutant("vjp-neg-sign", ARI, "return (neg(dout),)", "return (dout,)", OPS, "neg"),
+    Mutant("vjp-clone-sign", ARI, "def _clone_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:\n    return (dout,)",
            "def _clone_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:\n    return (neg(dout),)", OPS, "clone"),
-    Mutant("vjp-square-factor-dropped", EW, "mul(dout, x * 2.0)", "mul(dout, x)", OPS, "square"),
-    Mutant("vjp-sqrt-factor-dropped", EW, "div(dout, out * 2.0)", "div(dout, out)", OPS, "sqrt"),
-    Mutant("vjp-pow-x-exponent", EW, "pow(x, y - 1.0)", "pow(x, y)", OPS, "pow"),
-    Mutant("vjp-pow-y-out-for-x", EW, "mul(out, safe_log)", "mul(x, safe_log)", OPS, "pow"),
-    Mutant("vjp-exp-factor-dropped", EW, "return (mul(dout, out),)", "return (dout,)", OPS, "exp"),
-    Mutant("vjp-log-mul-for-div", EW, "return (div(dout, x),)", "return (mul(dout, x),)", OPS, "log"),
-    Mutant("vjp-abs-sign-dropped", EW, "return (mul(dout, sign(x)),)", "return (dout,)", OPS, "abs"),
-    Mutant("vjp-sin-sin-for-cos", EW, "return (mul(dout, cos(x)),)", "return (mul(dout, sin(x)),)", OPS, "sin"),
-    Mutant("vjp-cos-sign", EW, "return (neg(mul(dout, sin(x))),)", "return (mul(dout, sin(x)),)", OPS, "cos"),
-    Mutant("vjp-tanh-sign", EW, "1.0 - square(out)", "1.0 + square(out)", OPS, "tanh"),
-    Mutant("vjp-sigmoid-factor-dropped", EW, "mul(out, 1.0 - out)", "out", OPS, "sigmoid"),
-    Mutant("vjp-relu-mask-flipped", EW, "return (mul(dout, x.greater(0.0)),)", "return (mul(dout, x.less(0.0)),)", OPS, "relu"),
-    Mutant("vjp-maximum-mask-flipped", EW, "dx = mul(dout, greater_equal(x, y))", "dx = mul(dout, less_equal(x, y))", OPS, "maximum"),
-    Mutant("vjp-minimum-mask-flipped", EW, "dx = mul(dout, less_equal(x, y))", "dx = mul(dout, greater_equal(x, y))", OPS, "minimum"),
-    Mutant("vjp-clip-upper-bound-flipped", EW, "x.less_equal(clip_value_max)", "x.greater_equal(clip_value_max)", OPS, "clip_by_value"),
-    Mutant("vjp-where-branches-swapped", EW, "dx = where(condition, dout, _const(0.0))", "dx = where(condition, _const(0.0), dout)", OPS, "where"),
-    Mutant("vjp-where-y-gets-everything", EW, "unbroadcast(sub(dout, dx), y.shape) if needs[2]", "unbroadcast(dout, y.shape) if needs[2]", OPS, "where"),
+    Mutant("vjp-square-factor-dropped", ARI, "mul(dout, x * 2.0)", "mul(dout, x)", OPS, "square"),
+    Mutant("vjp-sqrt-factor-dropped", ARI, "div(dout, out * 2.0)", "div(dout, out)", OPS, "sqrt"),
+    Mutant("vjp-pow-x-exponent", TR, "pow(x, y - 1.0)", "pow(x, y)", OPS, "pow"),
+    Mutant("vjp-pow-y-out-for-x", TR, "mul(out, safe_log)", "mul(x, safe_log)", OPS, "pow"),
+    Mutant("vjp-exp-factor-dropped", TR, "return (mul(dout, out),)", "return (dout,)", OPS, "exp"),
+    Mutant("vjp-log-mul-for-div", TR, "return (div(dout, x),)", "return (mul(dout, x),)", OPS, "log"),
+    Mutant("vjp-abs-sign-dropped", PW, "return (mul(dout, sign(x)),)", "return (dout,)", OPS, "abs"),
+    Mutant("vjp-sin-sin-for-cos", TR, "return (mul(dout, cos(x)),)", "return (mul(dout, sin(x)),)", OPS, "sin"),
+    Mutant("vjp-cos-sign", TR, "return (neg(mul(dout, sin(x))),)", "return (mul(dout, sin(x)),)", OPS, "cos"),
+    Mutant("vjp-tanh-sign", TR, "1.0 - square(out)", "1.0 + square(out)", OPS, "tanh"),
+    Mutant("vjp-sigmoid-factor-dropped", TR, "mul(out, 1.0 - out)", "out", OPS, "sigmoid"),
+    Mutant("vjp-relu-mask-flipped", PW, "return (mul(dout, x.greater(0.0)),)", "return (mul(dout, x.less(0.0)),)", OPS, "relu"),
+    Mutant("vjp-maximum-mask-flipped", PW, "dx = mul(dout, greater_equal(x, y))", "dx = mul(dout, less_equal(x, y))", OPS, "maximum"),
+    Mutant("vjp-minimum-mask-flipped", PW, "dx = mul(dout, less_equal(x, y))", "dx = mul(dout, greater_equal(x, y))", OPS, "minimum"),
+    Mutant("vjp-clip-upper-bound-flipped", PW, "x.less_equal(clip_value_max)", "x.greater_equal(clip_value_max)", OPS, "clip_by_value"),
+    Mutant("vjp-where-branches-swapped", PW, "dx = where(condition, dout, const(0.0))", "dx = where(condition, const(0.0), dout)", OPS, "where"),
+    Mutant("vjp-where-y-gets-everything", PW, "unbroadcast(sub(dout, dx), y.shape) if needs[2]", "unbroadcast(dout, y.shape) if needs[2]", OPS, "where"),
     Mutant("vjp-max-ties-not-split", RED, "div(mul(unreduce(dout, x.shape, axis, keepdims), is_max), ties)",
            "mul(unreduce(dout, x.shape, axis, keepdims), is_max)", OPS, "max"),
     Mutant("vjp-logsumexp-softmax-dropped", RED, "mul(unreduce(dout, x.shape, axis, keepdims), softmax)",

@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 import microtape as mt
-from microtape.debug.tools import print_tensor
+from microtape.debug.printing import print_tensor
 
 CONTRACT = """
 Tensor scalar tensor tensor1d tensor2d zeros ones fill zeros_like ones_like random_normal random_uniform

@@ -19,7 +19,8 @@ import warnings
 from typing import Final, TextIO
 
 from .page import Dashboard, DashboardError
-from ..debug.tools import GradientMonitor, clip_by_global_norm
+from ..debug.clipping import clip_by_global_norm
+from ..debug.stats import GradientMonitor
 from ..train.frames import next_frame
 from ..autodiff.functional import variable_grads
 from ..core.memory import dispose, tidy

@@ -1,11 +1,12 @@
 """A live training page: loss, gradient norms, update ratios, histograms and tensor counts.
 
-Read after ``frames.py`` and ``debug.py``. A :class:`Dashboard` records what a
-training loop hands it with ``Dashboard.log`` (thinning old points so a
-long run takes bounded memory), draws SVG charts (``dashboard_charts.py``),
-and, while it is open as a context manager, serves them on 127.0.0.1 with
-Server-Sent Events (``dashboard_server.py``). In an ``async with`` block the
-server runs in the training loop's own asyncio event loop, so the page is
+Read after ``render.py`` and ``server.py``. A :class:`Dashboard` checks what a
+training loop hands it with ``Dashboard.log`` and keeps it in a
+``Recording`` (``recording.py``: bounded series, old points thinned, so a
+long run takes bounded memory), draws it as SVG charts (``render.py`` with
+``charts.py``), and, while it is open as a context manager, serves them on
+127.0.0.1 with Server-Sent Events (``server.py``). In an ``async with`` block
+the server runs in the training loop's own asyncio event loop, so the page is
 answered exactly when the loop awaits :func:`~microtape.next_frame`: the
 Python twin of ``tf.nextFrame()`` keeping a browser page responsive. In a
 plain ``with`` block a background thread serves it instead.
@@ -17,19 +18,18 @@ import math
 import os
 import threading
 import warnings
-from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Final, TypedDict, cast
+from typing import Final, cast
 
 from . import charts as charts
 from .arguments import named_grads, named_variables, short_repr
-from .series import Series
+from .recording import Recording
+from .render import FOOT, Rendered, draw, numbers
 from .server import DashboardError, Server
-from ..core.floats import safe_norm
 from ..core.types import is_int, is_number
-from ..debug.tools import GradientMonitor
+from ..debug.stats import GradientMonitor
 from ..errors import InvalidArgumentError, explain
 from ..core.memory import memory
 from ..core.tensor import Tensor
@@ -38,21 +38,7 @@ from ..core.variable import Variable
 __all__ = ["Dashboard", "DashboardError"]
 
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
-FOOT: Final = (
-    "Drawn by microtape's dashboard; works offline. Older points are thinned "
-    "(each kept point is the largest of those it replaces)."
-)
-RATIO_RULE: Final = 1e-3  # update/weight near 1e-3 is the usual rule of thumb for SGD-like training
 MAX_STEP: Final = 2**53  # steps and counts beyond this are not exact as floats (the charts, JavaScript)
-
-
-class Rendered(TypedDict):
-    """One drawing of the page: what ``Dashboard.render`` returns and the event stream sends."""
-
-    charts: dict[str, str]
-    status: str
-    flags: str
-    flags_calm: bool
 
 
 class Dashboard:
@@ -164,24 +150,7 @@ class Dashboard:
         self.explode_norm: float = defaults.explode_norm
         self.vanish_norm: float = defaults.vanish_norm
         self._lock = threading.Lock()
-        self._loss = Series(max_points)
-        self._norms: dict[str, Series] = {}
-        self._global = Series(max_points)
-        self._ratios: dict[str, Series] = {}
-        self._tensors = Series(max_points)
-        self._latest: dict[str, list[float]] = {}
-        self._latest_step: int | None = None
-        self._weights: dict[str, list[float]] = {}
-        self._colors: dict[str, str] = {}
-        self._marks: deque[tuple[int, str]] = deque(maxlen=32)
-        self._flags: deque[str] = deque(maxlen=8)
-        self._flag_count = 0
-        self._first_flag: str | None = None
-        self._monitor_seen: dict[str, int] = {}
-        self._monitor_flags = 0
-        self._last_step: int | None = None
-        self._last_loss: float | None = None
-        self._steps_logged = 0
+        self._run = Recording(max_points, monitor)
         self.version: int = 0
         self.finished: bool = False
         self._server: Server | None = None
@@ -225,7 +194,7 @@ class Dashboard:
         """
         # Validate and read everything first: a failed call records nothing.
         if step is None:
-            step = 0 if self._last_step is None else self._last_step + 1
+            step = 0 if self._run.last_step is None else self._run.last_step + 1
         if is_int(step) and abs(step) >= MAX_STEP:
             raise InvalidArgumentError(
                 explain(
@@ -235,10 +204,10 @@ class Dashboard:
                 ),
                 step=step,
             )
-        if not is_int(step) or (self._last_step is not None and step <= self._last_step):
+        if not is_int(step) or (self._run.last_step is not None and step <= self._run.last_step):
             raise InvalidArgumentError(
                 explain(
-                    f"Dashboard.log(step={short_repr(step)}): steps must increase, and the last one logged was {self._last_step}.",
+                    f"Dashboard.log(step={short_repr(step)}): steps must increase, and the last one logged was {self._run.last_step}.",
                     "Each call records one step, an int below 2**53; the charts' x axis is the step.",
                     "leave step out to count 0, 1, 2, ... or pass the loop's counter; "
                     'mark a new phase with dash.mark(step, "clipping on").',
@@ -285,84 +254,9 @@ class Dashboard:
         grad_data = {name: t.data_sync() for name, t in named}
         weights = {name: t.data_sync() for name, t in named_variables(variables)} if variables is not None else {}
         count = memory().num_tensors if tensors is None else tensors
-        monitor_norms: dict[str, float] = {}
-        monitor_global: float | None = None
-        if self.monitor is not None and not named:
-            for name, history in self.monitor.history.items():
-                if len(history) > self._monitor_seen.get(name, 0):
-                    monitor_norms[name] = history[-1]
-            if monitor_norms and self.monitor.global_norms:
-                monitor_global = self.monitor.global_norms[-1]
-
-        norms = {name: safe_norm(data) for name, data in grad_data.items()} or monitor_norms
-        total = safe_norm(list(norms.values())) if named else monitor_global
-        ratios: dict[str, float] = {}
-        for name, data in weights.items():
-            old = self._weights.get(name)
-            if old is not None and len(old) == len(data):
-                size = safe_norm(old)
-                change = safe_norm([a / 2 - b / 2 for a, b in zip(data, old)]) * 2  # halves: no overflow of a - b
-                ratios[name] = change / size if size > 0 else (math.inf if change > 0 else 0.0)
         with self._lock:
-            self._steps_logged += 1
-            self._last_step = step
-            if loss_value is not None:
-                self._last_loss = loss_value
-                self._loss.add(step, loss_value)
-            for name, value in norms.items():
-                self._series(self._norms, name).add(step, value)
-            if total is not None and len(norms) > 1:
-                self._global.add(step, total)
-            for name, value in ratios.items():
-                self._series(self._ratios, name).add(step, value)
-            self._weights.update(weights)
-            if grad_data:
-                self._latest, self._latest_step = grad_data, step
-            self._tensors.add(step, float(count))
-            if self.monitor is not None:
-                for name in monitor_norms:
-                    self._monitor_seen[name] = len(self.monitor.history[name])
-                new = self.monitor.flags[self._monitor_flags :]
-                self._monitor_flags = len(self.monitor.flags)
-                self._add_flags(new)
-            elif norms:
-                self._add_flags(self._check(step, norms, total))
+            self._run.add(step, loss_value, grad_data, weights, count, (self.explode_norm, self.vanish_norm))
             self.version += 1
-
-    def _series(self, table: dict[str, Series], name: str) -> Series:
-        if name not in table:
-            table[name] = Series(self.max_points)
-        self._color(name)
-        return table[name]
-
-    def _color(self, name: str) -> str:
-        if name not in self._colors:
-            self._colors[name] = charts.PALETTE[len(self._colors) % len(charts.PALETTE)]
-        return self._colors[name]
-
-    def _check(self, step: int, norms: dict[str, float], total: float | None) -> list[str]:
-        """The monitor's rules, for a dashboard without a monitor."""
-        flags = []
-        bad = [n for n, v in norms.items() if v != v]  # a norm is NaN when a value is NaN or Inf
-        if bad:
-            flags.append(f"step {step}: NaN/Inf in the gradient of {', '.join(bad)}")
-        elif total == math.inf:
-            flags.append(f"step {step}: exploding: global norm inf > {charts.short(self.explode_norm)} "
-                         "(overflow: finite gradients whose norm exceeds the largest float, 1.8e+308)")
-        elif total is not None and total > self.explode_norm:
-            flags.append(f"step {step}: exploding: global norm {charts.short(total)} > {charts.short(self.explode_norm)}")
-        flags += [
-            f"step {step}: vanishing: |grad {n}| = {charts.short(v)} < {charts.short(self.vanish_norm)}"
-            for n, v in norms.items()
-            if math.isfinite(v) and v < self.vanish_norm
-        ]
-        return flags
-
-    def _add_flags(self, flags: Sequence[str]) -> None:
-        if flags and self._first_flag is None:
-            self._first_flag = flags[0]
-        self._flag_count += len(flags)
-        self._flags.extend(flags)
 
     def mark(self, step: int, label: str) -> None:
         """Draw a labelled vertical line at ``step`` on every step chart (a new phase, a changed learning rate).
@@ -382,7 +276,7 @@ class Dashboard:
                 )
             )
         with self._lock:
-            self._marks.append((step, label))
+            self._run.marks.append((step, label))
             self.version += 1
 
     def finish(self) -> None:
@@ -416,25 +310,9 @@ class Dashboard:
             ([[0, 1.5]], [[0, 7.0]], 1)
         """
 
-        def pts(s: Series) -> list[list[float]]:
-            return [[st, v] for st, v in s.points()]
-
         with self._lock:
-            return {
-                "title": self.title,
-                "steps_logged": self._steps_logged,
-                "last_step": self._last_step,
-                "finished": self.finished,
-                "loss": pts(self._loss),
-                "grad_norm": {k: pts(s) for k, s in self._norms.items()},
-                "global_norm": pts(self._global),
-                "update_ratio": {k: pts(s) for k, s in self._ratios.items()},
-                "tensors": pts(self._tensors),
-                "marks": [[s, label] for s, label in self._marks],
-                "flags": list(self._flags),
-                "flag_count": self._flag_count,
-                "thresholds": {"explode_norm": self.explode_norm, "vanish_norm": self.vanish_norm},
-            }
+            snap, finished = self._run.snapshot(), self.finished
+        return numbers(snap, self.title, finished, self.explode_norm, self.vanish_norm)
 
     @property
     def steps_logged(self) -> int:
@@ -446,7 +324,7 @@ class Dashboard:
             >>> dash.steps_logged
             2
         """
-        return self._steps_logged
+        return self._run.steps_logged
 
     def num_points(self) -> int:
         """How many points all series hold together (bounded by ``max_points`` per series).
@@ -459,8 +337,7 @@ class Dashboard:
             True
         """
         with self._lock:
-            series = [self._loss, self._global, self._tensors, *self._norms.values(), *self._ratios.values()]
-            return sum(len(s) for s in series)
+            return self._run.num_points()
 
     def render(self, viewers: int | None = None) -> Rendered:
         """Draw every chart now: ``{"charts": {id: svg}, "status": html, "flags": text, "flags_calm": bool}``.
@@ -474,56 +351,8 @@ class Dashboard:
             ['grads', 'hist', 'loss', 'ratio', 'tensors']
         """
         with self._lock:
-            loss = self._loss.points()
-            norms = {k: s.points() for k, s in self._norms.items()}
-            total = self._global.points()
-            ratios = {k: s.points() for k, s in self._ratios.items()}
-            tensors = self._tensors.points()
-            latest, latest_step = dict(self._latest), self._latest_step
-            marks, flags, flag_count, first = list(self._marks), list(self._flags), self._flag_count, self._first_flag
-            colors, steps, last, last_loss = dict(self._colors), self._steps_logged, self._last_step, self._last_loss
-            finished = self.finished
-        norm_lines = [charts.Line(k, p, colors.get(k, "#000")) for k, p in norms.items()]
-        if total:
-            norm_lines.append(charts.Line("global norm", total, "#333333", dashed=True))
-        thresholds = [
-            (self.explode_norm, f"exploding above {charts.short(self.explode_norm)}", charts.EXPLODE_COLOR),
-            (self.vanish_norm, f"vanishing below {charts.short(self.vanish_norm)}", charts.VANISH_COLOR),
-        ]
-        drawn = {
-            "loss": charts.line_chart("loss", "Training loss", [charts.Line("loss", loss, "#0072b2")], y_label="loss", marks=marks),
-            "grads": charts.line_chart(
-                "grads", "Gradient norm per variable", norm_lines, y_label="‖gradient‖", hlines=thresholds, marks=marks,
-                note="thresholds of GradientMonitor",
-            ),
-            "ratio": charts.line_chart(
-                "ratio", "Update-to-weight ratio ‖Δw‖/‖w‖",
-                [charts.Line(k, p, colors.get(k, "#000")) for k, p in ratios.items()],
-                y_label="ratio", hlines=[(RATIO_RULE, "rule of thumb 1e-3", "#6b6b6b")], marks=marks,
-            ),
-            "hist": charts.histogram_chart(
-                "hist", "Gradient histograms" + (f" at step {latest_step}" if latest_step is not None else ""),
-                [charts.Panel(k, v, colors.get(k, "#000")) for k, v in latest.items()],
-            ),
-            "tensors": charts.line_chart(
-                "tensors", "Live tensors: memory().num_tensors", [charts.Line("tensors", tensors, "#009e73")],
-                log_y=False, y_label="tensors", marks=marks, note="a leak shows as a ramp",
-            ),
-        }
-        parts = [f"<b>step {last if last is not None else '–'}</b>"]
-        if last_loss is not None:
-            parts.append(f"loss {charts.short(last_loss)}")
-        parts.append(f"{steps} steps logged")
-        parts.append("training finished" if finished else "training…")
-        if viewers is not None:
-            parts.append(f"{viewers} viewer{'s' if viewers != 1 else ''}")
-        if flag_count > len(flags) and first is not None:  # the first flag of a run explains the rest
-            text = f"{flag_count} flags raised; the first:\n{first}\nthe latest:\n" + "\n".join(flags)
-        elif flag_count:
-            text = f"{flag_count} flag{'s' if flag_count != 1 else ''} raised; the latest:\n" + "\n".join(flags)
-        else:
-            text = "no exploding or vanishing gradient flagged"
-        return {"charts": drawn, "status": " · ".join(parts), "flags": text, "flags_calm": not flag_count}
+            snap, finished = self._run.snapshot(), self.finished
+        return draw(snap, self.explode_norm, self.vanish_norm, finished, viewers)
 
     def html(self, live: bool = False) -> str:
         """The whole page as HTML text: the report :meth:`save_html` writes, or with ``live`` the served page.
@@ -586,7 +415,7 @@ class Dashboard:
 
     def __repr__(self) -> str:
         serving = f"serving {self.url}" if self._server is not None else "not serving"
-        return f"Dashboard({self.title!r}, {self._steps_logged} steps logged, {serving})"
+        return f"Dashboard({self.title!r}, {self._run.steps_logged} steps logged, {serving})"
 
     # -- serving -----------------------------------------------------------------------------
 

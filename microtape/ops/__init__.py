@@ -1,12 +1,15 @@
 """Every primitive op: a maths header, the forward and the VJP side by side.
 
-Read after ``_registry.py``. The entries live in four files, read in this
-order, each building only on the ones before it: ``ops_shape.py`` (shape ops,
+Read after ``core/registry.py``. The entries live in six files, read in this
+order, each building only on the ones before it: ``shape.py`` (shape ops,
 sums, and ``unbroadcast``/``unreduce``, the adjoints of broadcasting and
-reducing), ``ops_compare.py`` (comparisons, ``sign``, ``zeros_like``),
-``ops_elementwise.py`` (arithmetic and the elementwise functions) and
-``ops_reduce.py`` (``reduce_max``, ``logsumexp``, ``matmul``). This module
-gathers them, so ``microtape.ops.<name>`` names every primitive.
+reducing), ``compare.py`` (comparisons, ``sign``, ``zeros_like``),
+``arithmetic.py`` (``add`` to ``sqrt``), ``piecewise.py`` (``abs``, ``relu``,
+``maximum``, ``where`` and the others whose VJPs are masks),
+``transcendental.py`` (``exp``, ``log``, ``pow``, the trigonometric functions,
+``tanh``, ``sigmoid``) and ``reduce.py`` (``reduce_max``, ``logsumexp``,
+``matmul``). This module gathers them, so ``microtape.ops.<name>`` names
+every primitive.
 
 The forward of each entry is one kernel call on flat lists; the VJP
 ``(dout, out, *inputs, **params) -> Grads`` is written with public ops, so
@@ -41,28 +44,32 @@ from .compare import (
     sign,
     zeros_like,
 )
-from .elementwise import (
-    abs,
+from .arithmetic import (
     add,
-    clip_by_value,
     clone,
-    cos,
     div,
-    exp,
-    log,
-    maximum,
-    minimum,
     mul,
     neg,
-    pow,
-    relu,
-    sigmoid,
-    sin,
     sqrt,
     square,
     sub,
-    tanh,
+)
+from .piecewise import (
+    abs,
+    clip_by_value,
+    maximum,
+    minimum,
+    relu,
     where,
+)
+from .transcendental import (
+    cos,
+    exp,
+    log,
+    pow,
+    sigmoid,
+    sin,
+    tanh,
 )
 from .reduce import (
     logsumexp,

@@ -1,6 +1,6 @@
 """Reductions whose VJP needs arithmetic (``reduce_max``, ``logsumexp``) and ``matmul``.
 
-Read after ``ops_elementwise.py``: the last of the four op files, since each
+Read after ``transcendental.py``: the last of the op files, since each
 VJP here is written with the elementwise and shape ops.
 """
 
@@ -14,7 +14,8 @@ from ..core.shape import check_size, normalize_axes, reduce_index, reduced_shape
 from ..core.types import Axis, Flat, Shape
 from ..errors import ShapeError, explain
 from .compare import equal
-from .elementwise import div, exp, log, maximum, mul, sub, where
+from .arithmetic import div, mul, sub
+from .transcendental import exp
 from .shape import reduce_sum, reshape, transpose, unreduce
 from ..core.tensor import Grads, Tensor
 

@@ -1,0 +1,186 @@
+"""Finding NaN and Inf: ``check_numerics`` for one tensor, ``detect_anomaly`` for every op.
+
+Read after ``printing.py``. ``check_numerics`` scans one tensor and raises
+with TensorFlow's wording. ``detect_anomaly`` is an observer of the engine,
+like ``profile``: while it is on, every op's output and every VJP's
+gradients are shown to it (``_AnomalyWatcher`` below), and it raises at the
+first op that makes a NaN or an Inf, naming the op, the pass and the line
+of user code; when it is off the engine does nothing for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..core import runtime
+from ..core.registry import Op
+from ..core.runtime import STATE, TensorBase
+from ..errors import AnomalyError, InvalidArgumentError, NumericsError, explain
+from ..core.formatting import format_number
+from ..core.tensor import Grads, Tensor
+
+__all__ = ["check_numerics", "detect_anomaly"]
+
+
+# -- check_numerics -------------------------------------------------------------
+
+
+def check_numerics(t: Tensor, message: str) -> Tensor:
+    """Raise :class:`~microtape.NumericsError` if ``t`` has NaN or Inf; else return it.
+
+    The wording is TensorFlow's (``tf.debugging.check_numerics``):
+    ``"<message> : Tensor had NaN values"`` (or ``Inf values``, or
+    ``Inf and NaN values`` when it has both).
+
+    Examples:
+        >>> mt.check_numerics(mt.tensor([1.0, 2.0]), "loss")
+        Tensor([1.0, 2.0], shape=(2,))
+        >>> try:
+        ...     mt.check_numerics(mt.tensor([1.0, float("inf")]), "grad of w")
+        ... except mt.NumericsError as err:
+        ...     print(str(err).splitlines()[0])
+        grad of w : Tensor had Inf values
+    """
+    if not isinstance(t, Tensor):
+        raise InvalidArgumentError(
+            explain(f"check_numerics() needs a tensor, got {type(t).__name__}.", "It scans a tensor's values.", "pass the tensor itself."),
+            value=t,
+        )
+    data = t._values()
+    nans = sum(1 for v in data if v != v)
+    infs = sum(1 for v in data if v in (math.inf, -math.inf))
+    if nans or infs:
+        kind = "Inf and NaN" if nans and infs else "NaN" if nans else "Inf"  # TensorFlow's wording
+        first = next(i for i, v in enumerate(data) if not math.isfinite(v))
+        raise NumericsError(
+            explain(
+                f"{message} : Tensor had {kind} values",
+                f"{nans} NaN and {infs} Inf among {len(data)} entries of a tensor of shape {t.shape} "
+                f"(made by {t._op!r}); the first is at flat index {first}.",
+                "turn on `with mt.detect_anomaly():` to find the op that produced it.",
+            ),
+            nans=nans,
+            infs=infs,
+            shape=t.shape,
+        )
+    return t
+
+
+# -- detect_anomaly ---------------------------------------------------------------
+
+
+@contextmanager
+def detect_anomaly() -> Iterator[None]:
+    """Raise :class:`~microtape.AnomalyError` at the first op that makes NaN or Inf.
+
+    Both passes are watched: the forward of every op, and every VJP in a
+    backward pass. The error names the op, the pass, the input shapes and
+    value ranges, and the line of your code that created the op. Off by
+    default. It is an observer of the ops, like ``profile`` and
+    ``leak_check``, so when off it costs nothing
+    (``torch.autograd.detect_anomaly`` is the PyTorch equivalent).
+
+    Examples:
+        >>> x = mt.tensor([0.0, 1.0])
+        >>> with mt.detect_anomaly():
+        ...     try:
+        ...         mt.grad(lambda t: mt.sqrt(t).sum())(x)   # d sqrt at 0 is inf
+        ...     except mt.AnomalyError as err:
+        ...         print(err.op, err.phase)
+        sqrt backward
+    """
+    st = STATE.get()
+    watcher = _AnomalyWatcher()
+    STATE.set(st.but(anomaly=True, observers=st.observers + (watcher,)))
+    try:
+        yield
+    finally:
+        now = STATE.get()
+        STATE.set(now.but(anomaly=st.anomaly, observers=tuple(o for o in now.observers if o is not watcher)))
+
+
+class _AnomalyWatcher:
+    """detect_anomaly's observer: checks each op's output and each VJP's gradients.
+
+    ``origins`` keeps the line of user code that made each op's output, by
+    tensor id, while the tensor lives: a bad gradient in the backward pass
+    names the line that ran the op forward.
+    """
+
+    def __init__(self) -> None:
+        self.origins: dict[int, str] = {}
+
+    def on_create(self, tensor: TensorBase) -> None:
+        pass
+
+    def on_free(self, tensor: TensorBase) -> None:
+        self.origins.pop(tensor.id, None)
+
+    def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
+        where = self.origins[out.id] = runtime.user_frame_line()
+        if STATE.get().backward:
+            return  # inside a VJP: on_vjp names the primitive whose VJP it is
+        kind = _bad(out._data)
+        if kind is None or any(_bad(x._data) for x in inputs):
+            return  # the NaN came in from outside; the op that made it was reported, or it is data
+        _raise_anomaly(op.name, "forward", kind, inputs, where)
+
+    def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
+        for i, dx in enumerate(dxs):
+            if dx is None:
+                continue
+            kind = _bad(dx._data)
+            if kind is not None:
+                where = self.origins.get(out.id, "<recorded before detect_anomaly>")
+                _raise_anomaly(op.name, "backward", kind, inputs, where, i)
+
+
+def _range(t: Tensor) -> str:
+    data = t._data
+    if not data:
+        return "[]"
+    finite = [v for v in data if math.isfinite(v)]
+    if not finite:
+        return "no finite values"
+    return f"[{format_number(min(finite))}, {format_number(max(finite))}]"
+
+
+def _bad(data: list[float] | None) -> str | None:
+    if data is None:
+        return None
+    for v in data:
+        if v != v:
+            return "NaN"
+    for v in data:
+        if v in (math.inf, -math.inf):
+            return "Inf"
+    return None
+
+
+def _raise_anomaly(name: str, phase: str, kind: str, inputs: tuple[Tensor, ...], where: str, index: int | None = None) -> None:
+    shapes = ", ".join(str(x.shape) for x in inputs)
+    ranges = ", ".join(_range(x) for x in inputs)
+    what = f"the gradient for input {index} of" if index is not None else "the output of"
+    raise AnomalyError(
+        explain(
+            f"{phase} pass: {what} {name!r} has {kind} values.",
+            f"Inputs: shapes {shapes}; value ranges {ranges}. The op was created at {where}.",
+            _ANOMALY_HINTS.get(name, "look at the inputs of this op at that line; guard the domain "
+            "(clip, add a small epsilon) or lower the learning rate."),
+        ),
+        op=name,
+        phase=phase,
+        kind=kind,
+        where=where,
+    )
+
+
+_ANOMALY_HINTS = {
+    "log": "log(0) is -inf and log(x<0) is NaN: use mt.log(x + 1e-7) or clip x away from 0.",
+    "div": "division by zero: add a small epsilon to the denominator.",
+    "sqrt": "sqrt has an infinite slope at 0: use mt.sqrt(x + 1e-12).",
+    "exp": "exp overflows above ~709: subtract the maximum first (mt.logsumexp, mt.softmax).",
+    "pow": "pow with a negative base and a fractional exponent is NaN; 0 to a negative power is Inf.",
+}

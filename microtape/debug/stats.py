@@ -1,0 +1,246 @@
+"""Gradient statistics: ``GradStats``, ``grad_stats`` and the ``GradientMonitor``.
+
+Read after ``plots.py``, whose ``sparkline`` draws the monitor's report.
+``grad_stats`` summarises each gradient (norm, max and mean of ``|g|``,
+share of zeros, NaN and Inf counts); a ``GradientMonitor`` records those
+statistics step by step and flags exploding and vanishing gradients. Norms
+are computed without overflow where the values are finite (``safe_norm``),
+and a norm beyond the largest float is reported as an overflow.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from ..core.floats import safe_mean_abs, safe_norm
+from ..core.types import is_int
+from ..errors import InvalidArgumentError, explain
+from ..core.formatting import format_number
+from ..core.tensor import Tensor
+from .plots import sparkline
+
+__all__ = ["GradStats", "GradientMonitor", "grad_stats"]
+
+
+@dataclass(frozen=True, slots=True)
+class GradStats:
+    """Statistics of one gradient tensor (what :func:`grad_stats` returns per entry).
+
+    ``norm`` is ``inf`` with ``overflow`` true when the gradient's values are
+    finite but its norm exceeds the largest float (about 1.8e308), and ``nan``
+    when a value is NaN or Inf (counted in ``nan_count`` and ``inf_count``).
+
+    Examples:
+        >>> s = mt.grad_stats([mt.tensor([0.0, 2.0])])["0"]
+        >>> s.norm, s.zero_fraction
+        (2.0, 0.5)
+        >>> huge = mt.grad_stats({"w": mt.tensor([1.5e308, -1.5e308])})["w"]
+        >>> huge.norm, huge.overflow, huge.max_abs
+        (inf, True, 1.5e+308)
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    norm: float
+    max_abs: float
+    mean_abs: float
+    zero_fraction: float
+    nan_count: int
+    inf_count: int
+    overflow: bool = False
+
+    def __str__(self) -> str:
+        return (
+            f"{self.name:<12} {str(self.shape):<10} norm {format_number(self.norm):>9}  "
+            f"max|g| {format_number(self.max_abs):>9}  mean|g| {format_number(self.mean_abs):>9}  "
+            f"zeros {self.zero_fraction:5.1%}  nan {self.nan_count}  inf {self.inf_count}"
+            + ("  (the norm overflows: larger than the largest float, 1.8e+308)" if self.overflow else "")
+        )
+
+
+def _named(grads: object) -> list[tuple[str, Tensor]]:
+    if isinstance(grads, Tensor):
+        return [(getattr(grads, "name", "grad"), grads)]
+    items: list[tuple[str, object]] | None = None
+    if isinstance(grads, Mapping):
+        items = [(str(k), v) for k, v in grads.items() if v is not None]
+    elif isinstance(grads, (list, tuple)):
+        items = [(str(i), g) for i, g in enumerate(grads) if g is not None]
+    odd = [(name, g) for name, g in items or [] if not isinstance(g, Tensor)]
+    if items is not None and not odd:
+        return cast(list[tuple[str, Tensor]], items)
+    if odd:
+        raise InvalidArgumentError(
+            explain(
+                f"the gradient {odd[0][0]!r} is a {type(odd[0][1]).__name__}, not a tensor.",
+                "Each gradient is a tensor (or None for a variable that got none).",
+                "pass what variable_grads, grads or tape.gradient returned: mt.grad_stats(grads)",
+            ),
+            value=odd[0][1],
+        )
+    raise InvalidArgumentError(
+        explain(
+            f"expected gradients (a tensor, list or dict of tensors), got {type(grads).__name__}.",
+            "Pass what variable_grads, grads or tape.gradient returned.",
+            "for example mt.grad_stats(grads) with grads from mt.variable_grads(f).",
+        ),
+        value=grads,
+    )
+
+
+def _stats(name: str, t: Tensor) -> GradStats:
+    data = t._values()
+    finite = [v for v in data if math.isfinite(v)]
+    n = len(data) or 1
+    all_finite = len(finite) == len(data)
+    norm = safe_norm(data) if all_finite else math.nan
+    return GradStats(
+        name=name,
+        shape=t.shape,
+        norm=norm,
+        max_abs=max((abs(v) for v in data), default=0.0) if all_finite else math.nan,
+        mean_abs=safe_mean_abs(finite, n),
+        zero_fraction=sum(1 for v in data if v == 0.0) / n,
+        nan_count=sum(1 for v in data if v != v),
+        inf_count=sum(1 for v in data if v in (math.inf, -math.inf)),
+        overflow=norm == math.inf,
+    )
+
+
+def grad_stats(grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | None]) -> dict[str, GradStats]:
+    """Per-gradient norm, max |g|, mean |g|, share of zeros and NaN/Inf counts.
+
+    Accepts a tensor, a list or a dict of gradients (the ``.grads`` of
+    :func:`~microtape.variable_grads` works as is).
+
+    Examples:
+        >>> stats = mt.grad_stats({"w": mt.tensor([3.0, 0.0, -4.0])})
+        >>> s = stats["w"]
+        >>> s.norm, s.max_abs, round(s.zero_fraction, 3), s.nan_count
+        (5.0, 4.0, 0.333, 0)
+    """
+    return {name: _stats(name, t) for name, t in _named(grads)}
+
+
+class GradientMonitor:
+    """Record gradient statistics step by step and flag exploding or vanishing ones.
+
+    A step is *exploding* when the global norm exceeds ``explode_norm`` or
+    grew more than ``growth`` times over the last ``window`` steps; a
+    variable's gradient is *vanishing* when its norm is below
+    ``vanish_norm``. NaN or Inf anywhere is always flagged. ``report()``
+    draws a sparkline of each gradient's norm over the steps.
+
+    Examples:
+        >>> monitor = mt.GradientMonitor(explode_norm=100.0)
+        >>> for step in range(6):
+        ...     _ = monitor.record({"w": mt.tensor([10.0 ** step])})
+        >>> monitor.flags[-1]
+        'step 5: exploding: global norm 1e+05 > 100.0'
+        >>> print(monitor.report().splitlines()[1])
+        w        ▁▂▄▅▇█  last 1e+05
+    """
+
+    def __init__(
+        self,
+        explode_norm: float = 1e3,
+        vanish_norm: float = 1e-7,
+        growth: float = 100.0,
+        window: int = 5,
+    ) -> None:
+        if not (explode_norm > 0 and vanish_norm >= 0 and growth > 1 and is_int(window) and window >= 1):
+            raise InvalidArgumentError(
+                explain(
+                    f"GradientMonitor(explode_norm={explode_norm}, vanish_norm={vanish_norm}, growth={growth}, window={window}) is not usable.",
+                    "explode_norm > 0, vanish_norm >= 0, growth > 1 and window >= 1.",
+                    "keep the defaults unless you know your model's usual norms.",
+                )
+            )
+        self.explode_norm = explode_norm
+        self.vanish_norm = vanish_norm
+        self.growth = growth
+        self.window = window
+        self.history: dict[str, list[float]] = {}
+        self.global_norms: list[float] = []
+        self.flags: list[str] = []
+
+    def record(self, grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | None]) -> list[str]:
+        """Add one step's gradients; return the flags raised at this step."""
+        stats = grad_stats(grads)
+        step = len(self.global_norms)
+        total = safe_norm([s.norm for s in stats.values()])
+        self.global_norms.append(total)
+        for name, s in stats.items():
+            self.history.setdefault(name, []).append(s.norm)
+        new: list[str] = []
+        bad = [n for n, s in stats.items() if s.nan_count or s.inf_count]
+        if bad:
+            new.append(f"step {step}: NaN/Inf in the gradient of {', '.join(bad)}")
+        elif total == math.inf:
+            new.append(f"step {step}: exploding: global norm inf > {self.explode_norm} (overflow: "
+                       "finite gradients whose norm exceeds the largest float, 1.8e+308)")
+        elif total > self.explode_norm:
+            new.append(f"step {step}: exploding: global norm {format_number(total)} > {self.explode_norm}")
+        elif len(self.global_norms) > self.window:
+            old = self.global_norms[-1 - self.window]
+            if old > 0 and total / old > self.growth:
+                new.append(
+                    f"step {step}: exploding: global norm grew {format_number(total / old)}x in {self.window} steps"
+                )
+        for name, s in stats.items():
+            if math.isfinite(s.norm) and s.norm < self.vanish_norm:
+                new.append(f"step {step}: vanishing: |grad {name}| = {format_number(s.norm)} < {self.vanish_norm}")
+        self.flags.extend(new)
+        return new
+
+    @property
+    def exploding(self) -> bool:
+        """Whether any step was flagged as exploding (or NaN/Inf)."""
+        return any("exploding" in f or "NaN" in f for f in self.flags)
+
+    @property
+    def vanishing(self) -> bool:
+        """Whether any step was flagged as vanishing."""
+        return any("vanishing" in f for f in self.flags)
+
+    def report(self, width: int = 40, flags: int = 5) -> str:
+        """A compact text report: one sparkline of gradient norms per variable, then the flags.
+
+        The first flag of the run comes first (it usually explains the rest),
+        then the ``flags - 1`` most recent, saying how many are left out. A
+        norm that overflowed (finite gradients, norm beyond 1.8e308) is drawn
+        as the highest bar and printed as ``inf (overflow)``.
+
+        Examples:
+            >>> monitor = mt.GradientMonitor(explode_norm=10.0)
+            >>> for step in range(7):
+            ...     _ = monitor.record({"w": mt.tensor([1e50 ** step])})
+            >>> _ = monitor.record({"w": mt.tensor([1.5e308, -1.5e308])})
+            >>> print(monitor.report(flags=3))
+            GradientMonitor: 8 steps, 7 flags
+            w        ▁▂▃▄▆▇██  last inf (overflow)
+            global   ▁▂▃▄▆▇██  last inf (overflow)
+              step 1: exploding: global norm 1e+50 > 10.0
+              ... 4 more flags left out (monitor.flags has them all)
+              step 6: exploding: global norm 1e+300 > 10.0
+              step 7: exploding: global norm inf > 10.0 (overflow: finite gradients whose norm exceeds the largest float, 1.8e+308)
+        """
+        lines = [f"GradientMonitor: {len(self.global_norms)} steps, {len(self.flags)} flags"]
+        names = list(self.history) + ["global"]
+        pad = max(len(n) for n in names) + 2
+        for name in names:
+            series = (self.history[name] if name != "global" else self.global_norms)[-width:]
+            # in the history inf is always an overflow (non-finite gradients give NaN): draw it at the top
+            drawn = [sys.float_info.max if v == math.inf else v for v in series]
+            last = "-" if not series else "inf (overflow)" if series[-1] == math.inf else format_number(series[-1])
+            lines.append(f"{name:<{pad}} {sparkline(drawn, log=True)}  last {last}")
+        shown = self.flags if len(self.flags) <= max(flags, 1) else [self.flags[0], *self.flags[len(self.flags) - max(flags - 1, 0):]]
+        for i, flag in enumerate(shown):
+            lines.append("  " + flag)
+            if i == 0 and len(shown) < len(self.flags):
+                lines.append(f"  ... {len(self.flags) - len(shown)} more flags left out (monitor.flags has them all)")
+        return "\n".join(lines)

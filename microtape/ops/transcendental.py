@@ -1,0 +1,194 @@
+"""Transcendental primitives: ``exp``, ``log``, ``pow``, ``sin``, ``cos``, ``tanh``, ``sigmoid``.
+
+Read after ``piecewise.py``: the last of the elementwise op files. Their VJPs
+are written with the arithmetic ops, and ``pow``'s with ``where`` too, which
+keeps the log of a non-positive base out of the exponent's gradient. Where
+Python would raise (``exp`` overflowing, ``log`` of 0), the scalar functions
+of ``core/floats.py`` follow IEEE-754 instead: ``inf``, ``-inf`` or ``nan``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..core.floats import safe_cos, safe_exp, safe_log, safe_pow, safe_sin
+from ..core.kernels import map_flat, zip_flat
+from ..core.registry import primitive
+from ..core.types import Flat
+from .shape import unbroadcast
+from .arithmetic import div, mul, neg, square
+from .piecewise import const, where
+from ..core.tensor import Grads, Tensor
+
+__all__ = [
+    "cos",
+    "exp",
+    "log",
+    "pow",
+    "sigmoid",
+    "sin",
+    "tanh",
+]
+
+_BOTH = (True, True)
+
+
+# ── exp ─────────────────────────────────────────────────────────────────────
+# out = e^x                    ∂out/∂x = e^x = out     (reuse the forward result)
+
+
+@primitive("exp")
+def exp(x: Tensor) -> Flat:
+    """Raise e to the power of every entry (``tf.exp``); overflow gives ``inf``.
+
+    Examples:
+        >>> mt.exp(mt.tensor([0.0, 1.0, 1000.0]))
+        Tensor([1.0, 2.718, inf], shape=(3,))
+    """
+    return map_flat(math.exp, x._data, safe_exp), x.shape
+
+
+@exp.defvjp
+def _exp_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (mul(dout, out),)
+
+
+# ── log ─────────────────────────────────────────────────────────────────────
+# out = ln x                   ∂out/∂x = 1/x
+# IEEE: log 0 = -inf, log of a negative number = nan.
+
+
+@primitive("log")
+def log(x: Tensor) -> Flat:
+    """Natural logarithm of every entry (``tf.log``).
+
+    Examples:
+        >>> mt.log(mt.tensor([1.0, 0.0, -1.0]))
+        Tensor([0.0, -inf, nan], shape=(3,))
+    """
+    return map_flat(math.log, x._data, safe_log), x.shape
+
+
+@log.defvjp
+def _log_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (div(dout, x),)
+
+
+# ── pow ─────────────────────────────────────────────────────────────────────
+# out = x^y          ∂out/∂x = y·x^(y-1)      ∂out/∂y = out·ln x  (taken as 0 where x ≤ 0)
+# The exponent's gradient uses a safe log, as TF.js does, so a constant
+# exponent never puts a NaN into the backward pass.
+
+
+@primitive("pow", n_inputs=2)
+def pow(x: Tensor, y: Tensor) -> Flat:
+    """Raise ``x`` to the power ``y`` entry by entry (``tf.pow``).
+
+    IEEE rules apply: ``(-8) ** 0.5`` is ``nan``, ``0 ** -1`` is ``inf``.
+
+    Examples:
+        >>> mt.tensor([2.0, 3.0]) ** 2
+        Tensor([4.0, 9.0], shape=(2,))
+        >>> mt.pow(mt.tensor([-8.0, 0.0]), mt.tensor([0.5, -1.0]))
+        Tensor([nan, inf], shape=(2,))
+    """
+    return zip_flat(safe_pow, x._data, x.shape, y._data, y.shape, "pow")
+
+
+@pow.defvjp
+def _pow_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    dx = dy = None
+    if needs[0]:
+        dx = unbroadcast(mul(dout, mul(y, pow(x, y - 1.0))), x.shape)
+    if needs[1]:
+        positive = x.greater(0.0)
+        safe_log = where(positive, log(where(positive, x, const(1.0))), const(0.0))
+        dy = unbroadcast(mul(dout, mul(out, safe_log)), y.shape)
+    return dx, dy
+
+
+# ── sin, cos ────────────────────────────────────────────────────────────────
+# sin: ∂out/∂x = cos x         cos: ∂out/∂x = -sin x       (sin(±inf) = nan)
+
+
+@primitive("sin")
+def sin(x: Tensor) -> Flat:
+    """Sine of every entry, in radians (``tf.sin``).
+
+    Examples:
+        >>> mt.sin(mt.tensor([0.0, math.pi / 2]))
+        Tensor([0.0, 1.0], shape=(2,))
+    """
+    return map_flat(math.sin, x._data, safe_sin), x.shape
+
+
+@sin.defvjp
+def _sin_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (mul(dout, cos(x)),)
+
+
+@primitive("cos")
+def cos(x: Tensor) -> Flat:
+    """Cosine of every entry, in radians (``tf.cos``).
+
+    Examples:
+        >>> mt.cos(mt.tensor([0.0, math.pi]))
+        Tensor([1.0, -1.0], shape=(2,))
+    """
+    return map_flat(math.cos, x._data, safe_cos), x.shape
+
+
+@cos.defvjp
+def _cos_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (neg(mul(dout, sin(x))),)
+
+
+# ── tanh ────────────────────────────────────────────────────────────────────
+# out = tanh x                 ∂out/∂x = 1 - tanh² x = 1 - out²
+# The VJP reads ``out``; an outer tape recorded ``out``, so the second
+# derivative stays connected.
+
+
+@primitive("tanh")
+def tanh(x: Tensor) -> Flat:
+    """Hyperbolic tangent of every entry (``tf.tanh``).
+
+    Examples:
+        >>> mt.tanh(mt.tensor([0.0, 100.0]))
+        Tensor([0.0, 1.0], shape=(2,))
+    """
+    return map_flat(math.tanh, x._data), x.shape
+
+
+@tanh.defvjp
+def _tanh_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (mul(dout, 1.0 - square(out)),)
+
+
+# ── sigmoid ─────────────────────────────────────────────────────────────────
+# out = 1 / (1 + e^-x)         ∂out/∂x = out·(1 - out)
+
+
+def _sigmoid(v: float) -> float:
+    if v >= 0.0:
+        return 1.0 / (1.0 + math.exp(-v))
+    if v != v:
+        return v
+    e = math.exp(v) if v > -745.0 else 0.0
+    return e / (1.0 + e)
+
+
+@primitive("sigmoid")
+def sigmoid(x: Tensor) -> Flat:
+    """Logistic sigmoid of every entry, stable for large ``|x|`` (``tf.sigmoid``).
+
+    Examples:
+        >>> mt.sigmoid(mt.tensor([0.0, -1000.0, 1000.0]))
+        Tensor([0.5, 0.0, 1.0], shape=(3,))
+    """
+    return map_flat(_sigmoid, x._data), x.shape
+
+
+@sigmoid.defvjp
+def _sigmoid_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (mul(dout, mul(out, 1.0 - out)),)
