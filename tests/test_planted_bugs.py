@@ -22,7 +22,7 @@ from microtape import cli
 from microtape.core import habits as _habits
 from microtape.classroom import grader
 from microtape.classroom.processes import run_checks
-from microtape.dashboard.charts import _esc
+from microtape.dashboard.charts import esc
 
 from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
 
@@ -36,9 +36,9 @@ ESCAPED = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
 
 
 def test_the_escaping_function_escapes_markup_and_quotes() -> None:
-    """Planted bug: ``_esc`` replaced by ``return text``."""
-    assert _esc(EVIL) == ESCAPED
-    assert _esc("a & b < c > d 'e'") == "a &amp; b &lt; c &gt; d &#x27;e&#x27;"
+    """Planted bug: ``esc`` replaced by ``return text``."""
+    assert esc(EVIL) == ESCAPED
+    assert esc("a & b < c > d 'e'") == "a &amp; b &lt; c &gt; d &#x27;e&#x27;"
 
 
 def test_a_title_and_names_with_markup_reach_the_page_as_text() -> None:

@@ -136,7 +136,8 @@ def supporting_types() -> list[tuple[str, type]]:
     exported = {id(obj) for obj in public.values()}
     modules = sorted({getattr(o, "__module__", "") for o in public.values() if not isinstance(o, types.ModuleType)})
     found: list[tuple[str, type]] = []
-    for modname in [f"{PACKAGE}.core.types", *modules]:  # core.types: the Protocols that signatures use
+    # core.types: the Protocols that signatures use; dashboard.render: what Dashboard.render returns
+    for modname in [f"{PACKAGE}.core.types", f"{PACKAGE}.dashboard.render", *modules]:
         if not modname.startswith(PACKAGE + ".") or modname == f"{PACKAGE}.core.runtime":
             continue
         module = importlib.import_module(modname)
@@ -162,13 +163,17 @@ def _parse(directive: SphinxDirective, lines: list[str]) -> list[nodes.Node]:
 
 
 def module_names() -> list[str]:
-    """The package and its public modules (no leading underscore), for ``:mod:`` targets."""
+    """The package, its subpackages and their public modules (no leading underscore), for ``:mod:`` targets.
+
+    In the order of the package's folders (``README.md``'s "How to read the engine" gives
+    the reading order inside each).
+    """
     package = importlib.import_module(PACKAGE)
     documented = {o.__name__ for o in _public().values() if isinstance(o, types.ModuleType)}
     names = [PACKAGE] + [
-        f"{PACKAGE}.{info.name}"
-        for info in pkgutil.iter_modules(package.__path__)
-        if not info.name.startswith("_")
+        info.name
+        for info in pkgutil.walk_packages(package.__path__, prefix=f"{PACKAGE}.")
+        if not any(part.startswith("_") for part in info.name.split("."))
     ]
     return [n for n in names if n not in documented]
 

@@ -1,6 +1,6 @@
 """Finite differences: evaluate ``f`` without recording, ``numerical_grad``, and compare one entry.
 
-Read after ``memory.py``, before ``gradcheck.py`` and ``culprit.py``, which
+Read after ``core/memory.py``, before ``gradcheck.py`` and ``culprit.py``, which
 both build on it. The reference for every gradient is the central
 difference ``(f(x + ε) - f(x - ε)) / 2ε``: with float64 and ε = 1e-6 its
 error is around 1e-10 for smooth functions (float32 frameworks need ε near

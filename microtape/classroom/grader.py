@@ -17,7 +17,7 @@ one) and, where the OS allows it (``resource.RLIMIT_AS``: Linux, most
 Unixes; not Windows), a memory limit (``--memory``, 1024 MB). An endless
 loop, a crash, ``sys.exit``, a huge allocation or an exception is reported
 for that check or that file, and grading goes on; when a file's grading
-ends, every process it started is killed (see ``_grade_processes.py``).
+ends, every process it started is killed (see ``processes.py``).
 Ctrl-C stops everything within a second (exit 130), SIGTERM too (exit 143).
 This protects a class from accidents, not from malice: the student's code
 runs with the grader's permissions.

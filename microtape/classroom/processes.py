@@ -1,14 +1,14 @@
 """The grader's child processes: start one per graded file, watch it, and leave nothing behind.
 
 Read after ``exercise.py`` and before ``grader.py``, which calls
-:func:`run_checks` once per file. The child (``python -m
+``run_checks()`` once per file. The child (``python -m
 microtape.classroom.grade_child``) starts in a session of its own
 (``start_new_session=True``), so everything it starts with ``fork``,
 ``subprocess`` or ``multiprocessing`` shares its process group and its
 session. On Linux the child also makes itself the "subreaper" of what it
 starts (``prctl``), so a daemon whose parent exits stays in its tree, and
 it kills its whole tree before it exits. When the file's grading ends,
-passed or not, :func:`end_all` kills the group, every process of the
+passed or not, ``end_all()`` kills the group, every process of the
 session (even one whose parent died and was handed to ``init``), and every
 descendant seen while the file ran (even one that called ``setsid`` to
 leave the session). The process table is read from ``/proc`` (Linux);
@@ -20,7 +20,7 @@ check is marked (``TIMEOUT`` or ``CRASH``, 0 points), the process is ended,
 and a new child starts at the next check, so one runaway check costs only
 its own points.
 
-``STOP`` is set by Ctrl-C or SIGTERM (see :func:`stop_on_signals`): every
+``STOP`` is set by Ctrl-C or SIGTERM (see ``stop_on_signals()``): every
 watch loop notices it within a tenth of a second and ends its child.
 """
 

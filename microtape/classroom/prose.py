@@ -1,13 +1,13 @@
 """The chapters' prose for the terminal: plain text, in English or in Russian.
 
-Read with ``_tour.py``. The chapters' prose is reStructuredText written for
-Sphinx. :func:`plain` turns it into text a terminal shows well: roles become
+Read with ``tour.py``. The chapters' prose is reStructuredText written for
+Sphinx. ``plain()`` turns it into text a terminal shows well: roles become
 words (``:func:`~microtape.grad``` reads ``mt.grad``), and LaTeX becomes
 Unicode (``\\frac1n \\sum_i x_i^2`` reads ``1/n Σᵢ xᵢ²``).
 
 The Russian edition of the book is a set of gettext catalogs, one per page
 (``docs/locale/ru/LC_MESSAGES/book/03_gradient_tape.po``). The tour reads the
-same catalogs (:func:`chapter_catalog`, a small stdlib ``.po`` reader) and
+same catalogs (``chapter_catalog()``, a small stdlib ``.po`` reader) and
 looks up each paragraph, title and list item of a chapter by its message id,
 which Sphinx makes from the paragraph's source with line breaks turned into
 spaces. A paragraph that is not in the catalog (or not translated yet) stays

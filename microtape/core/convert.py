@@ -1,13 +1,13 @@
 """From Python values to tensor storage: nested lists and numbers to ``(data, shape)``, and their errors.
 
 Read after ``habits.py`` and before ``tensor.py``, whose ``Tensor(values)``
-converts with :func:`flatten_values`; ``creation.py``'s ``tensor()`` and a
+converts with ``flatten_values()``; ``creation.py``'s ``tensor()`` and a
 variable's ``assign`` do too. Nested lists and tuples of numbers (and anything
 with ``tolist()``, and tensors) become one flat row-major ``list[float]`` and
 a shape; ragged rows and values that are not numbers raise errors that say
 what to pass instead. This module also owns the end of an op's scope: a
 Python number that an operator turned into a scalar tensor is disposed by
-:func:`op_scope_ends` when the op returns.
+``op_scope_ends()`` when the op returns.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Read after ``errors.py``. ``Tensor`` sends the attributes it does not have
 (``t.backward()``, ``t.grad``, ``t.numpy()``: one property each, made by
-:func:`missing`) and the operations it does not support (``len(t)``,
+``missing()``) and the operations it does not support (``len(t)``,
 ``t > 0``, ``t[0]``, ``for x in t``) here, and raises what these functions
 return. Each message names the habit, says what microtape does instead and
 ends with a hint. In hints, ``t`` is the tensor in question, as in the

@@ -1,6 +1,6 @@
 """The only loops over flat lists: map, zip with broadcasting, reduce, matmul.
 
-Read after ``_shape.py``. Kernels know nothing of tensors: they take flat
+Read after ``shape.py``. Kernels know nothing of tensors: they take flat
 lists (and shapes where broadcasting or reducing needs them) and return
 lists. Every op's forward is one call into this module.
 A whole-tensor sum and every dot product is ``math.fsum``, the exactly

@@ -1,6 +1,6 @@
 """The tidy arena: ``tidy``, ``keep``, ``dispose``, ``memory``, ``profile``, ``leak_check``.
 
-Read after ``functional.py``. As in TensorFlow.js, a tensor lives in the
+Read after ``variable.py``: the last file of the core. As in TensorFlow.js, a tensor lives in the
 arena until it is disposed: directly, or by the ``tidy`` scope it was made
 in. ``memory()`` counts what is alive, so a loop without ``tidy`` shows the
 count growing and the same loop inside ``tidy`` stays flat. Tapes hold what

@@ -1,14 +1,14 @@
 """The op table: ``Op``, ``OPS`` and the ``@primitive`` decorator.
 
-Read after ``tensor.py``, before ``ops.py``. A primitive is a forward
+Read after ``tensor.py``, before ``ops/``. A primitive is a forward
 function (tensors in, flat values out: ``(data, shape)``) plus a
 vector-Jacobian product (VJP). Calling one converts numbers and lists to
 tensors, checks that no input is disposed, runs the forward and hands the
-result to :func:`emit`, the one path every op takes, ``custom_grad``'s
+result to ``emit()``, the one path every op takes, ``custom_grad``'s
 included: it makes the output tensor, shows the op to every observer
 (profile, leak_check, the checker, detect_anomaly) and lets every open tape
 record ``(op, inputs, params, out)``. That is all the machinery there is;
-``ops.py`` is a flat list of entries using it.
+``ops/`` is a flat list of entries using it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The only global mutable state: the arena of live tensors and the stacks.
 
-Read after ``_kernels.py``. What lives here and nowhere else:
+Read after ``kernels.py``. What lives here and nowhere else:
 
 * ``TensorBase``, a tensor's storage and lifetime fields, and ``new``, the one
   function that makes a tensor (``Tensor`` in ``tensor.py`` adds the methods);

@@ -1,6 +1,6 @@
 """Shape arithmetic on plain ints: sizes, broadcasting, axes, index maps.
 
-Read after ``_runtime.py``. Nothing here touches tensor data. Broadcasting
+Read after ``runtime.py``. Nothing here touches tensor data. Broadcasting
 follows NumPy: align shapes at the right; two dimensions fit when they are
 equal or one of them is 1. The index maps say, for every entry of an output,
 which entry of an input it reads; they depend only on shapes, so they are

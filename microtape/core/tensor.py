@@ -6,7 +6,7 @@ methods. Data is stored row-major in one Python list; a tensor never changes
 after it is made (only a ``Variable`` can be assigned). Every tensor is
 registered in the arena (``runtime.LIVE``) when created and stays there
 until it is disposed, as in TensorFlow.js. Methods and operators call the
-ops by name through ``DISPATCH``, so this module does not import ``ops.py``. The functions that make tensors (``tensor``, ``zeros``, ...)
+ops by name through ``DISPATCH``, so this module does not import ``ops/``. The functions that make tensors (``tensor``, ``zeros``, ...)
 are in ``creation.py``; how a tensor prints is in ``formatting.py``; how
 Python values become a tensor's data is in ``convert.py``.
 """
@@ -457,7 +457,7 @@ def as_tensor(value: TensorLike) -> Tensor:
     return new(Tensor, data, shape, "tensor")
 
 
-# -- the aliases that mention Tensor (the others are in _types.py) ------------
+# -- the aliases that mention Tensor (the others are in types.py) ------------
 
 Grads: TypeAlias = "tuple[Tensor | None, ...]"
 """What a VJP returns: one entry per tensor input, ``None`` where there is no gradient."""

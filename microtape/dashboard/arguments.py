@@ -1,6 +1,6 @@
 """What ``Dashboard.log`` accepts: gradients and variables named, odd values refused before anything is recorded.
 
-Read before ``dashboard.py``, whose ``log`` validates everything a call
+Read before ``page.py``, whose ``log`` validates everything a call
 hands it with these functions first, so a failed call records nothing.
 """
 

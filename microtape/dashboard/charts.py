@@ -1,6 +1,6 @@
 """SVG charts and the HTML around them, for the live training page and its saved report.
 
-Read after ``dashboard.py``. Everything here is a pure function from numbers
+Read after ``series.py``; ``render.py`` draws with it. Everything here is a pure function from numbers
 to text: a chart is one ``<svg>`` element whose lines are ``<polyline>``
 elements, so a browser shows it, a test can count its points, and the book
 can embed it. Python draws every chart (there is no second renderer in
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Line", "Panel", "histogram_chart", "line_chart", "page", "report", "short"]
+__all__ = ["Line", "Panel", "esc", "histogram_chart", "line_chart", "page", "report", "short"]
 
 WIDTH: Final = 640
 HEIGHT: Final = 280
@@ -100,7 +100,14 @@ def _log_ticks(lo: float, hi: float) -> tuple[float, float, list[float]]:
     return float(a), float(b), [float(e) for e in range(a, b + 1) if (e - a) % every == 0]
 
 
-def _esc(text: str) -> str:
+def esc(text: str) -> str:
+    """Escape user text (a title, a variable's name, a mark's label) for the page's HTML and SVG.
+
+    Examples:
+        >>> from microtape.dashboard.charts import esc
+        >>> esc('<img src=x onerror="alert(1)">')
+        '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+    """
     return html.escape(text, quote=True)
 
 
@@ -108,12 +115,12 @@ def _frame(kind: str, title: str, note: str, body: list[str], points: int, last_
     step_attr = f' data-last-step="{last_step}"' if last_step is not None else ""
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="mt-chart" data-chart="{kind}" data-points="{points}"{step_attr} '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{_esc(title)}">'
-        f"<title>{_esc(title)}</title>"
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{esc(title)}">'
+        f"<title>{esc(title)}</title>"
         f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>'
-        f'<text x="12" y="20" class="mt-title">{_esc(title)}</text>'
+        f'<text x="12" y="20" class="mt-title">{esc(title)}</text>'
     )
-    tail = f'<text x="{WIDTH - 12}" y="20" class="mt-note" text-anchor="end">{_esc(note)}</text>' if note else ""
+    tail = f'<text x="{WIDTH - 12}" y="20" class="mt-note" text-anchor="end">{esc(note)}</text>' if note else ""
     return head + tail + "".join(body) + "</svg>"
 
 
@@ -122,7 +129,7 @@ def _legend(items: list[tuple[str, str, bool]], y: float) -> list[str]:
     for name, color, dashed in items:
         dash = ' stroke-dasharray="5 3"' if dashed else ""
         out.append(f'<line x1="{x:.0f}" y1="{y - 4:.0f}" x2="{x + 18:.0f}" y2="{y - 4:.0f}" stroke="{color}" stroke-width="2.5"{dash}/>')
-        out.append(f'<text x="{x + 23:.0f}" y="{y:.0f}" class="mt-legend">{_esc(name)}</text>')
+        out.append(f'<text x="{x + 23:.0f}" y="{y:.0f}" class="mt-legend">{esc(name)}</text>')
         x += 32 + 6.6 * len(name)
     return out
 
@@ -200,7 +207,7 @@ def line_chart(
     if y_label:
         body.append(
             f'<text transform="translate(14 {TOP + plot_h / 2:.0f}) rotate(-90)" class="mt-axis-label" text-anchor="middle">'
-            f"{_esc(y_label + (' (log scale)' if log_y else ''))}</text>"
+            f"{esc(y_label + (' (log scale)' if log_y else ''))}</text>"
         )
     labelled: list[float] = []
     for value, label, color in hlines:
@@ -211,12 +218,12 @@ def line_chart(
         text_y = y + 13 if any(abs(y - other) < 14 for other in labelled) else y - 4
         labelled.append(y)
         body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="{color}" stroke-width="1.2" stroke-dasharray="2 3"/>')
-        body.append(f'<text x="{LEFT + plot_w - 4}" y="{text_y:.1f}" class="mt-threshold" fill="{color}" text-anchor="end">{_esc(label)}</text>')
+        body.append(f'<text x="{LEFT + plot_w - 4}" y="{text_y:.1f}" class="mt-threshold" fill="{color}" text-anchor="end">{esc(label)}</text>')
     for step, label in marks:
         if x_lo <= step <= x_hi:
             x = sx(step)
             body.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + plot_h}" class="mt-mark"/>')
-            body.append(f'<text x="{x + 4:.1f}" y="{TOP + 12}" class="mt-mark-label">{_esc(label)}</text>')
+            body.append(f'<text x="{x + 4:.1f}" y="{TOP + 12}" class="mt-mark-label">{esc(label)}</text>')
     total = 0
     kx, ky = plot_w / (x_hi - x_lo), plot_h / (hi2 - lo2)  # the inner loop inlines sx and sy: it runs per point
     bx, base = LEFT - x_lo * kx, TOP + plot_h
@@ -241,7 +248,7 @@ def line_chart(
         for seg in segments:
             total += len(seg)
             pts = " ".join(seg if len(seg) > 1 else seg * 2)
-            body.append(f'<polyline points="{pts}" fill="none" stroke="{line.color}" stroke-width="1.8"{dash} data-series="{_esc(line.name)}"/>')
+            body.append(f'<polyline points="{pts}" fill="none" stroke="{line.color}" stroke-width="1.8"{dash} data-series="{esc(line.name)}"/>')
         for x in bad[:200]:
             body.append(f'<path d="M{x - 3:.1f},{TOP - 3} l6,6 m0,-6 l-6,6" stroke="{EXPLODE_COLOR}" stroke-width="1.5"/>')
         total += len(bad)
@@ -276,7 +283,7 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
         count = f' ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})'
         room = max(4, int((cell_w - 12) / 7) - len(count))  # about 7 px a character: a long name is cut, not overlapped
         name = panel.name if len(panel.name) <= room else panel.name[: room - 1] + "…"
-        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{_esc(name)}{count}<title>{_esc(panel.name)}</title></text>')
+        body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{esc(name)}{count}<title>{esc(panel.name)}</title></text>')
         body.append(f'<rect x="{plot_x:.1f}" y="{plot_y:.1f}" width="{plot_w:.1f}" height="{plot_h:.1f}" class="mt-plot"/>')
         if not data:
             body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">{"all NaN/Inf" if bad else "no values"}</text>')
@@ -362,11 +369,11 @@ SCRIPT: Final = """
 
 
 def _body(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str) -> str:
-    cards = "".join(f'<div class="mt-card" id="mt-chart-{_esc(k)}">{svg}</div>' for k, svg in charts.items())
+    cards = "".join(f'<div class="mt-card" id="mt-chart-{esc(k)}">{svg}</div>' for k, svg in charts.items())
     return (
-        f'<div class="mt-dash"><h1>{_esc(title)}</h1>'
+        f'<div class="mt-dash"><h1>{esc(title)}</h1>'
         f'<p class="mt-status" id="mt-status">{status}</p>'
-        f'<div class="{"mt-flags mt-calm" if calm else "mt-flags"}" id="mt-flags">{_esc(flags)}</div>'
+        f'<div class="{"mt-flags mt-calm" if calm else "mt-flags"}" id="mt-flags">{esc(flags)}</div>'
         f'<div class="mt-grid-charts">{cards}</div>'
         f'<p class="mt-foot">{foot}</p></div>'
     )
@@ -383,6 +390,6 @@ def page(title: str, status: str, flags: str, calm: bool, charts: dict[str, str]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_esc(title)}</title><style>body{{margin:0;background:#f4f6f9}}{CSS}</style></head>"
+        f"<title>{esc(title)}</title><style>body{{margin:0;background:#f4f6f9}}{CSS}</style></head>"
         f"<body>{_body(title, status, flags, calm, charts, foot)}{script}</body></html>\n"
     )

@@ -1,6 +1,6 @@
 """``python -m microtape dashboard --demo``: chapter 6's recurrent net, live in a browser.
 
-Read after ``dashboard.py``. The demo trains the book's 20-step recurrent
+Read after ``page.py``. The demo trains the book's 20-step recurrent
 net with plain SGD at a learning rate that makes its gradients explode, then
 starts again from the same weights with ``clip_by_global_norm``, feeding a
 :class:`~microtape.Dashboard` at every step. The loop awaits

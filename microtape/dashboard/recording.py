@@ -3,11 +3,11 @@
 Read after ``series.py``, whose ``Series`` holds each chart line, and
 ``charts.py``, whose palette gives each variable its colour. ``Dashboard.log``
 checks and reads what a training loop hands it, then gives the plain numbers
-to :meth:`Recording.add`, which keeps one point per series (the loss, each
+to ``Recording.add()``, which keeps one point per series (the loss, each
 gradient norm and their global norm, each update-to-weight ratio, the live
 tensor count), the latest gradients for the histograms, and the exploding and
 vanishing flags: a ``GradientMonitor``'s, or without one the same rules
-applied here. :meth:`Recording.snapshot` copies it all at one moment, for
+applied here. ``Recording.snapshot()`` copies it all at one moment, for
 ``render.py`` to draw. A ``Recording`` takes no lock: the dashboard holds its
 own around every call, since the page is drawn in the server's thread while
 the training loop feeds it.

@@ -1,10 +1,10 @@
 """Drawing a recorded run: the five charts, the status line and the flags, and the numbers of ``/data.json``.
 
-Read after ``recording.py`` and ``charts.py``. :func:`draw` turns a
+Read after ``recording.py`` and ``charts.py``. ``draw()`` turns a
 ``Snapshot`` into what ``Dashboard.render`` returns and the event stream
 sends: one SVG per chart (the loss, the gradient norms with the monitor's
 thresholds, the update-to-weight ratios, the latest gradients' histograms,
-the live tensor count), one status line and the flags text. :func:`numbers`
+the live tensor count), one status line and the flags text. ``numbers()``
 turns it into the plain lists ``Dashboard.data`` returns. Both are pure
 functions of the snapshot, called after the dashboard's lock is released.
 """

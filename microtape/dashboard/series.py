@@ -1,6 +1,6 @@
 """A bounded series of (step, value) points: old points are thinned by halving.
 
-Read after ``dashboard.py``, which keeps one ``Series`` per chart line, so
+Read before ``recording.py``, which keeps one ``Series`` per chart line, so
 a run of a million steps holds no more points than a run of a thousand.
 """
 

@@ -1,6 +1,6 @@
 """Gradient clipping: ``clip_by_norm`` and ``clip_by_global_norm`` (TensorFlow's).
 
-Read after ``composite.py``: like the ops there, these are built from
+Read after ``ops/composite.py``: like the ops there, these are built from
 primitives (``reduce_sum``, ``sqrt``, ``where``, ``maximum``) and have no VJP
 of their own, so they are differentiable. Each runs in its own scope, as a
 TF.js op does, so only its results stay in memory.

@@ -1,6 +1,6 @@
 """Comparisons, ``sign`` and ``zeros_like``: piecewise-constant primitives with a zero derivative.
 
-Read after ``ops_shape.py``. Their VJPs return zeros that stay connected to
+Read after ``shape.py``. Their VJPs return zeros that stay connected to
 the inputs, so the masks that ``relu``, ``abs``, ``maximum`` and the others
 build their VJPs from differentiate again to zeros rather than to no gradient.
 """

@@ -1,6 +1,6 @@
 """Ops built from primitives: no VJPs here, the tape records their pieces.
 
-Read after ``ops.py``. If an op can be written with existing primitives it
+Read after ``__init__.py``, which gathers the primitives. If an op can be written with existing primitives it
 lives here as a plain function, and its gradient (first, second, ...) comes
 from the primitives it calls.
 """

@@ -1,6 +1,6 @@
 """Shape ops and sums: the primitives whose forward moves, copies or adds up entries.
 
-Read after ``_registry.py``; the first of the four op files (``ops.py`` says
+Read after ``core/registry.py``; the first of the four op files (``ops/`` says
 how an entry reads). ``unbroadcast`` and ``unreduce`` at the top are the
 adjoints of broadcasting and reducing: where the forward copied an entry, the
 backward sums the copies' gradients. The VJPs here use only the ops of this

@@ -2,8 +2,12 @@
 
 The namespace users type (``mt.train.adam(...)``, as ``tf.train.*`` in
 TensorFlow.js). It holds no code of its own: the machinery every optimizer
-shares (slots, ``apply_gradients``, ``minimize``, saving and restoring) is in
-``optimizer.py``, and the seven update rules are in ``optimizers.py``.
+shares (``apply_gradients``, ``minimize``) is in ``optimizer.py``, its slots and
+state in ``state.py``, and the seven update rules in ``optimizers.py``. This
+folder also holds checkpoints (``checkpoint_format.py``, ``atomic_write.py``,
+``checkpoint.py``) and ``frames.py`` (``next_frame``); read it after
+``debug/``, in the order ``checks.py``, ``state.py``, ``optimizer.py``,
+``optimizers.py``, this file, then the checkpoint files and ``frames.py``.
 
 Examples:
     >>> x = mt.variable(mt.scalar(4.0))

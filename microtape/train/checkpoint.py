@@ -74,7 +74,7 @@ def save_variables(path: PathLike, variables: VariablesArg, *, optimizer: Optimi
     """Write variables (and an optimizer's state) to a JSON checkpoint, atomically.
 
     Like saving a model's weights in TF.js (``model.save``), for plain
-    variables. The file format is described in :mod:`microtape.train.checkpoint`.
+    variables. The file format is described in :mod:`microtape.train.checkpoint_format`.
     Everything is checked before the file is touched; the previous file at
     ``path`` survives any failure, even a crash in the middle of writing.
     If ``path`` is a symbolic link it is followed, as ``open(path, "w")``

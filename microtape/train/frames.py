@@ -1,6 +1,6 @@
 """``next_frame``: let other asyncio tasks run between training steps.
 
-Read after ``train.py``. In a browser, ``await tf.nextFrame()`` lets the
+Read last in this folder; nothing else here uses it. In a browser, ``await tf.nextFrame()`` lets the
 page redraw between steps of a training loop so it stays responsive. The
 Python analogue is an asyncio program: a training coroutine that awaits
 :func:`next_frame` after each step gives the event loop a turn, so a

@@ -1,6 +1,6 @@
 """The optimizer machinery: the ``Optimizer`` base class, its slots, ``apply_gradients`` and ``minimize``.
 
-Read after ``functional.py``, ``memory.py`` and ``state.py`` (the slots and
+Read after ``autodiff/functional.py``, ``core/memory.py`` and ``state.py`` (the slots and
 the iteration count it keeps, and saving and restoring them); the seven
 optimizers that build on it are in ``optimizers.py``, and ``mt.train``
 gathers both. These

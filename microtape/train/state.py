@@ -1,7 +1,7 @@
 """An optimizer's state as plain data: the iteration count and its slots, saved and restored.
 
 Read after ``checks.py`` and before ``optimizer.py``, whose ``Optimizer``
-builds on :class:`SlotKeeper`. Every optimizer keeps, between steps, an
+builds on ``SlotKeeper``. Every optimizer keeps, between steps, an
 iteration count and *slots*: per-variable state (a running mean of the
 gradient, ...) held in non-trainable variables named as in TF.js (``"w/m"``
 is Adam's first moment of ``w``). This module owns them: it makes and finds
@@ -9,8 +9,8 @@ the slots of a variable, and turns the whole state into plain data
 (``(name, shape, values)`` entries) and back, for ``get_weights`` and
 ``set_weights`` and for checkpoints (``checkpoint.py``).
 
-Restoring is two steps, so a failure changes nothing: :func:`plan_restore`
-checks everything and returns a :class:`RestorePlan`; :func:`install_state`
+Restoring is two steps, so a failure changes nothing: ``plan_restore()``
+checks everything and returns a ``RestorePlan``; ``install_state()``
 applies it and cannot fail.
 """
 
