@@ -46,7 +46,7 @@ def test_an_installed_chapter_is_the_readers_code() -> None:
     namespace: dict[str, object] = {"user_frame_line": _runtime.user_frame_line}
     exec(compile("\n\nwhere = user_frame_line()", chapter, "exec"), namespace)  # noqa: S102
     assert namespace["where"] == f"{chapter}:3"
-    engine = os.path.join(_runtime.PACKAGE_DIR, "ops/")
+    engine = os.path.join(_runtime.PACKAGE_DIR, "ops", "__init__.py")
     exec(compile("where = user_frame_line()", engine, "exec"), namespace)  # noqa: S102
     assert not str(namespace["where"]).startswith(_runtime.PACKAGE_DIR)  # the engine's own files are skipped
 

@@ -233,7 +233,7 @@ class EventReader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.offset = 0
+        self.offset: int = 0
 
     def read(self) -> list[dict[str, object]]:
         """The events written since the last call."""

@@ -92,9 +92,9 @@ class Scope:
     __slots__ = ("name", "tensors", "by")
 
     def __init__(self, name: str, by: str | None = None) -> None:
-        self.name = name
+        self.name: str = name
         self.tensors: list[TensorBase] = []
-        self.by = by or f"the tidy scope {name!r} when it ended"
+        self.by: str = by or f"the tidy scope {name!r} when it ended"
 
 
 class Recorder(Protocol):
@@ -134,13 +134,13 @@ class State:
         backward: int = 0,
         light: bool = False,
     ) -> None:
-        self.tapes = tapes
-        self.scopes = scopes
-        self.observers = observers
-        self.anomaly = anomaly
+        self.tapes: tuple[Recorder, ...] = tapes
+        self.scopes: tuple[Scope, ...] = scopes
+        self.observers: tuple[Observer, ...] = observers
+        self.anomaly: bool = anomaly
         """Whether detect_anomaly is on; its checks are an observer, the engine never tests this."""
-        self.backward = backward
-        self.light = light
+        self.backward: int = backward
+        self.light: bool = light
         """True where temporaries skip the arena: a backward pass that nothing
         else watches (no other tape or observer), and the gradient
         checker's evaluations. They are freed by reference counting as soon as

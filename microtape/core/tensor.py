@@ -14,7 +14,7 @@ Python values become a tensor's data is in ``convert.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final, TypeAlias, Union, cast
+from typing import ClassVar, Final, TypeAlias, Union, cast
 
 from . import habits
 from . import runtime
@@ -33,7 +33,7 @@ DTYPE: Final = "float64"
 BYTES_PER_ENTRY: Final = 8
 
 
-def number_operator(dunder: str, name: str, reflected: bool = False) -> Callable[[Tensor, TensorLike], Tensor]:
+def number_operator(dunder: str, name: str, reflected: bool = False) -> BinaryOperator:
     """Python's operator ``dunder`` for the op ``name``: ``x <op> other``, or ``other <op> x`` when ``reflected`` (``2.0 * x``).
 
     A Python number becomes a scalar tensor for the op and is disposed when
@@ -259,16 +259,16 @@ class Tensor(TensorBase):
 
     # -- operators (see number_operator for Python numbers) ---------------------
 
-    __add__ = number_operator("__add__", "add")
-    __radd__ = number_operator("__radd__", "add", reflected=True)
-    __sub__ = number_operator("__sub__", "sub")
-    __rsub__ = number_operator("__rsub__", "sub", reflected=True)
-    __mul__ = number_operator("__mul__", "mul")
-    __rmul__ = number_operator("__rmul__", "mul", reflected=True)
-    __truediv__ = number_operator("__truediv__", "div")
-    __rtruediv__ = number_operator("__rtruediv__", "div", reflected=True)
-    __pow__ = number_operator("__pow__", "pow")
-    __rpow__ = number_operator("__rpow__", "pow", reflected=True)
+    __add__: ClassVar[BinaryOperator] = number_operator("__add__", "add")
+    __radd__: ClassVar[BinaryOperator] = number_operator("__radd__", "add", reflected=True)
+    __sub__: ClassVar[BinaryOperator] = number_operator("__sub__", "sub")
+    __rsub__: ClassVar[BinaryOperator] = number_operator("__rsub__", "sub", reflected=True)
+    __mul__: ClassVar[BinaryOperator] = number_operator("__mul__", "mul")
+    __rmul__: ClassVar[BinaryOperator] = number_operator("__rmul__", "mul", reflected=True)
+    __truediv__: ClassVar[BinaryOperator] = number_operator("__truediv__", "div")
+    __rtruediv__: ClassVar[BinaryOperator] = number_operator("__rtruediv__", "div", reflected=True)
+    __pow__: ClassVar[BinaryOperator] = number_operator("__pow__", "pow")
+    __rpow__: ClassVar[BinaryOperator] = number_operator("__rpow__", "pow", reflected=True)
 
     def __matmul__(self, other: TensorLike) -> Tensor:
         return DISPATCH["matmul"](self, other)
@@ -462,6 +462,8 @@ def as_tensor(value: TensorLike) -> Tensor:
 Grads: TypeAlias = "tuple[Tensor | None, ...]"
 """What a VJP returns: one entry per tensor input, ``None`` where there is no gradient."""
 TensorLike: TypeAlias = Union["Tensor", float, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Nested]
+BinaryOperator: TypeAlias = "Callable[[Tensor, TensorLike], Tensor]"
+"""Python's operators on a tensor (``x + 2.0``, ``2.0 * x``): what ``number_operator`` makes."""
 # A function of 1 to 6 tensors (what grads and check_grads differentiate). A union of
 # fixed counts rather than Callable[..., Tensor], so that a type checker infers a
 # lambda's parameters as tensors (with ``...`` they would be unknown).

@@ -62,22 +62,22 @@ class Recording:
     def __init__(self, max_points: int, monitor: GradientMonitor | None) -> None:
         self.max_points = max_points
         self.monitor = monitor
-        self.loss = Series(max_points)
+        self.loss: Series = Series(max_points)
         self.norms: dict[str, Series] = {}
-        self.global_norm = Series(max_points)
+        self.global_norm: Series = Series(max_points)
         self.ratios: dict[str, Series] = {}
-        self.tensors = Series(max_points)
+        self.tensors: Series = Series(max_points)
         self.latest: dict[str, list[float]] = {}
         self.latest_step: int | None = None
         self.weights: dict[str, list[float]] = {}
         self.colors: dict[str, str] = {}
         self.marks: deque[tuple[int, str]] = deque(maxlen=32)
         self.flags: deque[str] = deque(maxlen=8)
-        self.flag_count = 0
+        self.flag_count: int = 0
         self.first_flag: str | None = None
         self.last_step: int | None = None
         self.last_loss: float | None = None
-        self.steps_logged = 0
+        self.steps_logged: int = 0
         self._monitor_seen: dict[str, int] = {}
         self._monitor_flags = 0
 

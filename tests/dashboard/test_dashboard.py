@@ -390,7 +390,7 @@ def test_the_program_the_cli_prints_runs(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_the_dashboard_benchmark_runs() -> None:
     """``bench/dashboard.py --quick`` still works (it asserts nothing about time: that is for a person to read)."""
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "dashboard/page.py"), "--quick"], cwd=ROOT,
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "dashboard.py"), "--quick"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "20 reading" in out.stdout and "20 stalled" in out.stdout and "points kept" in out.stdout
