@@ -32,12 +32,13 @@ from microtape.dashboard.demo import USAGE, train_rnn
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _feed(dash: mt.Dashboard, steps: range, spike_at: int | None = None) -> None:
+def _feed(dash: mt.Dashboard, steps: range, spike_at: int | None = None, tensors: int | None = None) -> None:
+    """Log ``steps``; ``tensors=None`` lets ``log`` count the arena (memory() walks every live tensor)."""
     for step in steps:
         loss = 1e9 if step == spike_at else 1.0 / (step + 1)
         grads = {"w": mt.tensor([0.1 * (step + 1), -0.2]), "b": mt.tensor([0.01])}
         variables = {"w": mt.tensor([1.0 + step, 2.0])}
-        dash.log(step, loss=loss, grads=grads, variables=variables)
+        dash.log(step, loss=loss, grads=grads, variables=variables, tensors=tensors)
         mt.dispose([*grads.values(), *variables.values()])  # later memory tests measure a small arena
 
 
@@ -183,7 +184,9 @@ def test_a_foreign_host_name_is_refused(dash: mt.Dashboard) -> None:
 @pytest.mark.slow
 def test_memory_stays_bounded_on_a_long_run_and_spikes_survive_thinning() -> None:
     dash = mt.Dashboard(max_points=64)
-    _feed(dash, range(5000), spike_at=3001)
+    # the count is given: memory() walks every live tensor, and what earlier test modules left
+    # alive would make 5,000 of them the slowest part of the suite
+    _feed(dash, range(5000), spike_at=3001, tensors=3)
     data = dash.data()
     for key in ("loss", "tensors", "global_norm"):
         series = data[key]
