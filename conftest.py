@@ -21,6 +21,8 @@ from microtape.core import runtime as _runtime
 
 # fixture name -> seconds its first test may take (pyproject's default is 300)
 SLOW_FIXTURES: dict[str, int] = {"editions": 1800, "installed": 1200, "graded": 1200}
+# doctests that start processes or train for seconds
+SLOW_DOCTESTS = {"microtape.dashboard.demo.train_rnn", "microtape.classroom.grader.grade"}
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -35,6 +37,8 @@ def _freeze_what_earlier_modules_left() -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        if isinstance(item, pytest.DoctestItem) and item.name in SLOW_DOCTESTS:
+            item.add_marker(pytest.mark.slow)
         limits = [SLOW_FIXTURES[name] for name in getattr(item, "fixturenames", ()) if name in SLOW_FIXTURES]
         if limits:
             item.add_marker(pytest.mark.slow)

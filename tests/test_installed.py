@@ -51,6 +51,7 @@ def test_an_installed_chapter_is_the_readers_code() -> None:
     assert not str(namespace["where"]).startswith(_runtime.PACKAGE_DIR)  # the engine's own files are skipped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["cp1252", "cp1251"])
 def test_the_tour_prints_on_a_terminal_that_cannot_encode_everything(encoding: str) -> None:
     """Guards the bug: UnicodeEncodeError on the first box-drawing character (a Windows console)."""

@@ -30,6 +30,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -63,6 +64,7 @@ def _resolve(module: str, is_package: bool, level: int, target: str | None) -> s
     return ".".join(base + ([target] if target else []))
 
 
+@functools.cache  # several tests read it; parsing every file once is enough (nobody mutates it)
 def import_graph() -> dict[str, set[str]]:
     """module -> the modules of this repository it imports, anywhere in its code."""
     modules = _modules()

@@ -30,6 +30,8 @@ SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"
 STARTERS = REPO / "tutorials" / "exercises"
 ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
 
+pytestmark = pytest.mark.slow  # every test here runs the grader in other processes
+
 
 def run(*args: str | Path, env: dict[str, str] | None = None, command: str = "grade") -> subprocess.CompletedProcess[str]:
     return subprocess.run(

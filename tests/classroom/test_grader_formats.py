@@ -31,6 +31,8 @@ from microtape.classroom.formats import (
     problems,
 )
 
+pytestmark = pytest.mark.slow  # most tests here run the grader in other processes
+
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"
 STARTERS = REPO / "tutorials" / "exercises"

@@ -20,7 +20,10 @@ import pytest
 
 from microtape.classroom.processes import alive
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc (Linux)")
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc (Linux)"),
+    pytest.mark.slow,  # every test here starts graders and the processes they must end
+]
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"

@@ -153,6 +153,7 @@ def _head(response: bytes) -> list[str]:
     return response.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
 
 
+@pytest.mark.slow
 def test_http_request_line_over_the_limit_gets_414_and_head_events_gets_the_stream_headers() -> None:
     """Guards the bugs: a long request line was dropped without an answer; HEAD /events was a 404."""
     with mt.Dashboard(port=0) as dash:
@@ -220,6 +221,7 @@ def test_leaving_async_with_after_hostile_data_works() -> None:
     assert asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_the_demo_switches_to_clipping_once_the_monitor_has_flagged_the_run_for_a_while() -> None:
     """Guards the bug: the unclipped run went on for a quarter of the steps, to losses of 1e148."""
     dash = mt.Dashboard(monitor=mt.GradientMonitor())
