@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TypeVar, overload
 
 from ..core import runtime
 from ..core.registry import Op
 from ..core.runtime import STATE, TensorBase
-from ..core.types import Shape
 from ..errors import TapeError, explain
 from .arguments import check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
 from .backward import Record, backward, gradient_norms, jacobian, reaches
-from .tape_view import dot_graph, summary_table
+from .tape_view import Operation, dot_graph, summary_table
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 
@@ -37,33 +35,6 @@ _USED_TWICE = (
     "A non-persistent GradientTape can only be used to compute one set of gradients "
     "(or jacobians)."
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    """One recorded op, as ``tape.operations`` shows it.
-
-    Examples:
-        >>> x = mt.tensor([1.0, 2.0])
-        >>> with mt.GradientTape() as tape:
-        ...     tape.watch(x)
-        ...     y = (x * x).sum()
-        >>> [op.name for op in tape.operations]
-        ['mul', 'sum']
-        >>> print(tape.operations[0])
-        #0 mul((2,), (2,)) -> (2,)
-    """
-
-    index: int
-    name: str
-    input_shapes: tuple[Shape, ...]
-    output_shape: Shape
-    input_ids: tuple[int, ...]
-    output_id: int
-
-    def __str__(self) -> str:
-        shapes = ", ".join(str(s) for s in self.input_shapes)
-        return f"#{self.index} {self.name}({shapes}) -> {self.output_shape}"
 
 
 class GradientTape:
