@@ -195,8 +195,22 @@ print(x)
 print(y)
 
 # %%
-# The text's own form, with ``tf.grads``, works in microtape as well. ``grads``
-# calls ``f(x, y)``, so our ``f`` takes the two arguments. From
+# The text's own form passes ``tf.grads`` a function of *no* arguments. That
+# works in TF.js only by accident of the closure. ``tf.grads(f)([x, y])``
+# calls ``f(x, y)``; JavaScript drops the two extra arguments, and ``f``
+# reads the outer ``x`` and ``y`` instead. The gradient flows because those
+# are the very tensors that were passed. Pass any other tensors and ``f``
+# still ignores them, so TF.js answers "Cannot compute gradient of y=f(x)
+# with respect to x". Python does not drop arguments, and microtape says so
+# before any work is done:
+try:
+    mt.grads(lambda: x.square() + y.square())([x, y])
+except mt.InvalidArgumentError as err:
+    print(err)
+
+# %%
+# The fix is the form ``grads`` was made for: ``f`` takes the inputs as its
+# parameters and differentiates *them*, whatever tensors are passed. From
 # :math:`(1.6, 2.4)` the next step should go to :math:`(1.28, 1.92)`:
 
 

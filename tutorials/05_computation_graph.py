@@ -238,7 +238,12 @@ leaks.count
 # step's scope ends, ``tidy`` disposes that tensor, because the function did
 # not return it. The next time we read it, we get
 # :class:`~microtape.DisposedTensorError`, which names the op that made the
-# tensor and the scope that disposed it:
+# tensor and the scope that disposed it. This is where the Russian text's
+# description of ``tf.tidy`` misleads: it says that ``tidy`` removes the
+# intermediate tensors *not used outside the function*. ``tidy`` never looks
+# at use. It disposes every tensor made inside that the function neither
+# returns nor keeps, even one that code outside goes on using, like this
+# history entry:
 history: list[mt.Tensor] = []
 
 
