@@ -20,7 +20,8 @@ from ..core.runtime import STATE, TensorBase
 from ..errors import TapeError, explain
 from .arguments import check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
 from .backward import Record, backward, gradient_norms, jacobian, reaches
-from .tape_view import Operation, dot_graph, summary_table
+from .results import Operation
+from .tape_view import dot_graph, summary_table
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 

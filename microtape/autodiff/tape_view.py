@@ -1,4 +1,4 @@
-"""Looking at a tape: its ``operations``, the ``summary()`` table and the ``to_dot()`` Graphviz text.
+"""Looking at a tape: the ``summary()`` table and the ``to_dot()`` Graphviz text.
 
 Read after ``tape.py``, whose ``GradientTape.summary`` and ``GradientTape.to_dot``
 call these on the tape's records. Nothing here records or differentiates; it
@@ -8,45 +8,16 @@ only renders what a tape holds.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ..core.registry import Op
 from ..errors import InvalidArgumentError, explain
 from ..core.formatting import format_number
 from ..core.tensor import Tensor
-from ..core.types import Shape
 from ..core.variable import Variable
 
-__all__ = ["Operation", "dot_graph", "summary_table"]
+__all__ = ["dot_graph", "summary_table"]
 
 Record = tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor, tuple[bool, ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    """One recorded op, as ``tape.operations`` shows it.
-
-    Examples:
-        >>> x = mt.tensor([1.0, 2.0])
-        >>> with mt.GradientTape() as tape:
-        ...     tape.watch(x)
-        ...     y = (x * x).sum()
-        >>> [op.name for op in tape.operations]
-        ['mul', 'sum']
-        >>> print(tape.operations[0])
-        #0 mul((2,), (2,)) -> (2,)
-    """
-
-    index: int
-    name: str
-    input_shapes: tuple[Shape, ...]
-    output_shape: Shape
-    input_ids: tuple[int, ...]
-    output_id: int
-
-    def __str__(self) -> str:
-        shapes = ", ".join(str(s) for s in self.input_shapes)
-        return f"#{self.index} {self.name}({shapes}) -> {self.output_shape}"
 
 
 def summary_table(records: Sequence[Record], grad_norms: Mapping[int, float]) -> str:
