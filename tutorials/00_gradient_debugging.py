@@ -4,9 +4,9 @@ Gradient debugging (Отладка градиентов)
 
 Training a model means nudging its parameters so that a loss goes down, and
 the gradient of the loss says which way to nudge. The Russian text opens
-with this in its first section, *Отладка градиентов*: automatic
-differentiation computes those gradients, and optimizers such as stochastic
-gradient descent (SGD) use them.
+with this in its first section, *Отладка градиентов*:
+:term:`automatic differentiation` computes those gradients, and optimizers
+such as :term:`stochastic gradient descent` (SGD) use them.
 
 By the end of this chapter you will have computed a first gradient with
 :func:`microtape.grad`, checked it three ways by hand (with a formula, with
@@ -65,7 +65,7 @@ print(f"finite difference: {slope:.6f}")
 
 # %%
 # Both checks agree. Gradient debugging is mostly this: a gradient you
-# trust compared with a number you can compute another way. Chapter 4 turns
+# trust compared with a number you can compute another way. :chapter:`Chapter 4 <4>` turns
 # the finite-difference check into a tool.
 #
 # What automatic differentiation computes
@@ -73,7 +73,7 @@ print(f"finite difference: {slope:.6f}")
 #
 # ``mt.grad`` uses neither the formula we wrote nor finite differences. It
 # runs the function, records each operation (``mul``, ``sub``, ``pow``),
-# and then applies the chain rule to those operations in reverse order,
+# and then applies the :term:`chain rule` to those operations in reverse order,
 # from the loss back to ``w``. Here is that backward pass done by hand,
 # with the local derivative of each step:
 u = 3 * w0  # u = 3w          du/dw = 3
@@ -146,4 +146,4 @@ fig.tight_layout()
 # chain rule backwards over what ran. We checked it against a formula and
 # against finite differences, and then let gradient descent use it.
 #
-# Next: chapter 1 makes ``w`` a *variable*, a tensor that can be updated in place.
+# Next: :chapter:`1` makes ``w`` a *variable*, a tensor that can be updated in place.

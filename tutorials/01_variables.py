@@ -2,7 +2,7 @@
 Variables (Функция tf.variable и обновление параметров)
 =======================================================
 
-In chapter 0 the parameter ``w`` was a plain tensor, and each gradient step
+In :chapter:`0` the parameter ``w`` was a plain tensor, and each gradient step
 made a new one. A model's parameters are better kept in *variables*: named
 tensors whose values can be replaced in place, and which gradient tapes
 follow without being asked. The Russian section *Функция tf.variable и
@@ -88,7 +88,7 @@ print(weight)
 # --------------------
 #
 # Now the "parameter update" of the section title: one gradient descent step
-# on the loss of chapter 0, :math:`L(w) = (3w - 6)^2`. A
+# on the loss of :chapter:`0`, :math:`L(w) = (3w - 6)^2`. A
 # :class:`~microtape.GradientTape` records the ops run inside its ``with``
 # block. Variables read there are *watched automatically*, so the tape can
 # give the gradient with respect to ``weight``. At :math:`w = 1.5` we expect
@@ -96,8 +96,8 @@ print(weight)
 #
 # ``GradientTape`` is an API of TensorFlow for Python, not of TF.js: TF.js
 # has no tape object you can hold, and computes gradients with ``tf.grad``
-# and ``tf.variableGrads`` instead (chapter 2). microtape has both kinds;
-# chapter 3 looks inside the tape.
+# and ``tf.variableGrads`` instead (:chapter:`2`). microtape has both kinds;
+# :chapter:`3` looks inside the tape.
 with mt.GradientTape() as tape:
     loss = (weight * 3.0 - 6.0) ** 2
 dw = tape.gradient(loss, weight)
@@ -156,8 +156,8 @@ tape.gradient(loss, [weight, scale])
 
 # %%
 # ``None`` means the tape has no path from ``scale`` to the loss, because it
-# never recorded one. Chapter 2's ``variable_grads`` and the optimizers of
-# chapter 6 use the same rule: only trainable variables are updated.
+# never recorded one. :chapter:`Chapter 2 <2>`'s ``variable_grads`` and the optimizers of
+# :chapter:`6` use the same rule: only trainable variables are updated.
 #
 # Why constants need ``watch``
 # ----------------------------
@@ -179,7 +179,7 @@ with mt.GradientTape() as tape:
 tape.gradient(y, c)
 
 # %%
-# This is also why chapter 0 needed no ``watch``: ``mt.grad(f)(x)`` watches
+# This is also why :chapter:`0` needed no ``watch``: ``mt.grad(f)(x)`` watches
 # ``x`` for us. In TensorFlow.js the text's point is the same: declaring
 # parameters with ``tf.variable`` is what lets the gradient functions find them.
 #
@@ -190,4 +190,4 @@ tape.gradient(y, c)
 # they are trainable. One step of learning is "gradient from a tape, then
 # ``assign_sub``". Plain tensors are constants unless watched.
 #
-# Next: chapter 2 computes gradients for all of a model's variables in one call.
+# Next: :chapter:`2` computes gradients for all of a model's variables in one call.

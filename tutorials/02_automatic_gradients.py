@@ -235,4 +235,4 @@ fig.tight_layout()
 # name, which is why the text's ``grads[w]`` needs ``grads[w.name]`` in
 # JavaScript. Wrapping work in ``tidy`` keeps ``memory()`` flat.
 #
-# Next: chapter 3 opens the tape that all of these functions use inside.
+# Next: :chapter:`3` opens the tape that all of these functions use inside.

@@ -2,7 +2,7 @@
 The tape (Отслеживание операций с tf.GradientTape)
 ==================================================
 
-Every gradient so far came from a *tape*: a list of the ops that ran,
+Every gradient so far came from a :term:`tape <gradient tape>`: a list of the ops that ran,
 replayed backwards. Chapters 1 and 2 used a tape briefly or hid it inside
 ``grad`` and ``variable_grads``. The Russian section *Отслеживание операций
 с tf.GradientTape* brings the tape into view, and this chapter opens it up.
@@ -10,7 +10,7 @@ replayed backwards. Chapters 1 and 2 used a tape briefly or hid it inside
 By the end of this chapter you will be able to read what a
 :class:`~microtape.GradientTape` recorded, as a list, as a drawn graph and
 as a table of gradient norms. You will also take the text's SGD step on
-:math:`x^2 + y^2`, use persistent and nested tapes (second derivatives,
+:math:`x^2 + y^2`, use :term:`persistent <persistent tape>` and nested tapes (second derivatives,
 Jacobians), and know why the text's last snippet fails and how to fix it.
 """
 
@@ -26,7 +26,7 @@ Jacobians), and know why the text's last snippet fails and how to fix it.
 # that API. (The text's own TF.js code in this section uses ``tf.grads``
 # and ``tf.grad``, never a tape.)
 #
-# Here is chapter 2's loss again, recorded on a tape we keep. With
+# Here is :chapter:`2`'s loss again, recorded on a tape we keep. With
 # ``persistent=True`` we may ask it for gradients more than once. The trainable
 # variables are watched automatically, and the data are constants:
 import io
@@ -58,7 +58,7 @@ for op in tape.operations:
 
 # %%
 # Running order is already a valid order for the chain rule, so the backward
-# pass is one loop over this list in reverse. We expect chapter 2's numbers,
+# pass is one loop over this list in reverse. We expect :chapter:`2`'s numbers,
 # -17.5 and -5.5:
 tape.gradient(loss, [line_w, line_b])
 
@@ -124,7 +124,7 @@ print(tape.summary())
 
 # %%
 # A norm that collapses towards 0 from one row to the next is where a
-# gradient vanishes, and a norm that blows up is where it explodes. Chapter 6
+# gradient vanishes, and a norm that blows up is where it explodes. :chapter:`Chapter 6 <6>`
 # uses this table for exactly that.
 #
 # The backward pass itself does not measure these norms: only the table and
@@ -227,7 +227,7 @@ print(y)
 # %%
 # .. note:: The text also creates ``const optimizer = tf.train.sgd(0.1)``
 #    and never uses it: both updates are written by hand with ``assign``.
-#    Optimizers (``mt.train.sgd`` and friends) are the subject of chapter 6.
+#    Optimizers (``mt.train.sgd`` and friends) are the subject of :chapter:`6`.
 #
 # Nested tapes: second derivatives
 # --------------------------------
@@ -372,4 +372,4 @@ print(value, grads[x])
 # all of this inside ``tf.grad``, and its ``variableGrads`` needs a function
 # that returns the loss.
 #
-# Next: chapter 4 checks gradients: their sign and scale, and against finite differences.
+# Next: :chapter:`4` checks gradients: their sign and scale, and against finite differences.

@@ -20,7 +20,7 @@ that are to blame.
 # Sign and scale
 # --------------
 #
-# Here is the linear model from chapter 2 again. The data lie on the line
+# Here is the linear model from :chapter:`2` again. The data lie on the line
 # y = 2x − 1, and we start far from it, at w = 0.5 and b = 0. Before running
 # anything, work out what the gradients should look like. Every prediction
 # 0.5·x is below its target, so raising w or b lowers the loss, and both
@@ -360,7 +360,7 @@ mt.check_grads(model, [inputs, w1, w2]).raise_if_failed().ok
 # case is a distance √(Σ(a − b)²) evaluated where a = b. The value is a
 # harmless 0, but the slope of √u at u = 0 is infinite, and ∞ · 0 gives
 # NaN. We expect a finite loss and a NaN gradient. ``mt.value_and_grad`` is
-# the one-input form of chapter 2's ``value_and_grads``.
+# the one-input form of :chapter:`2`'s ``value_and_grads``.
 target = mt.tensor1d([1.0, 2.0])
 
 

@@ -138,7 +138,7 @@ ax.legend()
 # In a real program, a growing count tells you *that* something leaks but not
 # *what*. ``with mt.leak_check():`` watches a block and, at its end, groups
 # every tensor that was made inside and is still alive by the op that made it
-# and the line of your code that called that op. (As in chapter 4, ``short``
+# and the line of your code that called that op. (As in :chapter:`4`, ``short``
 # trims file paths to the file name.)
 
 

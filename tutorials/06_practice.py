@@ -4,16 +4,17 @@ In practice (Практическое применение)
 
 The Russian section *Практическое применение* makes three practical points.
 The learning rate and the optimizer decide how large the updates are and
-how they behave. Recurrent networks are where gradients explode or vanish,
-and clipping (``clipByValue``, ``clipByNorm``) keeps them in check. And
+how they behave. Recurrent networks are where gradients :term:`explode
+<exploding gradient>` or :term:`vanish <vanishing gradient>`, and
+:term:`clipping <gradient clipping>` (``clipByValue``, ``clipByNorm``) keeps them in check. And
 plots, whether graphical or in the console, show what is going on.
 
 By the end of this chapter you will have compared learning rates and all
-seven TF.js optimizers on the linear model of chapter 2. You will have
+seven TF.js optimizers on the linear model of :chapter:`2`. You will have
 measured exploding and vanishing gradients time step by time step in a
 small recurrent net, rescued a diverging training run with
 :func:`microtape.clip_by_global_norm`, and watched the gradients with a
-:class:`~microtape.GradientMonitor`, sparklines and a histogram, next to
+:class:`~microtape.GradientMonitor`, :term:`sparklines <sparkline>` and a histogram, next to
 matplotlib plots.
 """
 

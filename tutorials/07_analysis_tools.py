@@ -146,7 +146,7 @@ print("only with ** 2:", ", ".join(f"{name} x{n}" for name, n in extra.items()))
 # that single thread is an asyncio event loop, and ``await mt.next_frame()``
 # gives every other ready task one turn.
 #
-# To see the difference, we run a training coroutine next to a second task
+# To see the difference, we run a training :term:`coroutine` next to a second task
 # that prints progress. The trainer only appends messages to a list. The
 # printer prints them and notes which step the trainer was at when the
 # printer got its turn. First, a trainer that never awaits anything:
@@ -324,7 +324,7 @@ dash = asyncio.run(watched_training())
 # tab frozen by a loop that never yields. A plain ``for`` loop without asyncio
 # can use ``with mt.Dashboard() as dash:`` instead, which serves the page from
 # a background thread. To watch a run for real, open the printed
-# ``dash.url`` in a browser, or try the demo, which trains chapter 6's
+# ``dash.url`` in a browser, or try the demo, which trains :chapter:`6`'s
 # recurrent net into an explosion and then rescues it with clipping:
 #
 # .. code-block:: text
@@ -354,18 +354,18 @@ dash
 #
 # * **The memory count grows from step to step.** Use ``memory()`` to see it,
 #   ``leak_check`` to find the op and line, and ``tidy``, ``keep`` and
-#   ``dispose`` to fix it (chapter 5). Look at the optimizer's slots too
+#   ``dispose`` to fix it (:chapter:`5`). Look at the optimizer's slots too
 #   (this chapter).
 # * **The loss is NaN or Inf.** Use ``check_numerics`` to find the step and
-#   ``detect_anomaly`` to find the op, the pass and the line (chapter 4).
+#   ``detect_anomaly`` to find the op, the pass and the line (:chapter:`4`).
 # * **The loss does not fall, or training disagrees with your maths.** Check
 #   sign and scale, print gradients with ``mt.print``, and run
-#   ``check_grads``, whose culprit names a wrong custom VJP (chapter 4).
+#   ``check_grads``, whose culprit names a wrong custom VJP (:chapter:`4`).
 # * **The loss jumps, or early layers do not learn.** Use a
 #   ``GradientMonitor``, sparklines and per-time-step gradient norms, then
-#   clip, change the learning rate or change the optimizer (chapter 6).
+#   clip, change the learning rate or change the optimizer (:chapter:`6`).
 # * **A gradient is unexpected.** Read the tape: ``tape.operations``,
-#   ``tape.summary()`` and ``tape.to_dot()`` (chapter 3).
+#   ``tape.summary()`` and ``tape.to_dot()`` (:chapter:`3`).
 # * **A step is slow or its memory peak is high.** Run ``profile`` and read
 #   the kernel list (this chapter).
 # * **Everything else freezes while training runs.** Await ``next_frame()``

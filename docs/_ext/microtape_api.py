@@ -490,12 +490,41 @@ class ExerciseStatementsDirective(SphinxDirective):
         return _parse(self, lines)
 
 
+def en_role(
+    name: str, rawtext: str, text: str, lineno: int, inliner: object, options: object = None, content: object = None
+) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+    """``:en:`gradient```: an English word quoted in the Russian edition's prose.
+
+    It renders as ``<span class="lang-en">``, so a reader's browser and the
+    test that scans the Russian pages for untranslated English both know the
+    word is English on purpose (the glossary gives each term's English name).
+    """
+    return [nodes.inline(rawtext, text, classes=["lang-en"])], []
+
+
+def _titles_without_period(app: Sphinx, doctree: nodes.document) -> None:
+    """A heading never ends in a period, in any edition.
+
+    An exercise's title is the first sentence of its docstring, so it ends in
+    one; the message id keeps it (``exercises DIR --lang ru`` looks the
+    Russian sentence up by it) and only the rendered heading drops it. This
+    runs on the translated doctree, before the table of contents is collected.
+    """
+    for title in doctree.findall(nodes.title):
+        texts = list(title.findall(nodes.Text))
+        if texts and texts[-1].astext().endswith(".") and not texts[-1].astext().endswith(".."):
+            last = texts[-1]
+            last.parent.replace(last, nodes.Text(last.astext()[:-1]))
+
+
 def setup(app: Sphinx) -> dict[str, object]:
+    app.connect("doctree-read", _titles_without_period, priority=400)  # before the toctree collector (500)
     app.add_directive("exercise-list", ExerciseListDirective)
     app.add_directive("exercise-statements", ExerciseStatementsDirective)
     _alias_names_in_unions()
     app.add_role("mt", MtRole())
     app.add_role("chapter", ChapterRole())
+    app.add_role("en", en_role)
     app.add_directive("book-contents", BookContentsDirective)
     app.connect("autodoc-process-signature", _factory_defaults)
     app.connect("autodoc-process-docstring", _property_summary, priority=400)  # before napoleon (500)

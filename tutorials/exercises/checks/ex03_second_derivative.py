@@ -10,7 +10,7 @@ from microtape import Tensor, exp, sin, tensor
 from microtape.exercise import Exercise, Fail, expect_values, fmt, fn, number, rng, tensor_of
 
 EXERCISE = Exercise(
-    "ex03_second_derivative", chapter=3, title="GradientTape: a second derivative with nested tapes, SGD on x² + y²", minutes=15
+    "ex03_second_derivative", chapter=3, title="The tape: a second derivative with nested tapes, SGD on x² + y²", minutes=15
 )
 
 

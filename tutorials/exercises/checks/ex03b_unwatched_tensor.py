@@ -8,7 +8,7 @@ from microtape import Tensor, numerical_grad, tensor
 from microtape.exercise import Exercise, Fail, expect_values, fmt, fn, rng, tensor_fn, tensor_of
 
 EXERCISE = Exercise(
-    "ex03b_unwatched_tensor", chapter=3, title="GradientTape: a tape that returns None, and a tape asked twice", kind="debug", minutes=10
+    "ex03b_unwatched_tensor", chapter=3, title="The tape: a tape that returns None, and a tape asked twice", kind="debug", minutes=10
 )
 XS = [[0.5, -1.0], [2.0, 0.25], [-0.75, 1.0]]
 
