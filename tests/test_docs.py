@@ -196,6 +196,32 @@ def test_catalogs_are_fully_translated() -> None:
     )
 
 
+def test_catalogs_have_no_obsolete_entries() -> None:
+    """A ``#~`` entry is a translation no page uses: ``update_catalogs.py`` deletes them."""
+    tool = load_catalog_tool()
+    found = [f"{po.relative_to(ROOT)}: {msg[:100]}" for po in sorted((ROOT / "docs" / "locale").rglob("*.po")) for msg in tool.obsolete(po)]
+    assert not found, f"{len(found)} obsolete entries; run `{REFRESH}`, which deletes them:\n" + "\n".join(found[:40])
+
+
+def test_the_catalog_check_fails_on_obsolete_entries_and_the_update_drops_them(tmp_path: Path) -> None:
+    tool = load_catalog_tool()
+    pot_dir, catalogs = tmp_path / "pot", tmp_path / "locale" / "ru" / "LC_MESSAGES"
+    pot_dir.mkdir()
+    catalogs.mkdir(parents=True)
+    (pot_dir / "page.pot").write_text('msgid ""\nmsgstr ""\n\nmsgid "Kept"\nmsgstr ""\n', encoding="utf-8")
+    po = catalogs / "page.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: ru\\n"\n\nmsgid "Kept"\nmsgstr "Оставлено"\n\n'
+        '#~ msgid "Gone"\n#~ msgstr "Ушло"\n\n#, fuzzy\n#~ msgid "Gone too"\n#~ msgstr "Тоже"\n',
+        encoding="utf-8",
+    )
+    found = tool.problems(pot_dir, tmp_path / "locale")
+    assert found == ["ru/LC_MESSAGES/page.po: obsolete: Gone", "ru/LC_MESSAGES/page.po: obsolete: Gone too"], found
+    assert tool.drop_obsolete(po) == 2
+    assert tool.problems(pot_dir, tmp_path / "locale") == []
+    assert tool.msgids(po) == {"Kept"} and "Оставлено" in po.read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_catalogs_match_the_sources(tmp_path: Path) -> None:
