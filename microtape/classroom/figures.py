@@ -105,7 +105,7 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "ch6_rnn_ylabel": "‖∂loss/∂h_t‖ (логарифмическая шкала)",
         "ch6_gain": "усиление {gain}",
         "ch6_gain_loud": "усиление {gain}, громкие входы",
-        "ch6_entries": "{size} элементов {name}",
+        "ch6_entries": "элементы {name} (всего {size})",
         "ch6_spread_title": "Как распределены элементы двух градиентов",
         "ch6_value": "значение",
         "ch6_count": "количество",
