@@ -42,6 +42,9 @@ locale_dirs = ["locale/"]
 gettext_compact = False
 gettext_location = False
 gettext_uuid = False
+# Code blocks too, but only those with comments or a `microtape tour` command: the others are
+# marked untranslatable (docs/_ext/editions.py), so they never enter the catalogs.
+gettext_additional_targets = ["literal-block"]
 # The catalogs are refreshed with ``python docs/update_catalogs.py`` (gettext
 # builder, then sphinx-intl); the .mo files are compiled by every build.
 
@@ -147,6 +150,10 @@ sphinx_gallery_conf = {
     "write_computation_times": False,  # no sg_execution_times page with changing timings
     "min_reported_time": 10**9,
     "capture_repr": ("__repr__",),  # show the value of each block's last expression
+    # ...unless it is a matplotlib object (ax.legend() returns one): its repr carries a memory
+    # address, which would make every build's page differ. The chapters end plotting cells
+    # with fig.tight_layout() (None) anyway; this keeps a new chapter from slipping.
+    "ignore_repr_types": r"matplotlib\.",
     "image_scrapers": ("matplotlib",),
     "reset_modules": ("matplotlib",),
     "download_all_examples": True,  # .py and .ipynb downloads of every chapter

@@ -8,13 +8,15 @@ It extracts every message of the book with Sphinx's gettext builder (the
 chapters are not executed: ``-D plot_gallery=0``) into a temporary folder,
 then merges the templates into ``docs/locale/ru/LC_MESSAGES/**.po`` with
 ``sphinx-intl update``: new messages arrive untranslated, changed ones fuzzy,
-and removed ones become obsolete (``#~``) entries. Translate the new and
-fuzzy messages (and delete the ``#, fuzzy`` flag); the test suite fails until
-every message is translated and none is fuzzy.
+and removed ones become obsolete (``#~``) entries, which this script then
+deletes (a translation that no page uses only misleads the next translator;
+git keeps the old text). Translate the new and fuzzy messages (and delete the
+``#, fuzzy`` flag); the test suite fails until every message is translated and
+none is fuzzy.
 
 ``python docs/update_catalogs.py --check`` changes nothing and lists the
-catalogs whose messages differ from the sources (the test suite runs the same
-comparison).
+catalogs whose messages differ from the sources, and every untranslated, fuzzy
+or obsolete message (the test suite runs the same checks).
 """
 
 from __future__ import annotations
@@ -64,6 +66,40 @@ def untranslated(path: Path) -> list[str]:
     return found
 
 
+def obsolete(path: Path) -> list[str]:
+    """The obsolete (``#~``) messages of a .po file, as 'obsolete: ...'."""
+    with path.open("rb") as f:
+        catalog = read_po(f)
+    return [f"obsolete: {msgid}" for msgid in catalog.obsolete]
+
+
+def drop_obsolete(path: Path) -> int:
+    """Delete the obsolete (``#~``) entries of a .po file in place; return how many were dropped.
+
+    Works on the text, entry by entry (entries are separated by blank lines), so
+    the other entries keep their wrapping and the diff shows only what went.
+    """
+    text = path.read_text(encoding="utf-8")
+    entries = text.split("\n\n")
+    kept = [e for e in entries if not _is_obsolete(e)]
+    if len(kept) != len(entries):
+        path.write_text("\n\n".join(kept).rstrip("\n") + "\n", encoding="utf-8")
+    return len(entries) - len(kept)
+
+
+def _is_obsolete(entry: str) -> bool:
+    lines = [line for line in entry.strip("\n").splitlines() if line.strip()]
+    return bool(lines) and any(line.startswith("#~") for line in lines) and all(line.startswith("#") for line in lines)
+
+
+def problems(pot_dir: Path, locale_dir: Path = LOCALE) -> list[str]:
+    """Everything ``--check`` reports: stale catalogs, and untranslated, fuzzy or obsolete messages."""
+    found = [p for lang in LANGUAGES for p in stale(pot_dir, locale_dir, lang)]
+    for po in sorted(locale_dir.rglob("*.po")):
+        found += [f"{po.relative_to(locale_dir)}: {msg[:90]}" for msg in untranslated(po) + obsolete(po)]
+    return found
+
+
 def stale(pot_dir: Path, locale_dir: Path = LOCALE, language: str = "ru") -> list[str]:
     """Problems found comparing the templates in ``pot_dir`` with the catalogs: one line each."""
     catalogs = locale_dir / language / "LC_MESSAGES"
@@ -102,11 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         pot_dir = Path(tmp) / "gettext"
         extract(DOCS, pot_dir)
         if args.check:
-            problems = [p for lang in LANGUAGES for p in stale(pot_dir, LOCALE, lang)]
-            problems += [f"{po.relative_to(LOCALE)}: {msg[:90]}" for po in sorted(LOCALE.rglob("*.po")) for msg in untranslated(po)]
-            print("\n".join(problems) or "the catalogs are up to date and fully translated")
-            return 1 if problems else 0
+            found = problems(pot_dir)
+            print("\n".join(found) or "the catalogs are up to date and fully translated")
+            return 1 if found else 0
         update(pot_dir)
+    for po in sorted(LOCALE.rglob("*.po")):
+        drop_obsolete(po)
     print("updated; now translate the new and fuzzy messages in docs/locale/ru/LC_MESSAGES/")
     return 0
 

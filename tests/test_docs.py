@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
 from types import ModuleType
 
@@ -90,6 +91,17 @@ def prose(path: Path) -> str:
 def cyrillic_share(text: str) -> float:
     letters = [c for c in text if c.isalpha()]
     return sum("а" <= c.lower() <= "я" or c in "ёЁ" for c in letters) / max(1, len(letters))
+
+
+def download_prose(name: str, text: str) -> str:
+    """The prose of a downloadable chapter: a notebook's Markdown cells, a script's docstring and comment lines."""
+    if name.endswith(".ipynb"):
+        cells = json.loads(text)["cells"]
+        markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        return re.sub(r"```.*?```|`[^`]*`|\$[^$]*\$", " ", markdown, flags=re.DOTALL)
+    docstring = text.split('"""')[1] if text.startswith('"""') else ""
+    comments = re.findall(r"^# (?!%%)(.*)$", text, flags=re.MULTILINE)
+    return re.sub(r"``[^`]*``|:\w+:`[^`]*`", " ", docstring + "\n" + "\n".join(comments))
 
 
 def load_catalog_tool() -> ModuleType:
@@ -185,6 +197,135 @@ def test_each_page_links_to_itself_in_the_other_edition(editions: Editions) -> N
     assert checked >= 2 * len(PAGES)
 
 
+# Words a Russian page may show outside code and program output: proper names, and the names of
+# programs, formats and libraries, which Russian text writes in Latin letters too.
+ALLOWED_ENGLISH = frozenset(
+    """microtape Python TensorFlow TF js Jupyter NumPy PyTorch JAX Keras Sphinx Furo Graphviz matplotlib
+    asyncio pytest mypy pip pickle dataclass autograd fork Gradescope Classroom GitHub JavaScript Linux
+    Windows macOS Ctrl Adam Adamax Adagrad Adadelta RMSProp Jacobian Unicode IEEE True False None inf Inf
+    float int softplus""".split()
+)
+
+
+def code_names() -> frozenset[str]:
+    """microtape's public names and their attributes: prose may name them without code markup."""
+    import microtape as mt
+
+    names = set(mt.__all__) | set(mt.__builtin_named__)
+    for name in list(names):
+        names |= {attr for attr in dir(getattr(mt, name, None)) if not attr.startswith("_")}
+    return frozenset(names)
+
+
+def _drop_balanced(html: str, opening: str, tag: str) -> str:
+    """``html`` without every element that starts with ``opening`` (nested ``<tag>``s counted)."""
+    out, pos = [], 0
+    while (start := html.find(opening, pos)) != -1:
+        out.append(html[pos:start])
+        depth, end = 0, len(html)
+        for m in re.finditer(rf"<(/?){tag}\b[^>]*>", html[start:]):
+            depth += -1 if m[1] else 1
+            if depth == 0:
+                end = start + m.end()
+                break
+        pos = end
+    return "".join(out) + html[pos:]
+
+
+def english_words(html: str, glossary: bool = False) -> list[str]:
+    """Latin-letter words a reader meets on a page, outside code, program output and formulas.
+
+    Left out: code (``<pre>``, ``<code>``), formulas, scripts, program output (sphinx-gallery's
+    rendered HTML output), elements marked ``lang="en"`` (the link to the English edition, the
+    API page's docstrings, which are English by design: see docs/_ext/editions.py), names
+    (dotted, snake_case, CamelCase, ALLCAPS, ``f()``, one or two letters such as ``dx``),
+    English glosses in brackets after a Russian word (``отложенным (pending)``), quoted
+    English messages («...»), and the glossary's column of English terms. Kept: alt texts and
+    button labels.
+    """
+    html = re.sub(r"<(script|style|pre|code|math|head)\b.*?</\1>", " ", html, flags=re.DOTALL)
+    html = _drop_balanced(_drop_balanced(html, '<dl class="py', "dl"), '<dl lang="en" class="py', "dl")
+    html = _drop_balanced(html, '<div class="output_subarea', "div")
+    for tag in ("p", "div", "span", "a", "section", "dl", "td", "li"):
+        html = re.sub(rf'<{tag}\b[^>]*\blang="en"[^>]*>.*?</{tag}>', " ", html, flags=re.DOTALL)
+    if glossary:  # its table pairs each Russian term with the English one
+        html = re.sub(r"<td><p>[^<а-яёА-ЯЁ]*</p></td>", " ", html)
+    labels = re.findall(r'\b(?:alt|aria-label|placeholder)="([^"]*)"', html)
+    text = unescape(re.sub(r"<[^>]+>", " ", html) + " " + " ".join(labels))
+    text = re.sub(r"([а-яёА-ЯЁ»]\s*)\([^()]*\)", r"\1", text)  # a gloss: отложенным (pending)
+    text = re.sub(r"«[^«»а-яёА-ЯЁ]*»", " ", text)  # a quoted English message
+    words = []
+    for token in re.findall(r"[^\s,;:!?«»—–]+", text):
+        core = token.strip(".'’\"")
+        if not re.search(r"[A-Za-z]", core) or re.search(r"[а-яёА-ЯЁ]", core):
+            continue
+        if re.search(r"[^A-Za-z'’-]", core) or re.fullmatch(r"[A-Z0-9]{2,}s?|[a-z]+[A-Z]\w*|[A-Z]\w*[A-Z]\w*|\w{1,2}", core):
+            continue  # a name: tf.grads, clip_by_value, f(), x², 1e-3, NaN, ALLCAPS, camelCase, dx
+        words += [w for w in re.split(r"['’-]", core) if len(w) > 1 and w not in ALLOWED_ENGLISH and w not in code_names()]
+    return words
+
+
+def test_the_english_word_finder() -> None:
+    html = (
+        '<p>Градиент <code>tf.grads</code> и tf.variable, NaN, dx, x², adadelta() <span>Download now</span></p>'
+        '<p>отложенным (pending), сообщение «The result must be a tensor.»</p>'
+        '<pre>print("hello")</pre><img alt="01 walks downhill"><a lang="en" href="x">This page in English</a>'
+        '<dl class="py function"><dt>grad</dt><dd><dl><dt>x</dt></dl><p>Docstring words</p></dd></dl>'
+    )
+    assert english_words(html) == ["Download", "now", "walks", "downhill"]
+
+
+def test_russian_pages_have_no_english_outside_code(editions: Editions) -> None:
+    assert editions.russian.returncode == 0, editions.russian.stderr[-3000:]
+    found: dict[str, set[str]] = {}
+    for page in sorted(editions.ru.rglob("*.html")):
+        rel = page.relative_to(editions.ru).as_posix()
+        if rel.startswith("_") or rel in ("genindex.html", "py-modindex.html"):
+            continue  # the indexes list code names, and only them
+        for word in english_words(page.read_text(encoding="utf-8"), glossary=rel == "glossary.html"):
+            found.setdefault(word, set()).add(rel)
+    report = [f"{word!r} on {sorted(pages)[:3]}" for word, pages in sorted(found.items())]
+    assert not found, f"{len(found)} English words on Russian pages (outside code and output):\n" + "\n".join(report[:60])
+
+
+def test_every_page_names_both_editions_in_its_head(editions: Editions) -> None:
+    assert editions.english.returncode == editions.russian.returncode == 0
+    alternate = re.compile(r'<link rel="alternate" hreflang="([\w-]+)" href="([^"]+)">')
+    for here, there, lang in ((editions.en, editions.ru, "en"), (editions.ru, editions.en, "ru")):
+        for page in sorted(here.rglob("*.html")):
+            rel = page.relative_to(here)
+            if rel.parts[0] in ("ru", "_static", "_sources", "_downloads", "_images"):
+                continue
+            head = page.read_text(encoding="utf-8").split("</head>", 1)[0]
+            links = dict(alternate.findall(head))
+            assert set(links) == {"en", "ru", "x-default"}, f"{page}: hreflang links {links}"
+            english = editions.en / rel if lang == "en" else there / rel
+            assert (page.parent / links[lang]).resolve() == page.resolve(), f"{page}: its own hreflang link"
+            assert (page.parent / links["en"]).resolve() == english.resolve() and english.is_file()
+            assert (page.parent / links["x-default"]).resolve() == english.resolve()
+            russian = here / rel if lang == "ru" else there / rel
+            assert (page.parent / links["ru"]).resolve() == russian.resolve() and russian.is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_two_builds_give_the_same_pages(editions: Editions) -> None:
+    """Nothing volatile (a memory address in a repr, a timing, a date) reaches a page.
+
+    The English edition is built a second time, from scratch, into another folder and every
+    page is compared byte for byte: nothing is stripped before comparing.
+    """
+    assert editions.english.returncode == 0
+    again = build(editions.project, "out_again")
+    assert again.returncode == 0, again.stderr[-3000:]
+    first, second = editions.en, editions.project / "out_again"
+    pages = sorted(p.relative_to(first) for p in first.rglob("*.html") if "ru" not in p.relative_to(first).parts[:1])
+    assert pages
+    differ = [str(p) for p in pages if (first / p).read_bytes() != (second / p).read_bytes()]
+    assert not differ, f"pages that differ between two builds: {differ}"
+    assert not re.search(r"object at 0x[0-9a-f]+", "".join((first / p).read_text(encoding="utf-8") for p in pages))
+
+
 def test_catalogs_are_fully_translated() -> None:
     tool = load_catalog_tool()
     catalogs = sorted((ROOT / "docs" / "locale").rglob("*.po"))
@@ -194,6 +335,32 @@ def test_catalogs_are_fully_translated() -> None:
         f"{len(problems)} messages are untranslated or fuzzy; translate them (and drop the fuzzy flag):\n"
         + "\n".join(problems[:40])
     )
+
+
+def test_catalogs_have_no_obsolete_entries() -> None:
+    """A ``#~`` entry is a translation no page uses: ``update_catalogs.py`` deletes them."""
+    tool = load_catalog_tool()
+    found = [f"{po.relative_to(ROOT)}: {msg[:100]}" for po in sorted((ROOT / "docs" / "locale").rglob("*.po")) for msg in tool.obsolete(po)]
+    assert not found, f"{len(found)} obsolete entries; run `{REFRESH}`, which deletes them:\n" + "\n".join(found[:40])
+
+
+def test_the_catalog_check_fails_on_obsolete_entries_and_the_update_drops_them(tmp_path: Path) -> None:
+    tool = load_catalog_tool()
+    pot_dir, catalogs = tmp_path / "pot", tmp_path / "locale" / "ru" / "LC_MESSAGES"
+    pot_dir.mkdir()
+    catalogs.mkdir(parents=True)
+    (pot_dir / "page.pot").write_text('msgid ""\nmsgstr ""\n\nmsgid "Kept"\nmsgstr ""\n', encoding="utf-8")
+    po = catalogs / "page.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: ru\\n"\n\nmsgid "Kept"\nmsgstr "Оставлено"\n\n'
+        '#~ msgid "Gone"\n#~ msgstr "Ушло"\n\n#, fuzzy\n#~ msgid "Gone too"\n#~ msgstr "Тоже"\n',
+        encoding="utf-8",
+    )
+    found = tool.problems(pot_dir, tmp_path / "locale")
+    assert found == ["ru/LC_MESSAGES/page.po: obsolete: Gone", "ru/LC_MESSAGES/page.po: obsolete: Gone too"], found
+    assert tool.drop_obsolete(po) == 2
+    assert tool.problems(pot_dir, tmp_path / "locale") == []
+    assert tool.msgids(po) == {"Kept"} and "Оставлено" in po.read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -245,6 +412,31 @@ def test_notebooks_are_markdown_and_say_how_to_install(editions: Editions) -> No
         for markup in (":func:`", ":class:`", ":meth:`", ":attr:`", ":doc:`", ":chapter:`", ".. note::", ".. "):
             assert markup not in outside_code, f"{notebook.name} still has reST markup {markup!r}"
         assert "``" not in outside_code, f"{notebook.name} still has reST ``literals``"
+
+
+def test_each_edition_offers_downloads_in_its_language(editions: Editions) -> None:
+    """The Russian pages' notebooks, scripts and zips are Russian (made from the catalogs); the English ones English."""
+    import zipfile
+
+    assert editions.english.returncode == editions.russian.returncode == 0
+    for out, russian in ((editions.en, False), (editions.ru, True)):
+        downloads = out / "_downloads"
+        chapters = sorted(p for p in downloads.rglob("[0-9][0-9]_*.*") if p.suffix in (".py", ".ipynb", ".zip"))
+        assert len(chapters) == 3 * len(list((ROOT / "tutorials").glob("[0-9][0-9]_*.py"))), chapters
+        for path in chapters:
+            if path.suffix == ".zip":
+                with zipfile.ZipFile(path) as archive:
+                    files = {name: archive.read(name).decode("utf-8") for name in archive.namelist()}
+            else:
+                files = {path.name: path.read_text(encoding="utf-8")}
+            for name, text in files.items():
+                share = cyrillic_share(download_prose(name, text))
+                assert (share > 0.5) == russian, f"{path.relative_to(out)}:{name}: Cyrillic share of the prose {share:.2f}"
+        for name in ("book_python.zip", "book_jupyter.zip"):
+            (archive_path,) = downloads.rglob(name)
+            with zipfile.ZipFile(archive_path) as archive:
+                shares = {n: cyrillic_share(download_prose(n, archive.read(n).decode("utf-8"))) for n in archive.namelist()}
+            assert shares and all((v > 0.5) == russian for v in shares.values()), f"{archive_path.relative_to(out)}: {shares}"
 
 
 @pytest.mark.slow

@@ -124,11 +124,14 @@ for step in range(8):
 # The picture shows the same path on the loss curve.
 import matplotlib.pyplot as plt
 
+from microtape.classroom.figures import figure_words
+
+words = figure_words()
 grid = [i / 20 for i in range(-10, 71)]
 fig, ax = plt.subplots(figsize=(6.4, 3.4))
 ax.plot(grid, [(3 * v - 6) ** 2 for v in grid], color="0.6", label="L(w)")
 ax.plot(path, [(3 * v - 6) ** 2 for v in path], "o-", color="tab:red", label="SGD, η = 0.02")
-ax.set(xlabel="w", ylabel="loss", title="Gradient descent walks downhill")
+ax.set(xlabel="w", ylabel=words["loss"], title=words["ch0_title"])
 ax.legend()
 fig.tight_layout()
 

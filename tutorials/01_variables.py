@@ -124,18 +124,23 @@ def loss_at(v: float) -> float:
 # %%
 import matplotlib.pyplot as plt
 
+from microtape.classroom.figures import figure_words
+
+words = figure_words()
 grid = [0.75 + i / 50 for i in range(101)]
 fig, ax = plt.subplots(figsize=(6.4, 3.4))
 ax.plot(grid, [loss_at(v) for v in grid], label="L(w) = (3w − 6)²")
 ax.plot([w_old - 0.4, w_old + 0.4], [loss_at(w_old) - 0.4 * slope, loss_at(w_old) + 0.4 * slope], "--",
-        label=f"tangent at w = {w_old:g}, slope {slope:g}")
+        label=words["ch1_tangent"].format(w=w_old, slope=slope))
 ax.annotate("", xy=(w_new, loss_at(w_new)), xytext=(w_old, loss_at(w_old)),
             arrowprops={"arrowstyle": "->", "color": "C3", "lw": 2})
-ax.plot([w_old, w_new], [loss_at(w_old), loss_at(w_new)], "o", color="C3", label=f"one step: w = {w_new:g}")
+ax.plot([w_old, w_new], [loss_at(w_old), loss_at(w_new)], "o", color="C3", label=words["ch1_step"].format(w=w_new))
 ax.set_xlabel("w")
-ax.set_ylabel("loss")
+ax.set_ylabel(words["loss"])
+ax.set_title(words["ch1_title"])
 ax.set_ylim(-1, 20)
 ax.legend()
+fig.tight_layout()
 
 # %%
 # .. note:: TF.js variables have only ``assign``; ``assign_add`` and

@@ -220,9 +220,12 @@ print("tensors left behind by 300 steps:", mt.memory().num_tensors - start)
 # a straight line: each step multiplies it by about the same factor.
 import matplotlib.pyplot as plt
 
+from microtape.classroom.figures import figure_words
+
+words = figure_words()
 fig, ax = plt.subplots(figsize=(6.4, 3.2))
 ax.semilogy(losses, color="tab:blue")
-ax.set(xlabel="step", ylabel="loss (log scale)", title="Fitting y = 2x - 1")
+ax.set(xlabel=words["step"], ylabel=words["loss_log"], title=words["ch2_title"])
 fig.tight_layout()
 
 # %%

@@ -36,6 +36,7 @@ import subprocess
 import matplotlib.pyplot as plt
 
 import microtape as mt
+from microtape.classroom.figures import figure_words
 
 line_w = mt.variable(mt.scalar(0.5), name="line_w")
 line_b = mt.variable(mt.scalar(0.0), name="line_b")
@@ -93,7 +94,7 @@ for leaf, g in zip((line_w, line_b), leaf_grads):
     notes.append(f'  note{leaf.id} [shape=note, style=filled, fillcolor="#dbeafe", label="{label}"];')
     notes.append(f"  t{leaf.id} -> note{leaf.id} [style=dashed, arrowhead=none];")
 for data in (x_data, y_data):
-    notes.append(f'  note{data.id} [shape=note, fontcolor="#6b7280", label="constant: no gradient"];')
+    notes.append(f'  note{data.id} [shape=note, fontcolor="#6b7280", label="{figure_words()["ch3_constant"]}"];')
     notes.append(f"  t{data.id} -> note{data.id} [style=dashed, arrowhead=none];")
 vertical = tape.to_dot(rankdir="TB").rstrip().removesuffix("}") + "\n".join(notes) + "\n}"
 if shutil.which("dot"):
@@ -104,6 +105,7 @@ if shutil.which("dot"):
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.imshow(image)
     ax.set_axis_off()
+    ax.set_title(figure_words()["ch3_title"])
 else:
     print(vertical)
 

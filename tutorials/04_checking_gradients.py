@@ -141,17 +141,22 @@ print(f"best h: forward {best_forward:.0e}, central {best_central:.0e}")
 # %%
 import matplotlib.pyplot as plt
 
+from microtape.classroom.figures import figure_words
+
+words = figure_words()
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
-ax.loglog(steps, forward_errors, ".-", label="forward difference")
-ax.loglog(steps, central_errors, ".-", label="central difference")
+ax.loglog(steps, forward_errors, ".-", label=words["ch4_forward"])
+ax.loglog(steps, central_errors, ".-", label=words["ch4_central"])
 for best, color in ((best_forward, "C0"), (best_central, "C1")):
     ax.axvline(best, color=color, linestyle=":")
-ax.annotate("rounding wins:\nerror ≈ ε/h", xy=(1e-12, 1e-10), ha="center")
-ax.annotate("truncation wins:\nerror ≈ h or h²", xy=(1e-2, 1e-11), ha="center")
-ax.set_xlabel("step h")
-ax.set_ylabel("|numeric − exact| derivative of exp at 1")
+ax.annotate(words["ch4_rounding"], xy=(1e-12, 1e-10), ha="center")
+ax.annotate(words["ch4_truncation"], xy=(1e-2, 1e-11), ha="center")
+ax.set_xlabel(words["ch4_xlabel"])
+ax.set_ylabel(words["ch4_ylabel"])
+ax.set_title(words["ch4_title"])
 ax.set_ylim(1e-13, 1e1)
 ax.legend(loc="upper center")
+fig.tight_layout()
 
 # %%
 # The table shows both effects. In float64, h = 1e-6 is a good

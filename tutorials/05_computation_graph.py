@@ -121,13 +121,18 @@ counts
 # %%
 import matplotlib.pyplot as plt
 
+from microtape.classroom.figures import figure_words
+
+words = figure_words()
+legend = {"without tidy": words["ch5_without"], "with tidy": words["ch5_with"]}
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 for label, values in counts.items():
-    ax.plot(range(1, len(values) + 1), values, "o-", label=label)
-ax.set_xlabel("training step")
-ax.set_ylabel("new live tensors")
-ax.set_title("mt.memory().num_tensors after each step")
+    ax.plot(range(1, len(values) + 1), values, "o-", label=legend[label])
+ax.set_xlabel(words["ch5_xlabel"])
+ax.set_ylabel(words["ch5_ylabel"])
+ax.set_title(words["ch5_title"])
 ax.legend()
+fig.tight_layout()
 
 # %%
 # The count stays flat at zero, and the loss keeps coming down.

@@ -35,6 +35,7 @@ from collections.abc import Callable
 import matplotlib.pyplot as plt
 
 import microtape as mt
+from microtape.classroom.figures import figure_words
 
 x = mt.tensor1d([1, 2, 3, 4])
 y = mt.tensor1d([1, 3, 5, 7])
@@ -74,11 +75,11 @@ print(f"lambda_max = {lam_max:.2f}, so lr must stay below {2 / lam_max:.4f}")
 rates = [0.01, 0.05, 0.11, 0.125]
 sgd_runs = {lr: fit(mt.train.sgd(lr)) for lr in rates}
 
+words = figure_words()
 fig, ax = plt.subplots(figsize=(7, 4))
 for lr, losses in sgd_runs.items():
     ax.semilogy(losses, label=f"sgd({lr})")
-ax.set(xlabel="step", ylabel="loss (log scale)",
-       title="Plain SGD at four learning rates")
+ax.set(xlabel=words["step"], ylabel=words["loss_log"], title=words["ch6_sgd_title"])
 ax.legend()
 fig.tight_layout()
 for lr, losses in sgd_runs.items():
@@ -124,8 +125,7 @@ fig, ax = plt.subplots(figsize=(7, 4.5))
 for name, losses in opt_runs.items():
     dotted = name.startswith("adadelta")  # drawn on top of sgd(0.05): see below
     ax.semilogy(losses, ":" if dotted else "-", lw=2.5 if dotted else 1.5, label=name)
-ax.set(xlabel="step", ylabel="loss (log scale)",
-       title="Seven optimizers on the linear model")
+ax.set(xlabel=words["step"], ylabel=words["loss_log"], title=words["ch6_optimizers_title"])
 ax.legend(fontsize=8, ncol=2)
 fig.tight_layout()
 
@@ -235,9 +235,10 @@ for name, norms in profiles.items():
 fig, ax = plt.subplots(figsize=(7, 4))
 for name, norms in profiles.items():
     style = "--" if "loud" in name else "-o"
-    ax.semilogy(range(1, T + 1), norms, style, markersize=3, label=name)
-ax.set(xlabel="time step t", ylabel="‖∂loss/∂h_t‖ (log scale)",
-       title="Gradient reaching each time step of a 20-step RNN")
+    gain = name.split()[1].rstrip(",")
+    label = words["ch6_gain_loud" if "loud" in name else "ch6_gain"].format(gain=gain)
+    ax.semilogy(range(1, T + 1), norms, style, markersize=3, label=label)
+ax.set(xlabel=words["ch6_rnn_xlabel"], ylabel=words["ch6_rnn_ylabel"], title=words["ch6_rnn_title"])
 ax.legend()
 fig.tight_layout()
 
@@ -273,9 +274,11 @@ for ax, (name, g) in zip(axes, (("dW", dw), ("dU", du))):
     ax.hist(g.data_sync(), bins=20, color="C0" if name == "dW" else "C3")
     for edge in (-1.0, 1.0):
         ax.axvline(edge, color="grey", linestyle=":")
-    ax.set_title(f"the {g.size} entries of {name}")
-    ax.set_xlabel("value")
-axes[0].set_ylabel("count")
+    ax.set_title(words["ch6_entries"].format(size=g.size, name=name))
+    ax.set_xlabel(words["ch6_value"])
+axes[0].set_ylabel(words["ch6_count"])
+fig.suptitle(words["ch6_spread_title"])
+fig.tight_layout()
 
 # %%
 # The Russian text's form, ``grads[w].clipByValue(-1, 1)``, works as a method
@@ -369,14 +372,14 @@ for name, losses, monitor in (("without clipping", plain_losses, plain_monitor),
 
 # %%
 fig, (ax_loss, ax_norm) = plt.subplots(1, 2, figsize=(10, 4))
-ax_loss.semilogy(plain_losses, label="no clipping")
+ax_loss.semilogy(plain_losses, label=words["ch6_no_clipping"])
 ax_loss.semilogy(clip_losses, label="clip_by_global_norm(1)")
-ax_loss.set(xlabel="step", ylabel="loss (log scale)", title="Training loss")
-ax_norm.semilogy(plain_monitor.global_norms, label="no clipping")
+ax_loss.set(xlabel=words["step"], ylabel=words["loss_log"], title=words["ch6_training_loss"])
+ax_norm.semilogy(plain_monitor.global_norms, label=words["ch6_no_clipping"])
 ax_norm.semilogy(clip_monitor.global_norms, label="clip_by_global_norm(1)")
-ax_norm.set(xlabel="step", ylabel="global norm before clipping",
-            title="Gradient norm")
+ax_norm.set(xlabel=words["step"], ylabel=words["ch6_norm_ylabel"], title=words["ch6_norm_title"])
 ax_loss.legend()
+fig.suptitle(words["ch6_clip_title"])
 fig.tight_layout()
 
 # %%

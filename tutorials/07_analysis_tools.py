@@ -102,12 +102,15 @@ forward_kernels
 # %%
 import matplotlib.pyplot as plt
 
+from microtape.classroom.figures import figure_words
+
+words = figure_words()
 fig, ax = plt.subplots(figsize=(7, 3.4))
 colors = ["C0" if i < forward_kernels else "C1" for i in range(len(info.kernels))]
 ax.bar(range(len(info.kernels)), [k.bytes_added for k in info.kernels], color=colors)
 ax.set_xticks(range(len(info.kernels)), [k.name for k in info.kernels], rotation=60, ha="right")
-ax.set_ylabel("bytes added")
-ax.set_title("mt.profile: forward pass (blue), backward pass (orange)")
+ax.set_ylabel(words["ch7_ylabel"])
+ax.set_title(words["ch7_title"])
 fig.tight_layout()
 
 # %%
