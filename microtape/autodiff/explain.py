@@ -250,22 +250,37 @@ def _jacobian_edges(
     for i in reversed(on_path):
         record = records[i]
         inputs, out, needs = record[1], record[3], record[4]
-        rows: dict[int, list[Edge]] = {}
+        raw: list[tuple[int, list[tuple[int, Tensor, list[float]]]]] = []
         for j in sorted(reached.pop(out.id, ())):
+            found = [
+                (slot, x, dx._data)
+                for slot, (x, dx, wanted) in enumerate(zip(inputs, _vjp(record, _one_hot(out.size, j, out.shape)), needs))
+                if dx is not None and wanted and x.id in keep and dx._data is not None
+            ]
+            raw.append((j, found))
+        solid = _solid(raw)
+        rows: dict[int, list[Edge]] = {}
+        for j, found in raw:
             row: list[Edge] = []
             up = adjoint[(out.id, j)]
-            for slot, (x, dx, wanted) in enumerate(zip(inputs, _vjp(record, _one_hot(out.size, j, out.shape)), needs)):
-                if dx is None or not wanted or x.id not in keep or dx._data is None:
-                    continue
+            for slot, x, data in found:
                 hit = reached.setdefault(x.id, set())
-                for k, v in enumerate(dx._data):
-                    if v != 0.0:
+                for k, v in enumerate(data):
+                    if v != 0.0 and (v == v or (slot, k) not in solid):
                         row.append(((x.id, k), v, i, slot))
                         hit.add(k)
                         adjoint[(x.id, k)] = adjoint.get((x.id, k), 0.0) + up * v
             rows[j] = row
         edges[i] = rows
     return edges, adjoint
+
+
+def _solid(raw: list[tuple[int, list[tuple[int, Tensor, list[float]]]]]) -> set[tuple[int, int]]:
+    """The (input, entry) pairs that some Jacobian row gives a number (not NaN, not 0). A one-hot
+    row has zeros for the other output entries, and 0 * inf is NaN: ``sqrt`` at [0, 4] gives
+    the row of out[1] a NaN for x[0]. A NaN at a pair another row gives a number is that,
+    not a derivative."""
+    return {(slot, k) for _, found in raw for slot, _, data in found for k, v in enumerate(data) if v == v and v != 0.0}
 
 
 def _dominant(
@@ -393,15 +408,19 @@ def _groups(
         dout = adjoints.get(out.id)
         if dout is None or dout._data is None:
             continue
+        raw: list[tuple[int, list[tuple[int, Tensor, list[float]]]]] = []
         for j, up in enumerate(dout._data):
-            if up == 0.0:
-                continue
-            for slot, (x, dx, wanted) in enumerate(zip(inputs, _vjp(record, _one_hot(out.size, j, out.shape)), needs)):
-                if dx is None or not wanted or x.id != source.id or dx._data is None or dx._data[flat] == 0.0:
-                    continue
-                v = dx._data[flat]
-                step = GradientStep(record[0].name, v, where(out), _unflat(j, out.shape), slot, _unflat(flat, source.shape))
-                found.append(GradientPath(up * v, (step,), up))
+            if up != 0.0:
+                rows = zip(inputs, _vjp(record, _one_hot(out.size, j, out.shape)), needs)
+                raw.append((j, [(slot, x, dx._data) for slot, (x, dx, w) in enumerate(rows) if dx is not None and w and x.id == source.id and dx._data is not None]))
+        solid = _solid(raw)
+        for j, row in raw:
+            up = dout._data[j]
+            for slot, _, data in row:
+                v = data[flat]
+                if v != 0.0 and (v == v or (slot, flat) not in solid):
+                    step = GradientStep(record[0].name, v, where(out), _unflat(j, out.shape), slot, _unflat(flat, source.shape))
+                    found.append(GradientPath(up * v, (step,), up))
     return found
 
 
