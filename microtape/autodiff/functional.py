@@ -10,6 +10,7 @@ way and hands the tape to ``explain.py``.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 
 from ..core import runtime
@@ -376,7 +377,7 @@ def explain_gradient(
             value=wrt,
         )
     check_top(top)
-    label = "x" if len(xs_raw) == 1 else f"inputs[{wrt}]"
+    label = _parameter_name(f, wrt) or ("x" if len(xs_raw) == 1 else f"inputs[{wrt}]")
 
     def run() -> GradientExplanation:
         xs = [check_input(x, "explain_gradient", i) for i, x in enumerate(xs_raw)]
@@ -402,3 +403,17 @@ def explain_gradient(
     result = runtime.run_in_scope("explain_gradient()", run)
     assert isinstance(result, GradientExplanation)
     return result
+
+
+def _parameter_name(f: Callable[..., object], position: int) -> str | None:
+    """The name of ``f``'s parameter number ``position`` (the explanation's name for that input), if it has one."""
+    try:
+        parameters = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):  # no signature to read (some builtins)
+        return None
+    if position < len(parameters) and parameters[position].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ):
+        return parameters[position].name
+    return None

@@ -155,7 +155,7 @@ def test_an_unconnected_input_says_so_with_a_zero_total() -> None:
     x, y = mt.scalar(1.0), mt.scalar(2.0)
     e = mt.explain_gradient(lambda x, y: x * 3.0, [x, y], wrt=1)
     assert not e.connected and e.total == 0.0 and e.paths == () and e.rest == 0.0
-    assert "does not depend on inputs[1]" in str(e)
+    assert "does not depend on y" in str(e)  # the input is named after f's parameter
 
 
 def test_tape_explain_uses_up_a_non_persistent_tape_and_a_failed_call_does_not() -> None:
