@@ -389,8 +389,10 @@ def explain_gradient(
                 tape.watch(xs)
                 try:
                     y = f(*xs)
-                except TypeError:
-                    check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
+                except BaseException as err:
+                    tape.release()
+                    if isinstance(err, TypeError):
+                        check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
                     raise
         finally:
             now = STATE.get()

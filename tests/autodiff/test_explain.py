@@ -195,6 +195,21 @@ def test_errors_name_the_values_and_give_a_hint() -> None:
     tape.release()
 
 
+def test_a_function_that_raises_leaves_nothing_behind() -> None:
+    x = mt.scalar(1.0)
+    before = mt.memory().num_tensors
+
+    def broken(x: Tensor) -> Tensor:
+        y = x * 2.0
+        raise ValueError(f"broken after {y.shape}")
+
+    with pytest.raises(ValueError, match="broken after"):
+        mt.explain_gradient(broken, [x])
+    with pytest.raises(mt.InvalidArgumentError, match=r"f\(x\) cannot be called with 2 argument"):
+        mt.explain_gradient(lambda x: x * 2.0, [x, x])
+    assert mt.memory().num_tensors == before
+
+
 def test_non_finite_factors_are_listed_first() -> None:
     x = mt.tensor([0.0, 4.0])
     e = mt.explain_gradient(lambda x: mt.sqrt(x).sum() + (x * 2.0).sum(), [x], index=0)
