@@ -48,6 +48,10 @@ from .train.frames import next_frame as next_frame
 from .autodiff.functional import GradMap as GradMap
 from .autodiff.functional import VariableGrads as VariableGrads
 from .autodiff.custom import custom_grad as custom_grad
+from .autodiff.explanation import GradientExplanation as GradientExplanation
+from .autodiff.explanation import GradientPath as GradientPath
+from .autodiff.explanation import GradientStep as GradientStep
+from .autodiff.functional import explain_gradient as explain_gradient
 from .autodiff.functional import grad as grad
 from .autodiff.functional import grads as grads
 from .autodiff.functional import value_and_grad as value_and_grad
@@ -134,8 +138,11 @@ __all__ = [
     "GradStats",
     "GradientCheckError",
     "GradientError",
+    "GradientExplanation",
     "GradientKeyError",
     "GradientMonitor",
+    "GradientPath",
+    "GradientStep",
     "GradientTape",
     "InvalidArgumentError",
     "LeakError",
@@ -168,6 +175,7 @@ __all__ = [
     "div",
     "equal",
     "exp",
+    "explain_gradient",
     "fill",
     "grad",
     "grad_stats",

@@ -358,6 +358,67 @@ center_op = mt.custom_grad(center_fixed)
 mt.check_grads(model, [inputs, w1, w2]).raise_if_failed().ok
 
 # %%
+# Why is the gradient wrong?
+# --------------------------
+#
+# The culprit names the op whose VJP is wrong. :func:`microtape.explain_gradient`
+# shows how that op's error reaches one entry of the gradient. By the chain
+# rule, a gradient entry is a sum over every path from the output back to
+# that entry, and each path contributes the product of the local derivatives
+# of the ops along it. Here is a one-unit function with a hand-written
+# sigmoid. The slope of the sigmoid s is s·(1 − s), but its author wrote
+# s·(1 + s):
+
+
+def squash(t: mt.Tensor) -> tuple[mt.Tensor, GradFn]:
+    return mt.sigmoid(t), lambda dy: dy * mt.sigmoid(t) * (1.0 + mt.sigmoid(t))  # BUG: 1 - s
+
+
+squash_op = mt.custom_grad(squash)
+
+
+def unit(u: mt.Tensor) -> mt.Tensor:
+    squashed = squash_op(u * 2.0)
+    return (squashed * 3.0 + u * u).sum()
+
+
+u0 = mt.tensor([0.5, -1.0])
+print(short(mt.check_grads(unit, [u0])))
+
+# %%
+# The check fails on both entries, and the culprit is the custom op. Now we
+# ask why entry 0 has the value it has. ``explain_gradient`` takes the entry
+# with the largest gradient unless ``index`` says otherwise. It lists the
+# paths, largest contribution first, with every step's op, the entry of its
+# output, the input the path goes through, the local derivative and the line:
+why = mt.explain_gradient(unit, [u0], index=0)
+print(why)
+
+# %%
+# The two paths through ``u * u`` each contribute u, one per operand, and
+# together they make the 2u we expect. The path that carries most of the
+# gradient goes through the custom op. Its other factors come from the sum,
+# the add, ``* 3.0`` and ``* 2.0``, and are what they should be. That leaves
+# the custom op's own factor, which we compare with both formulas at the
+# point the op saw:
+s0 = mt.sigmoid(u0 * 2.0).data_sync()[0]
+suspect = next(step for step in why.paths[0].steps if step.op.startswith("custom_grad"))
+print(f"factor on the path {suspect.local:.4g}; s(1 - s) = {s0 * (1 - s0):.4g}, s(1 + s) = {s0 * (1 + s0):.4g}")
+
+# %%
+# The factor is s·(1 + s), so the bug is the sign in the bracket. With the
+# fix, the check passes, and the same path now carries the true slope:
+
+
+def squash_fixed(t: mt.Tensor) -> tuple[mt.Tensor, GradFn]:
+    return mt.sigmoid(t), lambda dy: dy * mt.sigmoid(t) * (1.0 - mt.sigmoid(t))
+
+
+squash_op = mt.custom_grad(squash_fixed)
+print(mt.check_grads(unit, [u0]).ok)
+print(mt.explain_gradient(unit, [u0], index=0, top=1))
+
+# %%
 # NaN and Inf: ``check_numerics``
 # -------------------------------
 #

@@ -28,6 +28,7 @@ reports its progress, and watch it live in a browser with
 # expect ``num_variables`` to grow by four, and ``opt.dispose()`` to bring
 # it back.
 import asyncio
+import math
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -386,3 +387,54 @@ dash
 # ``tutorials/exercises`` and check each one with ``python -m microtape grade
 # FILE``. To replay any chapter in a terminal, run
 # ``python -m microtape tour --chapter N``.
+
+# %%
+# A vanishing gradient, path by path
+# ----------------------------------
+#
+# Chapter 6 watched a gradient vanish as a norm that shrinks step by step.
+# :func:`microtape.explain_gradient` shows the same thing in the chain rule
+# itself. A gradient entry is a sum over every path from the output back to
+# that entry, and each path contributes the product of the local
+# derivatives along it. Here is a deep chain of two tanh units per layer,
+# with positive weights large enough to push the units towards saturation,
+# where the slope of tanh, tanh′(z) = 1 − tanh(z)², is far below 1:
+DEPTH = 8
+layers = [mt.random_uniform((2, 2), 0.8, 1.6, seed=40 + k) for k in range(DEPTH)]
+
+
+def deep(x: mt.Tensor) -> mt.Tensor:
+    h = x
+    for weight in layers:
+        h = mt.tanh(h @ weight)
+    return h.sum()
+
+
+x0 = mt.tensor([[0.8, -0.6]])
+vanishing = mt.explain_gradient(deep, [x0], top=3)
+print(vanishing)
+
+# %%
+# Every layer offers two ways through, so there are 2 to the power ``DEPTH``
+# paths, listed with their factors from the output back to the input. No
+# single path dominates: the three largest carry a small share each and the
+# rest carry the bulk, and every one of them is tiny. The factors say why.
+# Along the top path, the tanh slopes are
+top_path = vanishing.paths[0]
+tanh_factors = [step.local for step in top_path.steps if step.op == "tanh"]
+weight_factors = [step.local for step in top_path.steps if step.op == "matmul"]
+print("tanh' along the top path:", " ".join(f"{v:.3f}" for v in tanh_factors))
+print(f"product of the tanh slopes {math.prod(tanh_factors):.3g}, of the weights {math.prod(weight_factors):.3g}")
+contributions = [p.contribution for p in vanishing.paths]
+print(f"{vanishing.count} paths, the largest contributes {max(abs(c) for c in contributions):.3g}")
+
+# %%
+# Each tanh slope is below 1, and the slopes of the saturated layers near
+# the output are far below it. Their product is many orders of magnitude
+# smaller than 1, while the weights' product is a modest number that cannot make
+# up for it. Every path multiplies the same kind of factors, so every path
+# is tiny, and so is their sum: the gradient vanishes because each path
+# crosses saturated units, not because the paths cancel. The cures follow
+# from the factors: smaller weights or inputs keep the units out of
+# saturation (tanh′ near 1), and a shortcut around a layer adds a path whose
+# factor is 1.

@@ -4,17 +4,22 @@ Read after ``tape.py``; ``custom.py`` follows. ``grad(f)`` returns a function th
 watches its argument, runs ``f`` and asks the tape for the gradient, all
 inside a scope that disposes the forward pass's intermediates (as TF.js
 does). Errors are checked (``arguments.py``) before any backward work. Nothing accumulates
-between calls: every call returns fresh tensors.
+between calls: every call returns fresh tensors. ``explain_gradient`` runs ``f`` the same
+way and hands the tape to ``explain.py``.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 
 from ..core import runtime
+from ..core.runtime import STATE
 from ..core.types import ListLike
 from ..errors import GradientError, GradientKeyError, InvalidArgumentError, explain
 from .arguments import USES, check_arity, check_callable, check_dy, check_input, check_output, input_list
+from .explain import SourceLines, check_top, explain_records
+from .explanation import GradientExplanation
 from .results import (
     GradFunction,
     GradMap,
@@ -35,6 +40,7 @@ __all__ = [
     "ValueAndGradFunction",
     "ValueAndGradsFunction",
     "VariableGrads",
+    "explain_gradient",
     "grad",
     "grads",
     "value_and_grad",
@@ -327,3 +333,89 @@ def variable_grads_as(
     result = runtime.run_in_scope(f"{api}()", run)
     assert isinstance(result, VariableGrads)
     return result
+
+
+def explain_gradient(
+    f: Callable[..., object],
+    inputs: Sequence[TensorLike],
+    *,
+    wrt: int = 0,
+    index: int | tuple[int, ...] | None = None,
+    top: int = 10,
+) -> GradientExplanation:
+    """Explain one entry of the gradient of the scalar ``f(*inputs)`` with respect to ``inputs[wrt]``.
+
+    Runs ``f`` on a tape, remembering the line of your code that made each
+    op, and returns the paths from the output back to entry ``index`` of
+    ``inputs[wrt]`` (default: the entry with the largest gradient), the
+    ``top`` largest first. Each path lists its steps: the op, its local
+    derivative and its line; the path's contribution is their product, and
+    the contributions add up to the gradient entry.
+
+    Raises:
+        ShapeError: ``f`` does not return a scalar.
+        InvalidArgumentError: bad ``wrt``, ``index`` or ``top``.
+
+    Examples:
+        >>> x = mt.tensor([0.5, -2.0])
+        >>> e = mt.explain_gradient(lambda x: (x * x * 3.0).sum(), [x])
+        >>> e.index, e.total, [p.contribution for p in e.paths]   # 6x at x=-2, two paths of 3x
+        ((1,), -12.0, [-6.0, -6.0])
+        >>> print(str(e).splitlines()[0])
+        d output / d x[1] = -12.0
+    """
+    check_callable(f, "explain_gradient", ("explain_gradient(f, inputs) runs f(*inputs) on a tape", "pass a function: mt.explain_gradient(lambda x: (x * x).sum(), [x])"))
+    xs_raw = input_list(inputs, "explain_gradient")
+    position: object = wrt  # checked: a caller may pass anything
+    if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < len(xs_raw):
+        raise InvalidArgumentError(
+            explain(
+                f"explain_gradient: wrt={wrt!r}, but there are {len(xs_raw)} input(s).",
+                "wrt is the position of the input whose gradient is explained.",
+                f"pass an int from 0 to {len(xs_raw) - 1}." if xs_raw else "pass at least one input.",
+            ),
+            value=wrt,
+        )
+    check_top(top)
+    label = _parameter_name(f, wrt) or ("x" if len(xs_raw) == 1 else f"inputs[{wrt}]")
+
+    def run() -> GradientExplanation:
+        xs = [check_input(x, "explain_gradient", i) for i, x in enumerate(xs_raw)]
+        lines = SourceLines()
+        st = STATE.get()
+        STATE.set(st.but(observers=st.observers + (lines,)))
+        try:
+            with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+                tape.watch(xs)
+                try:
+                    y = f(*xs)
+                except BaseException as err:
+                    tape.release()
+                    if isinstance(err, TypeError):
+                        check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
+                    raise
+        finally:
+            now = STATE.get()
+            STATE.set(now.but(observers=tuple(o for o in now.observers if o is not lines)))
+        try:
+            return explain_records(tape._records, tape._tracked, check_output(y, "explain_gradient"), xs[wrt], index, top, lines.where, label)
+        finally:
+            tape.release()
+
+    result = runtime.run_in_scope("explain_gradient()", run)
+    assert isinstance(result, GradientExplanation)
+    return result
+
+
+def _parameter_name(f: Callable[..., object], position: int) -> str | None:
+    """The name of ``f``'s parameter number ``position`` (the explanation's name for that input), if it has one."""
+    try:
+        parameters = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):  # no signature to read (some builtins)
+        return None
+    if position < len(parameters) and parameters[position].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ):
+        return parameters[position].name
+    return None

@@ -20,6 +20,8 @@ from ..core.runtime import STATE, TensorBase
 from ..errors import TapeError, explain
 from .arguments import check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
 from .backward import Record, backward, gradient_norms, jacobian, reaches
+from .explain import explain_records
+from .explanation import GradientExplanation
 from .results import Operation
 from .tape_view import dot_graph, summary_table
 from ..core.tensor import Tensor
@@ -355,6 +357,25 @@ class GradientTape:
         result = runtime.run_in_scope("jacobian()", lambda: jacobian(self._backward, self._records, target, source, zero))
         self._finish()
         assert result is None or isinstance(result, Tensor)
+        return result
+
+    def explain(self, target: Tensor, source: Tensor, index: int | tuple[int, ...] | None = None, top: int = 10) -> GradientExplanation:
+        """Why entry ``index`` of the gradient of the scalar ``target`` for ``source`` has its value:
+        the paths from ``target`` back to it, the ``top`` largest first (see :func:`microtape.explain_gradient`,
+        which also knows each op's line). Like ``gradient()``, it uses up a non-persistent tape.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = mt.exp(x * 3.0)
+            >>> e = tape.explain(y, x)
+            >>> [(s.op, round(s.local, 1)) for s in e.paths[0].steps], round(e.total, 1)
+            ([('exp', 403.4), ('mul', 3.0)], 1210.3)
+        """
+        self._check_usable()
+        result = explain_records(self._records, self._tracked, target, source, index, top)
+        self._finish()
         return result
 
     def _check_usable(self) -> None:

@@ -138,6 +138,14 @@ ROWS = [
     Row("ex04d_nan_hunt", "builtin_logsumexp",  # allowed: the statement says so
         (("    top = z.max(axis=-1, keepdims=True)\n    return top + mt.log(mt.exp(z - top).sum(axis=-1, keepdims=True))",
           "    return mt.logsumexp(z, axis=-1, keepdims=True)"),), True),
+    Row("ex04e_wrong_factor", "right_factor_copied", (("WRONG_FACTOR = -6.0", "WRONG_FACTOR = 12.0"),), False,
+        ("  PASS  WRONG_OP names the op whose factor is wrong", "  FAIL  WRONG_FACTOR is the factor the table shows for that op",
+         "is the right derivative of that op")),
+    Row("ex04e_wrong_factor", "blamed_softsign", (('WRONG_OP = "custom_grad(cube)"', 'WRONG_OP = "custom_grad(softsign)"'),), False,
+        ("  FAIL  WRONG_OP names the op whose factor is wrong",)),
+    Row("ex04e_wrong_factor", "forgot_dy", (("lambda dy: dy * 3.0 * x * x", "lambda dy: 3.0 * x * x"),), False,
+        ("  FAIL  energy's gradient agrees with finite differences",)),
+    Row("ex04e_wrong_factor", "power_written_out", (("lambda dy: dy * 3.0 * x * x", "lambda dy: dy * 3.0 * x ** 2"),), True),
     Row("ex05_stop_the_leak", "half_fixed", (("return mt.tidy(lambda: mse(predict(w, X), Y).item())", "return mse(predict(w, X), Y).item()"),), False,
         ("  PASS  train_step leaves no tensors behind", "  FAIL  evaluate leaves no tensors behind", "leak per call")),
     Row("ex05b_tidy_too_eager", "no_tidy", (("self.mean, self.std = mt.tidy(compute)", "self.mean, self.std = compute()"),), False,
@@ -477,7 +485,7 @@ def test_the_lesson_plan_adds_up_and_covers_every_exercise() -> None:
     course = totals.pop("all")
     assert sessions == totals and sum(totals.values()) == course
     assert f"**{course} minutes**" in plan
-    homework = sum(int(m) for _, part, m in rows if any(part.endswith(f"{n}``") for n in NAMES if n[4] in "bcd"))
+    homework = sum(int(m) for _, part, m in rows if any(part.endswith(f"{n}``") for n in NAMES if n[4] in "bcde"))
     assert f"({homework} minutes of the plan): {course - homework} minutes of class remain" in " ".join(plan.split())
     planned = [part.split("``")[1] for _, part, _ in rows if part.startswith("Exercise ``")]
     assert sorted(planned) == NAMES
