@@ -15,7 +15,10 @@ the classic four steps of a layered ("Sugiyama") drawing:
    loss at the bottom.
 3. **Dummy nodes.** An edge that spans several layers passes through one
    invisible dummy per layer it crosses. The dummies take part in the
-   ordering, so long edges bend around boxes instead of crossing them.
+   ordering, so long edges bend around boxes instead of crossing them. The
+   edges that leave one node share its dummies (a trunk going down, each
+   edge branching off above its op), so a constant read by 300 ops of a
+   chain costs one dummy per layer, not one per layer and reader.
 4. **Order, then coordinates.** A few barycentre sweeps (down, then up)
    sort each layer by the mean position of its neighbours, and the order with
    the fewest edge crossings is kept: where a layering allows a drawing
@@ -70,10 +73,16 @@ class Box:
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Where ``to_svg()`` puts everything: the boxes, each edge as a polyline, the size and the crossings left."""
+    """Where ``to_svg()`` puts everything: the boxes, the edges and the size (in SVG units), the crossings left.
+
+    ``edges`` are the arrows into the ops, one per edge: from the bottom of its
+    source's box, or from the point where it leaves its source's trunk;
+    ``trunks`` are the shared vertical paths of long edges, drawn without arrows.
+    """
 
     boxes: tuple[Box, ...]
     edges: tuple[tuple[tuple[float, float], ...], ...]
+    trunks: tuple[tuple[tuple[float, float], ...], ...]
     width: float
     height: float
     crossings: int
@@ -129,8 +138,8 @@ class _Graph:
 
 def _build(
     records: Sequence[Record], watched: Mapping[int, Tensor], variables: Mapping[int, Variable], grad_norms: Mapping[int, float]
-) -> tuple[_Graph, list[list[int]]]:
-    """The graph with its longest-path layers; returns it and each edge as a chain of nodes (dummies inside)."""
+) -> tuple[_Graph, list[list[int]], list[list[int]]]:
+    """The graph with its longest-path layers, each edge as a chain of nodes (dummies inside), and the trunks."""
     producer: dict[int, int] = {}  # tensor id -> index of the record that made it
     leaf_of: dict[int, int] = {}  # tensor id -> its input node
     g = _Graph()
@@ -166,18 +175,24 @@ def _build(
     for n, layer in first_reader.items():  # an input sits just above its highest reader
         g.layer[n] = layer - 1
     chains: list[list[int]] = []
+    trunks: dict[int, list[int]] = {}  # source node -> its dummies, one per layer below it, shared by its edges
+
+    def link(a: int, b: int) -> None:
+        g.down[a].append(b)
+        g.up[b].append(a)
+
     for i, srcs in enumerate(inputs_of):
         target = op_node[i]
         for s in srcs:
-            chain = [s]
-            for layer in range(g.layer[s] + 1, g.layer[target]):
-                chain.append(g.add(f"d{len(g.keys)}", "dummy", (), layer))
-            chain.append(target)
-            for a, b in zip(chain, chain[1:]):
-                g.down[a].append(b)
-                g.up[b].append(a)
+            trunk = trunks.setdefault(s, [])
+            while g.layer[s] + len(trunk) + 1 < g.layer[target]:  # extend the trunk down to above the target
+                d = g.add(f"d{len(g.keys)}", "dummy", (), g.layer[s] + len(trunk) + 1)
+                link(trunk[-1] if trunk else s, d)
+                trunk.append(d)
+            chain = [s, *trunk[: g.layer[target] - g.layer[s] - 1], target]
+            link(chain[-2], target)
             chains.append(chain)
-    return g, chains
+    return g, chains, [[s, *trunk] for s, trunk in trunks.items() if trunk]
 
 
 def _crossings(g: _Graph, layers: list[list[int]], pos: list[int]) -> int:
@@ -293,8 +308,8 @@ def layout(
 ) -> Layout:
     """Lay out the recorded graph: the boxes (dummies left out), the edges as polylines, the size."""
     if not records:
-        return Layout((), (), 460.0, 40.0, 0)
-    g, chains = _build(records, watched, variables, grad_norms)
+        return Layout((), (), (), 460.0, 40.0, 0)
+    g, chains, trunk_chains = _build(records, watched, variables, grad_norms)
     layers, crossings = _order(g)
     cx, tops = _place(g, layers)
     band = [max(g.height(n) for n in layer) for layer in layers]
@@ -303,18 +318,20 @@ def layout(
         for n in range(len(g.keys))
         if g.kinds[n] != "dummy"
     )
-    edges = []
-    for chain in chains:
-        s, t = chain[0], chain[-1]
-        points = [(cx[s], tops[g.layer[s]] + g.height(s)), (cx[s], tops[g.layer[s]] + band[g.layer[s]])]
-        for d in chain[1:-1]:  # straight down through the dummy's own slot of its layer
-            points += [(cx[d], tops[g.layer[d]]), (cx[d], tops[g.layer[d]] + band[g.layer[d]])]
-        points.append((cx[t], tops[g.layer[t]]))
-        edges.append(tuple(p for k, p in enumerate(points) if k == 0 or p != points[k - 1]))
+
+    def down_through(n: int) -> list[tuple[float, float]]:  # a node's own slot of its layer, top to bottom
+        top = tops[g.layer[n]] + (g.height(n) if g.kinds[n] != "dummy" else 0.0)
+        return [(cx[n], top), (cx[n], tops[g.layer[n]] + band[g.layer[n]])]
+
+    def polyline(points: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
+        return tuple(p for k, p in enumerate(points) if k == 0 or p != points[k - 1])
+
+    trunks = tuple(polyline([p for n in chain for p in down_through(n)]) for chain in trunk_chains)
+    edges = tuple(polyline([*down_through(chain[-2]), (cx[chain[-1]], tops[g.layer[chain[-1]]])]) for chain in chains)
     width = max(b.x + b.width for b in boxes) + MARGIN
     width = max(width, max((cx[n] + DUMMY for n in range(len(g.keys))), default=0.0) + MARGIN, 420.0)
     height = tops[-1] + band[-1] + MARGIN
-    return Layout(boxes, tuple(edges), width, height, crossings)
+    return Layout(boxes, edges, trunks, width, height, crossings)
 
 
 def _f(v: float) -> str:
@@ -341,6 +358,9 @@ def svg(lay: Layout, title: str, note: str = "") -> str:
         x += 28 + CHAR * len(label)
     if note or not lay.boxes:
         out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or "no op recorded")}</text>')
+    for points in lay.trunks:
+        path = " ".join(f"{_f(px)},{_f(py)}" for px, py in points)
+        out.append(f'<polyline class="mt-trunk" points="{path}" fill="none" stroke="#52525b" stroke-width="1.2"/>')
     for points in lay.edges:
         path = " ".join(f"{_f(px)},{_f(py)}" for px, py in points)
         out.append(f'<polyline class="mt-edge" points="{path}" fill="none" stroke="#52525b" stroke-width="1.2" marker-end="url(#mt-arrow)"/>')
