@@ -101,7 +101,7 @@ def _colour(v: float, scale: float) -> str:
         return "#a1a1aa"
     if math.isinf(v):
         return "#18181b"
-    t = min(1.0, abs(v / 2) / (scale / 2)) if scale > 0 else 0.0  # halves: 1e308 / 1e-308 does not overflow
+    t = min(1.0, abs(v) / scale) if scale > 0 else 0.0  # scale is the largest |v|: the ratio cannot overflow
     light = 255 - int(round(t * 200))
     return f"#{light:02x}{light:02x}ff" if v < 0 else f"#ff{light:02x}{light:02x}"
 

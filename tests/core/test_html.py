@@ -61,8 +61,13 @@ def test_a_variable_named_script_is_shown_as_text() -> None:
 
 @pytest.mark.parametrize(
     "values",
-    [[1.0, float("nan"), float("inf"), -float("inf"), 1e308, -1e308], [[1e308, -1e308], [float("nan"), 5e-324]], []],
-    ids=["1-D extremes", "2-D extremes", "empty"],
+    [
+        [1.0, float("nan"), float("inf"), -float("inf"), 1e308, -1e308],
+        [[1e308, -1e308], [float("nan"), 5e-324]],
+        [[5e-324, -5e-324], [0.0, -0.0]],
+        [],
+    ],
+    ids=["1-D extremes", "2-D extremes", "2-D subnormal", "empty"],
 )
 def test_extreme_values_are_drawn(values: list[float]) -> None:
     t = mt.tensor(values)
