@@ -452,7 +452,9 @@ class GradientTape:
         output's shape, value range and, after ``gradient()``, the norm of the
         gradient that reached it (``grad_norms=False`` hides it). Edges cross
         only where the layering forces them to. A notebook shows the tape as
-        this picture; ``to_dot()`` is still there for Graphviz users.
+        this picture: Jupyter prefers ``_repr_html_`` to ``_repr_svg_``, so the
+        tape's HTML is this drawing with the ``summary()`` table folded under
+        it. ``to_dot()`` is still there for Graphviz users.
 
         Examples:
             >>> x = mt.scalar(2.0)
