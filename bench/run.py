@@ -31,6 +31,7 @@ import checkgrads
 import gc_cost
 import matmul
 import mlp
+import tape_svg
 import tidy_loop
 from _timing import Config, Row, machine, print_table
 
@@ -43,6 +44,7 @@ WORKLOADS: dict[str, Callable[[Config], list[Row]]] = {
     "tidy": tidy_loop.run,
     "gc": gc_cost.run,
     "anomaly": anomaly.run,
+    "tape_svg": tape_svg.run,
 }
 SLOW = {"chain1m"}
 

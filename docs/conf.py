@@ -54,7 +54,6 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.doctest",
-    "sphinx.ext.graphviz",
     "sphinx.ext.intersphinx",
     "mathml",  # docs/_ext/mathml.py: formulas as MathML, readable offline (MathJax needs a CDN)
     "sphinx_gallery.gen_gallery",
@@ -123,10 +122,7 @@ nitpick_ignore_regex = [
     ("py:class", r"(T|K|P|V|P\.args|P\.kwargs)"),
 ]
 
-# -- Graphviz ----------------------------------------------------------------------
-
-graphviz_output_format = "svg"
-graphviz_dot_args = ["-Gfontname=Helvetica", "-Nfontname=Helvetica", "-Efontname=Helvetica"]
+# The book needs no Graphviz: chapter 3 draws its tape with tape.to_svg() (microtape lays it out).
 
 # -- The book: sphinx-gallery ------------------------------------------------------------
 

@@ -24,7 +24,10 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HAVE_DOT = shutil.which("dot") is not None
+NO_DOT_PATH = os.pathsep.join(
+    d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "dot").exists()
+)
+"""The PATH the book is built with: Graphviz's ``dot`` left out, since the book must not need it."""
 
 _GENERATED = shutil.ignore_patterns("_build", "__pycache__", "*.pyc", "*.mo", "sg_execution_times.rst")
 
@@ -130,8 +133,8 @@ class Editions:
 @pytest.fixture(scope="module")
 def editions(tmp_path_factory: pytest.TempPathFactory) -> Editions:
     project = copy_project(tmp_path_factory.mktemp("book"))
-    english = build(project)
-    russian = build(project, "out/ru", "-D", "language=ru")
+    english = sphinx(project, "-b", "html", "docs", "out", path=NO_DOT_PATH)
+    russian = sphinx(project, "-b", "html", "-D", "language=ru", "docs", "out/ru", path=NO_DOT_PATH)
     return Editions(project, english, russian)
 
 
@@ -378,13 +381,15 @@ def test_catalogs_match_the_sources(tmp_path: Path) -> None:
 
 
 def test_the_tape_figure_is_drawn(editions: Editions) -> None:
-    if not HAVE_DOT:
-        pytest.skip("Graphviz `dot` is not installed: only the drawn tape graph is not checked")
+    """Chapter 3 shows its tape as the SVG ``tape.to_svg()`` draws, built with no ``dot`` on PATH."""
+    assert shutil.which("dot", path=NO_DOT_PATH) is None
     for out in (editions.en, editions.ru):
         tape_page = (out / "book" / "03_gradient_tape.html").read_text(encoding="utf-8")
-        assert re.search(r'<img [^>]*src="[^"]*sphx_glr_03_gradient_tape_001\.png"', tape_page), (
-            f"chapter 3's rendered tape graph is missing in {out}"
-        )
+        match = re.search(r'<svg xmlns="http://www.w3.org/2000/svg" class="mt-tape".*?</svg>', tape_page, flags=re.DOTALL)
+        assert match, f"chapter 3's drawing of the tape is missing in {out}"
+        drawing = match.group(0)
+        assert drawing.count('class="mt-node"') == 11 and ">line_w<" in drawing and "|grad| 3.221" in drawing
+        assert "sphinx_gallery_" not in tape_page  # the configuration comments are not shown
 
 
 def test_every_chapter_has_a_figure_for_its_thumbnail(editions: Editions) -> None:
@@ -393,8 +398,12 @@ def test_every_chapter_has_a_figure_for_its_thumbnail(editions: Editions) -> Non
     for chapter in sorted(p.stem for p in (ROOT / "tutorials").glob("[0-9][0-9]_*.py")):
         assert f"sphx_glr_{chapter}_thumb.png" in gallery, f"{chapter} is not in the gallery"
         page = (editions.en / "book" / f"{chapter}.html").read_text(encoding="utf-8")
-        if chapter.startswith("03_") and not HAVE_DOT:
-            continue  # its figure is the Graphviz drawing
+        if chapter.startswith("03_"):
+            # its figure is the SVG of to_svg(), inline; the thumbnail is a picture of it (docs/_static)
+            assert 'class="mt-tape"' in page
+            thumb = editions.en / "_images" / f"sphx_glr_{chapter}_thumb.png"
+            assert thumb.is_file() and thumb.stat().st_size > 1000, thumb
+            continue
         assert re.search(rf'<img [^>]*src="[^"]*sphx_glr_{chapter}_0\d\d\.png"', page), (
             f"{chapter} draws no figure, so its thumbnail is sphinx-gallery's placeholder"
         )
@@ -441,11 +450,11 @@ def test_each_edition_offers_downloads_in_its_language(editions: Editions) -> No
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_chapter_3_falls_back_to_text_without_dot(tmp_path: Path) -> None:
-    """Without Graphviz the tape chapter prints the graph's DOT text instead of drawing it."""
+def test_chapter_3_draws_the_tape_without_dot(tmp_path: Path) -> None:
+    """With no Graphviz on PATH the tape chapter still draws its tape (to_svg) and shows to_dot's text."""
     env = {**os.environ, "PATH": str(tmp_path), "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tutorials" / "03_gradient_tape.py")],
+        [sys.executable, "-W", "error", str(ROOT / "tutorials" / "03_gradient_tape.py")],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -453,6 +462,7 @@ def test_chapter_3_falls_back_to_text_without_dot(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"\d+ characters of SVG, 11 boxes", proc.stdout), proc.stdout[:3000]
     assert "digraph tape {" in proc.stdout and "rankdir=TB" in proc.stdout
 
 

@@ -29,12 +29,6 @@ Jacobians), and know why the text's last snippet fails and how to fix it.
 # Here is :chapter:`2`'s loss again, recorded on a tape we keep. With
 # ``persistent=True`` we may ask it for gradients more than once. The trainable
 # variables are watched automatically, and the data are constants:
-import io
-import shutil
-import subprocess
-
-import matplotlib.pyplot as plt
-
 import microtape as mt
 from microtape.classroom.figures import figure_words
 
@@ -64,54 +58,35 @@ for op in tape.operations:
 tape.gradient(loss, [line_w, line_b])
 
 # %%
-# The tape as a graph
-# -------------------
+# The tape as a picture
+# ---------------------
 #
-# :meth:`~microtape.GradientTape.to_dot` writes the records as a graph in
-# Graphviz's text format. Tensors are boxes (the watched variables are
-# filled), ops are ellipses, and after ``gradient()`` the edge out of each op
-# carries the norm of the gradient that flowed back through it. The first
-# lines:
-dot_text = tape.to_dot()
-print("\n".join(dot_text.splitlines()[:8]))
+# :meth:`~microtape.GradientTape.to_svg` draws the records, laid out by
+# microtape itself: no Graphviz, nothing to install. The inputs are at the
+# top: the watched variables filled yellow, the data dashed, as constants.
+# The loss is at the bottom, framed in blue. Each op's box shows its
+# output's shape, its values and, after ``gradient()``, the norm of the
+# gradient that reached it (``|grad|``). The drawing is plain SVG text, the
+# same bytes for the same tape. We expect 11 boxes: 6 ops and 5 inputs (the
+# 4 that ``mean`` divides by is the fifth). In a notebook a tape shows itself
+# as this picture, so a cell that ends with ``tape`` is all it takes:
+picture = tape.to_svg()
+boxes = picture.count('class="mt-node"')
+print(f"{len(picture)} characters of SVG, {boxes} boxes")
+# sphinx_gallery_capture_repr_block = ("_repr_html_",)
+# sphinx_gallery_thumbnail_path = "_static/tape_thumbnail.png"
+tape
 
 # %%
-# Graphviz's ``dot`` program draws it. The graph is a long chain, so we ask for
-# ``rankdir="TB"`` (top to bottom) to fit the page, and show the
-# picture with matplotlib. If ``dot`` is not installed, the text is printed
-# instead.
-#
-# We also hang each leaf's gradient on the drawing: a note next to each
-# variable with the gradient of the loss with respect to it (-17.5 and -5.5,
-# as above), and a note next to each data tensor saying that it is a
-# constant and gets no gradient. Graphviz nodes are named ``t`` plus the
-# tensor's id, so we add the notes to the text ``to_dot`` wrote:
-leaf_grads = tape.gradient(loss, [line_w, line_b])
-notes = []
-for leaf, g in zip((line_w, line_b), leaf_grads):
-    assert g is not None
-    label = f"dloss/d{leaf.name} = {g.item():g}"
-    notes.append(f'  note{leaf.id} [shape=note, style=filled, fillcolor="#dbeafe", label="{label}"];')
-    notes.append(f"  t{leaf.id} -> note{leaf.id} [style=dashed, arrowhead=none];")
-for data in (x_data, y_data):
-    notes.append(f'  note{data.id} [shape=note, fontcolor="#6b7280", label="{figure_words()["ch3_constant"]}"];')
-    notes.append(f"  t{data.id} -> note{data.id} [style=dashed, arrowhead=none];")
-vertical = tape.to_dot(rankdir="TB").rstrip().removesuffix("}") + "\n".join(notes) + "\n}"
-if shutil.which("dot"):
-    command = ["dot", "-Tpng", "-Gdpi=100", "-Efontname=Helvetica"]
-    png = subprocess.run(command, input=vertical.encode(), capture_output=True, check=True)
-    image = plt.imread(io.BytesIO(png.stdout), format="png")
-    fig = plt.figure(figsize=(image.shape[1] / 100, image.shape[0] / 100))
-    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    ax.imshow(image)
-    ax.set_axis_off()
-    ax.set_title(figure_words()["ch3_title"])
-else:
-    print(vertical)
+# If you use Graphviz, :meth:`~microtape.GradientTape.to_dot` writes the same
+# graph in Graphviz's text format, for ``dot -Tsvg``: tensors are boxes, ops
+# are ellipses, and the edge out of each op carries the gradient norm. The
+# first lines:
+print("\n".join(tape.to_dot(rankdir="TB").splitlines()[:8]))
 
 # %%
-# Follow the ``|g|`` labels from the bottom up: this is the order in which the
-# backward pass visits the ops.
+# Follow the ``|grad|`` lines from the bottom up: this is the order in which
+# the backward pass visits the ops.
 #
 # The same story as a table
 # -------------------------
@@ -366,7 +341,7 @@ print(value, grads[x])
 # -------------
 #
 # A tape is a list of records, read backwards. We can list it
-# (``operations``), draw it (``to_dot``) and follow the gradient through it
+# (``operations``), draw it (``to_svg``, or ``to_dot`` for Graphviz) and follow the gradient through it
 # (``summary``). A persistent tape answers many questions, nested tapes give
 # higher derivatives, and ``jacobian`` keeps the outputs apart.
 # ``watch_accessed_variables=False`` and ``stop_recording()`` limit what a

@@ -23,6 +23,7 @@ from .backward import Record, backward, gradient_norms, jacobian, reaches
 from .explain import explain_records
 from .explanation import GradientExplanation
 from .results import Operation
+from .tape_svg import layout, summary_html, svg
 from .tape_view import dot_graph, summary_table
 from ..core.tensor import Tensor
 from ..core.variable import Variable
@@ -464,6 +465,39 @@ class GradientTape:
         return dot_graph(
             self._records, self._watched, self._variables, gradient_norms(self._records, self._last) if grad_norms else {}, title, rankdir
         )
+
+    def to_svg(self, grad_norms: bool = True, title: str = "tape") -> str:
+        """Draw the recorded graph as a standalone SVG, laid out by microtape (no Graphviz needed).
+
+        Inputs are at the top (watched tensors yellow, variables blue by name,
+        constants dashed), the loss at the bottom; each op's box shows its
+        output's shape, value range and, after ``gradient()``, the norm of the
+        gradient that reached it (``grad_norms=False`` hides it). Edges cross
+        only where the layering forces them to. A notebook shows the tape as
+        this picture: Jupyter prefers ``_repr_html_`` to ``_repr_svg_``, so the
+        tape's HTML is this drawing with the ``summary()`` table folded under
+        it. ``to_dot()`` is still there for Graphviz users.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = mt.exp(x)
+            >>> picture = tape.to_svg()
+            >>> picture.startswith('<svg xmlns="http://www.w3.org/2000/svg"'), picture.count('class="mt-node"')
+            (True, 2)
+        """
+        norms = gradient_norms(self._records, self._last) if grad_norms else {}
+        return svg(layout(self._records, self._watched, self._variables, norms), title, "" if self._records or not self._used else "used: records freed")
+
+    def _repr_svg_(self) -> str:  # for front ends that show SVG only
+        return self.to_svg()
+
+    def _repr_html_(self) -> str:
+        # Jupyter prefers HTML over SVG: the drawing first, then the summary() table folded under it.
+        norms = gradient_norms(self._records, self._last)
+        table = summary_html(self._records, norms) if self._records else ""
+        return self.to_svg() + (f"<details><summary>summary()</summary>{table}</details>" if table else "")
 
     def __repr__(self) -> str:
         state = "used" if self._used else f"{len(self._records)} ops recorded"

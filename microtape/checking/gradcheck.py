@@ -22,6 +22,7 @@ from itertools import product
 
 from ..core.types import Shape, is_int, is_number
 from .culprit import find_culprit
+from .report_html import gradcheck_html
 from ..errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
 from .numerical import (
     Culprit,
@@ -115,6 +116,11 @@ class GradCheckReport:
             lines.append("  " + str(self.culprit).replace("\n", "\n  "))
         lines.extend("  note: " + n for n in self.notes)
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:  # Jupyter: rows coloured by status, the culprit and its line highlighted
+        lines = str(self).split("\n")
+        footer = next(line for line in lines if line.startswith("  worst abs err"))
+        return gradcheck_html(lines[0], footer.strip(), self.rows, self.culprit, self.notes)
 
     def raise_if_failed(self) -> GradCheckReport:
         """Raise :class:`~microtape.GradientCheckError` with the table if the check failed.

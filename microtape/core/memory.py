@@ -24,6 +24,7 @@ from .runtime import LIVE, STATE, TensorBase
 from .types import Shape
 from ..errors import InvalidArgumentError, LeakError, TidyError, explain
 from .tensor import BYTES_PER_ENTRY, Grads, Tensor
+from .html import record_html
 from .variable import VARIABLES, Variable
 
 __all__ = [
@@ -182,6 +183,7 @@ class MemoryInfo:
     num_variables: int
     num_tensors_held_by_tapes: int
     num_bytes_held_by_tapes: int
+    _repr_html_ = record_html  # Jupyter shows the fields as tables
 
     def __str__(self) -> str:
         return (
@@ -255,6 +257,7 @@ class ProfileInfo:
     peak_bytes: int
     kernels: list[KernelInfo]
     result: object
+    _repr_html_ = record_html  # Jupyter shows the fields as tables
 
     @property
     def kernel_names(self) -> list[str]:
@@ -371,6 +374,7 @@ class LeakReport:
     """What :func:`leak_check` found; filled in when the block ends."""
 
     groups: list[LeakGroup] = field(default_factory=list)
+    _repr_html_ = record_html  # Jupyter shows the fields as tables
 
     @property
     def count(self) -> int:

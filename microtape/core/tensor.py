@@ -23,6 +23,7 @@ from .types import Axis, Nested, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Shape
 from ..errors import InvalidArgumentError, explain
 from .formatting import format_number as format_number
 from .formatting import format_values, nest_values
+from .html import tensor_html
 from .convert import flatten_values, op_scope_ends
 
 __all__ = ["Grads", "Tensor", "TensorFn", "TensorLike"]
@@ -228,6 +229,9 @@ class Tensor(TensorBase):
 
     def _repr_extra(self) -> str:
         return ""
+
+    def _repr_html_(self) -> str:  # Jupyter's picture of the tensor (repr and str stay text)
+        return tensor_html(type(self).__name__, self._data, self.shape, self._repr_extra())
 
     def __str__(self) -> str:
         return self.__repr__()

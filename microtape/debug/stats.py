@@ -20,6 +20,7 @@ from ..core.floats import safe_mean_abs, safe_norm
 from ..core.types import is_int
 from ..errors import InvalidArgumentError, explain
 from ..core.formatting import format_number
+from ..core.html import BAD, FONT, escape, sparkline_svg, table
 from ..core.tensor import Tensor
 from .plots import sparkline
 
@@ -244,3 +245,26 @@ class GradientMonitor:
             if i == 0 and len(shown) < len(self.flags):
                 lines.append(f"  ... {len(self.flags) - len(shown)} more flags left out (monitor.flags has them all)")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's picture: an SVG sparkline of each gradient's norm (log scale), then the flags.
+
+        ``report()`` stays the text version; names and flags are escaped.
+
+        Examples:
+            >>> monitor = mt.GradientMonitor()
+            >>> _ = monitor.record({"<b>w</b>": mt.tensor([1.0])})
+            >>> html = monitor._repr_html_()
+            >>> "&lt;b&gt;w&lt;/b&gt;" in html, html.count("<polyline")
+            (True, 2)
+        """
+        rows = []
+        for name in [*self.history, "global"]:
+            series = self.history[name] if name != "global" else self.global_norms
+            drawn = [sys.float_info.max if v == math.inf else v for v in series]
+            last = "-" if not series else "inf (overflow)" if series[-1] == math.inf else format_number(series[-1])
+            rows.append([escape(name), sparkline_svg(drawn, log=True), escape(last)])
+        head = f"GradientMonitor: {len(self.global_norms)} steps, {len(self.flags)} flags"
+        flags = "".join(f'<div style="{BAD}; padding: 1px 4px">{escape(f)}</div>' for f in self.flags[:20])
+        more = f"<div>… {len(self.flags) - 20} more flags (monitor.flags has them all)</div>" if len(self.flags) > 20 else ""
+        return f'<div style="{FONT}"><b>{escape(head)}</b>{table(["gradient", "norm per step (log)", "last"], rows)}{flags}{more}</div>'

@@ -430,3 +430,15 @@ def test_histogram() -> None:
     assert mt.histogram([7.0, 7.0], bins=1, width=4) == "[7, 8]  #### 2"
     with pytest.raises(mt.InvalidArgumentError, match="bins=0 must be a positive int"):
         mt.histogram([1.0], bins=0)
+
+
+def test_gradient_monitor_html_has_svg_sparklines_and_escaped_names() -> None:
+    monitor = mt.GradientMonitor(explode_norm=10.0)
+    for step in range(4):
+        _ = monitor.record({"<script>alert(1)</script>": mt.tensor([100.0**step]), 'b&"': mt.tensor([0.0])})
+    _ = monitor.record({"<script>alert(1)</script>": mt.tensor([1.5e308, 1.5e308]), 'b&"': mt.tensor([float("nan")])})
+    markup = monitor._repr_html_()
+    assert "<script>" not in markup and "&lt;script&gt;" in markup and "b&amp;&quot;" in markup
+    assert markup.count("<polyline") == 3  # two variables and the global norm
+    assert markup.count('fill="#dc2626"') >= 1  # the NaN step is marked
+    assert "exploding" in markup and monitor.report().startswith("GradientMonitor: 5 steps")
