@@ -1,7 +1,8 @@
 """The classroom: the tour of the book, the exercises and their grader.
 
 Read after the engine (``core/`` to ``train/``), which it uses but never
-changes. In reading order: ``resources.py``, ``prose.py``, ``statements.py``,
+changes. In reading order: ``resources.py``, ``messages.py`` (the terminal's words
+in each language), ``prose.py``, ``statements.py``,
 ``tour.py`` (the book in the terminal), ``exercise.py`` and
 ``check_helpers.py`` (what a check file is written with; check files import
 them as ``microtape.exercise``), ``catalog.py``, ``paths.py``, ``formats.py``,
