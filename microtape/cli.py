@@ -193,7 +193,9 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     already in ``folder`` are not overwritten unless ``force``; when one is
     in the way nothing is copied (exit code 1). With ``lang="ru"`` each
     starter's task statement (its docstring) is written in Russian, from the
-    catalog of the book's exercises page; the code stays as it is.
+    catalog of the book's exercises page, and so are its comments, function
+    docstrings and TODO messages (``classroom/starters_ru.py``); the code
+    stays as it is.
 
     Examples:
         >>> import io, tempfile
@@ -206,6 +208,7 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         >>> code, names[0], "solution" in " ".join(names)
         (0, 'ex00_gradient_by_hand.py', False)
     """
+    from .classroom import messages as messages_of
     from .classroom import resources
     from .classroom import statements
 
@@ -226,13 +229,14 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     folder.mkdir(parents=True, exist_ok=True)
     messages = statements.catalog(lang)
     for path in starters:
-        if messages:
-            source = path.read_text(encoding="utf-8")
+        if lang == "ru":
+            source = statements.translate_code(path.read_text(encoding="utf-8"))
             (folder / path.name).write_text(statements.translate_starter(source, messages), encoding="utf-8")
         else:
             shutil.copyfile(path, folder / path.name)
-        print(f"wrote {folder / path.name}", file=stream)
-    print(f"\nWork on a file, then grade it, e.g.: {program_name()} grade {folder / starters[0].name}", file=stream)
+        print(messages_of.say(lang, "wrote", path=folder / path.name), file=stream)
+    command = f"{program_name()} grade {folder / starters[0].name}" + " --lang ru" * (lang == "ru")
+    print(messages_of.say(lang, "work_then_grade", command=command), file=stream)
     return 0
 
 

@@ -5,7 +5,8 @@ Read after ``messages.py`` and before ``formats.py``. The checks
 messages are f-strings with real values in them. :func:`translate` turns
 one such text into Russian, line by line: a line is first looked up whole in
 :data:`microtape.classroom.checks_ru.EXACT` (the names, the hints and the
-messages without values, keyed by their English text), then matched against
+messages without values, keyed by their English text) and in the starters'
+table (a TODO message the grader quotes), then matched against
 :data:`PATTERNS` (a message with values: the values are kept, and a group
 named ``p...`` is a phrase that is translated again, such as the
 ``off_by`` wording inside a message). A line that matches nothing stays
@@ -23,6 +24,7 @@ import re
 from typing import Final
 
 from .checks_ru import EXACT, PATTERNS_CHECKS
+from .starters_ru import STARTERS_RU
 
 __all__ = ["PATTERNS", "add_russian", "translate", "translate_line"]
 
@@ -77,7 +79,7 @@ _HELPERS: Final[tuple[tuple[str, str], ...]] = (
      "(проверка ограничивает память каждого файла; такое большое выделение памяти — ошибка)"),
     (r"\(sys\.exit\(\) or exit\(\) stops a program; an exercise function returns instead\)",
      "(sys.exit() или exit() завершают программу; функция упражнения должна вернуть значение)"),
-    (r"not done yet: (?P<todo>.*)", "ещё не сделано: {todo}"),
+    (r"not done yet: (?P<ptodo>.*?)(?P<w> \(\S+:\d+ in \S+\))?", "ещё не сделано: {ptodo}{w}"),
     (r"a function still raises NotImplementedError", "функция всё ещё выбрасывает NotImplementedError"),
     (r"the file does not parse: SyntaxError(?P<w> \(.*\))?: (?P<m>.*)", "файл не разбирается: SyntaxError{w}: {m}"),
     (r"fix the line shown \(or the one before it\), then grade again\.", "исправьте показанную строку (или строку перед ней) и проверьте снова."),
@@ -116,6 +118,8 @@ def _fill(match: re.Match[str], template: str) -> str:
     values["more"] = f" (неверны {match['b']} из {match['n']} элементов)" if values.get("b") and values.get("n") and "more" in template else ""
     values["second"] = " (вторая производная)" if values.get("s") and "{second}" in template else ""
     values["called"] = f", вызванной в {values['at']}" if values.get("at") else ""
+    if values.get("w"):  # where in the student's file: " (ex.py:3 in f)"
+        values["w"] = re.sub(r"\((\S+:\d+) in (\S+)\)", r"(\1, в \2)", values["w"])
     return template.format(**values)
 
 
@@ -137,7 +141,7 @@ def translate_line(line: str) -> str:
     indent = line[: len(line) - len(body)]
     if body.startswith("hint: "):
         return f"{indent}подсказка: {translate_line(body[6:])}"
-    known = EXACT.get(body)
+    known = EXACT.get(body, STARTERS_RU.get(body))  # a starter's TODO message, as the grader quotes it
     if known is not None:
         return indent + known
     for pattern, template in PATTERNS:
@@ -153,7 +157,7 @@ def translate(text: str) -> str:
     Examples:
         >>> from microtape.classroom.russian import translate
         >>> print(translate("your code raised ValueError (ex.py:3 in f):\\n  bad value"))
-        ваш код выбросил ValueError (ex.py:3 in f):
+        ваш код выбросил ValueError (ex.py:3, в f):
           bad value
     """
     return "\n".join(translate_line(line) for line in text.split("\n"))
