@@ -156,3 +156,19 @@ def test_grade_lang_ru_in_text_and_json(tmp_path: Path) -> None:
     assert CYRILLIC.search(check["name_ru"]) and not CYRILLIC.search(check["name"])
     assert len(check["details_ru"]) == len(check["details"]) and len(check["hints_ru"]) == len(check["hints"])
     assert "message_ru" in graded and set(doc) >= {"schema_version", "files", "summary"}
+
+
+def test_a_path_that_cannot_be_graded_is_explained_in_russian(tmp_path: Path) -> None:
+    from microtape.classroom.catalog import identify
+    from microtape.classroom.paths import collect_paths
+
+    (tmp_path / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "typo.py").write_text('EXERCISE = "ex00_gradient_by_hnd"\n', encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    problems = [identify(tmp_path / name) for name in ("plain.py", "typo.py", "missing.py")]
+    problems += [problem for _, _, problem in collect_paths([tmp_path / "empty", tmp_path / "nothing"]) if problem is not None]
+    assert len(problems) == 5
+    for what, how in problems:
+        assert isinstance(what, str)
+        for line in (what, how):
+            assert CYRILLIC.search(russian.translate_line(line)), line
