@@ -1,12 +1,12 @@
 """The command line's parser, with its help in English or in Russian.
 
 Read with ``messages.py`` and before ``cli.py``, which calls
-:func:`build_parser` and :func:`language_of`. The language of ``--help`` is
+``build_parser`` and ``language_of``. The language of ``--help`` is
 the one the command runs in: ``--lang`` anywhere in the arguments, else
-``MICROTAPE_LANG``, else English. Our own help strings are in :data:`HELP`,
+``MICROTAPE_LANG``, else English. Our own help strings are in ``HELP``,
 a table per language. argparse's words ("usage:", "options", its error
 messages) come from gettext's ``argparse`` domain, which has no Russian
-catalog; :class:`Parser` and its formatter say them from :data:`ARGPARSE`
+catalog; ``Parser`` and its formatter say them from ``ARGPARSE``
 instead (standard library only, nothing global is patched).
 """
 

@@ -305,14 +305,14 @@ def problems(doc: object, top: Sequence[Field], test: Sequence[Field], score: st
 
 
 def _in(d: dict[str, object], key: str, lang: str) -> object:
-    """``d[key]`` in ``lang``: the Russian beside it (``key_ru``, see :mod:`microtape.classroom.russian`) when there is one."""
+    """``d[key]`` in ``lang``: the Russian beside it (``key_ru``, see ``microtape.classroom.russian``) when there is one."""
     return d[f"{key}_ru"] if lang == "ru" and f"{key}_ru" in d else d.get(key)
 
 
 def report(entry: dict[str, object], hint: int, lang: str = "en") -> str:
     """The text one-file grading prints (also the ``report`` field of the JSON; ``report_ru`` with ``--lang ru``).
 
-    In ``lang="ru"`` the report's own words come from :mod:`microtape.classroom.messages`
+    In ``lang="ru"`` the report's own words come from ``microtape.classroom.messages``
     and the checks' texts from the entry's ``*_ru`` fields.
 
     Examples:

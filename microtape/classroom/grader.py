@@ -58,6 +58,12 @@ document or the text to a file::
                 "output": "",         # what the file printed (the last 4000 characters)
                 "report": "grading ..."}, ...]}   # the text one-file grading prints
 
+With ``lang="ru"`` (``grade --lang ru``) the text report, the table and the
+summary are in Russian; the JSON keeps the keys and English texts above and
+adds the Russian beside them: ``title_ru``, ``message_ru``, ``report_ru``,
+and per check ``name_ru``, ``details_ru``, ``hints_ru`` (see
+``microtape.classroom.russian``).
+
 Exit status: 0 when every check of every file passed, 1 otherwise, 2 when
 nothing could be graded (every path missing, empty or not an exercise) or an
 option is out of range, 130 after Ctrl-C, 143 after SIGTERM.

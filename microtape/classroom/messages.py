@@ -4,12 +4,12 @@ Read with ``tour.py`` and ``formats.py``. The chapters' prose comes from the
 book's catalogs (``prose.py``), the exercises' statements from the
 exercises page's catalog (``statements.py``); what the command line itself
 prints (the tour's markers, the pause prompt, the words of a grading report
-and of the class table) is here, in :data:`MESSAGES`, a table per language
+and of the class table) is here, in ``MESSAGES``, a table per language
 with the same keys. ``say(lang, key, **values)`` formats one message.
 
 The language of ``tour``, ``exercises`` and ``grade`` is ``--lang``, else
 the environment variable ``MICROTAPE_LANG``, else English
-(:func:`default_language`).
+(``default_language``).
 """
 
 from __future__ import annotations

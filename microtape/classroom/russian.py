@@ -2,18 +2,18 @@
 
 Read after ``messages.py`` and before ``formats.py``. The checks
 (``tutorials/exercises/checks/``) and the grader write English; a check's
-messages are f-strings with real values in them. :func:`translate` turns
+messages are f-strings with real values in them. ``translate`` turns
 one such text into Russian, line by line: a line is first looked up whole in
-:data:`microtape.classroom.checks_ru.EXACT` (the names, the hints and the
+``microtape.classroom.checks_ru.EXACT`` (the names, the hints and the
 messages without values, keyed by their English text) and in the starters'
 table (a TODO message the grader quotes), then matched against
-:data:`PATTERNS` (a message with values: the values are kept, and a group
+``PATTERNS`` (a message with values: the values are kept, and a group
 named ``p...`` is a phrase that is translated again, such as the
 ``off_by`` wording inside a message). A line that matches nothing stays
 English, so a new check is never lost, only untranslated until its text is
 added here (``tests/classroom/test_grade_russian.py`` finds such lines).
 
-:func:`add_russian` puts the Russian beside the English in a graded entry:
+``add_russian`` puts the Russian beside the English in a graded entry:
 ``title_ru``, ``message_ru``, and per check ``name_ru``, ``details_ru``,
 ``hints_ru``; the JSON keeps its English keys and texts.
 """
@@ -176,7 +176,7 @@ def translate_line(line: str) -> str:
 
 
 def translate(text: str) -> str:
-    """A text of several lines, each translated by :func:`translate_line`.
+    """A text of several lines, each translated by ``translate_line``.
 
     Examples:
         >>> from microtape.classroom.russian import translate

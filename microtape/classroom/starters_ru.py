@@ -4,7 +4,7 @@ Read with ``statements.py``, which writes a Russian starter
 (``exercises DIR --lang ru``): the task statement (the module docstring)
 comes from the book's exercises catalog, and every other text a student
 reads in the file (comments, function docstrings, the ``TODO`` messages of
-``NotImplementedError``) from :data:`STARTERS_RU`, keyed by its English
+``NotImplementedError``) from ``STARTERS_RU``, keyed by its English
 text. The code itself is not touched. A comment that is code
 (``# grad_fn(dy, saved)``) has no entry and stays as it is.
 ``russian.py`` uses the same table for the TODO messages the grader prints.

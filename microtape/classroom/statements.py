@@ -12,7 +12,7 @@ list item of its docstring replaced by its translation from that catalog
 turned into spaces). Literal blocks (after ``::``) stay as they are, and a
 block without a translation stays English. The rest of the text a student
 reads in a starter (comments, function docstrings, ``TODO`` messages) is
-translated by :func:`translate_code` from ``starters_ru.py``; the code is
+translated by ``translate_code`` from ``starters_ru.py``; the code is
 left exactly as it is.
 """
 
@@ -207,7 +207,7 @@ def _literal(token: str, text: str) -> str | None:
 def translate_code(source: str, table: dict[str, str] | None = None) -> str:
     r'''A starter's comments, docstrings and string literals replaced by their translation in ``table``.
 
-    Only the texts ``table`` knows change (by default :data:`microtape.classroom.starters_ru.STARTERS_RU`);
+    Only the texts ``table`` knows change (by default ``microtape.classroom.starters_ru.STARTERS_RU``);
     every other token, and the layout, stays as it is.
 
     Examples:

@@ -149,7 +149,7 @@ def execute_cell(
     Line numbers are those of the chapter file, so leak reports and tracebacks
     point at the chapter's real lines. With ``tainted`` (a set, shared by the
     cells of a chapter), the statements that need matplotlib are left out and
-    :data:`NO_PLOTS` (in ``lang``) is printed instead.
+    ``NO_PLOTS`` (in ``lang``) is printed instead.
     """
     tree = ast.parse(code)
     ast.increment_lineno(tree, line - 1)
