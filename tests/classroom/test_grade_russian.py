@@ -130,6 +130,9 @@ def test_the_report_reads_in_russian_and_the_english_stays_beside_it() -> None:
     assert "подсказка: градиентный спуск" in tests[1]["output"] and str(doc["output"]).startswith("проверено microtape")
     c50 = formats.classroom50([graded], 7, "ru")
     assert "(случайные входы взяты с зерном 7)" in str(c50["tests"][0]["message"])  # type: ignore[index]
+    # the services' documents keep their own fields, in Russian too
+    assert formats.problems(doc, formats.GRADESCOPE_RESULTS, formats.GRADESCOPE_TEST, "score", "max_score") == []
+    assert formats.problems(c50, formats.CLASSROOM50_RESULT, formats.CLASSROOM50_TEST, "score", "max-score") == []
 
 
 @pytest.mark.slow
