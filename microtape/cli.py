@@ -218,13 +218,13 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         return 2
     starters = resources.starter_files()
     if not starters:
-        print("the starter exercises are not installed with this copy of microtape", file=stream)
+        print(messages_of.say(lang, "no_starters"), file=stream)
         return 1
     in_the_way = [folder / p.name for p in starters if (folder / p.name).exists()]
     if in_the_way and not force:
         names = ", ".join(str(p) for p in in_the_way)
-        print(f"not copying: {names} already exist{'s' if len(in_the_way) == 1 else ''} (your work?).", file=stream)
-        print(f"Pick another folder, or add --force to overwrite: {program_name()} exercises {folder} --force", file=stream)
+        print(messages_of.say(lang, "not_copying", names=names, s="s" * (len(in_the_way) == 1)), file=stream)
+        print(messages_of.say(lang, "pick_another", command=f"{program_name()} exercises {folder} --force"), file=stream)
         return 1
     folder.mkdir(parents=True, exist_ok=True)
     messages = statements.catalog(lang)

@@ -161,6 +161,10 @@ class Parser(argparse.ArgumentParser):
 
     lang: str
     """The language of this parser's help and errors."""
+    positional: argparse._ArgumentGroup  # argparse names its group class privately; add_argument_group returns it
+    """The group of positional arguments, titled in ``lang``."""
+    options: argparse._ArgumentGroup
+    """The group of options (``-h`` first), titled in ``lang``."""
 
     def __init__(self, lang: str, **kwargs: object) -> None:
         self.lang = lang if lang in ARGPARSE else "en"

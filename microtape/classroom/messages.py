@@ -77,6 +77,9 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
         # exercises
         "wrote": "wrote {path}",
         "work_then_grade": "\nWork on a file, then grade it, e.g.: {command}",
+        "no_starters": "the starter exercises are not installed with this copy of microtape",
+        "not_copying": "not copying: {names} already exist{s} (your work?).",
+        "pick_another": "Pick another folder, or add --force to overwrite: {command}",
     },
     "ru": {
         "figure_saved": "(рисунок сохранён в {path})",
@@ -122,6 +125,9 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
         "details": "подробности: python -m microtape grade ФАЙЛ [--hint 2], или --format json, чтобы получить всё",
         "wrote": "записан {path}",
         "work_then_grade": "\nРешите задание в файле и проверьте его, например: {command}",
+        "no_starters": "заготовки упражнений не установлены вместе с этой копией microtape",
+        "not_copying": "не копирую: {names} уже есть (ваша работа?).",
+        "pick_another": "Выберите другую папку или добавьте --force, чтобы перезаписать: {command}",
     },
 }
 """Every message of the terminal, by language then key (the same keys in every language)."""

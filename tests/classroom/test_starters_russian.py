@@ -98,3 +98,13 @@ def test_a_russian_starter_fails_its_checks_as_the_english_one_does(path: Path, 
     english = statuses(path.stem, path.read_text(encoding="utf-8"), path)
     assert statuses(path.stem, russian, tmp_path / path.name) == english
     assert "PASS" not in set(english.values()) or len(set(english.values())) > 1  # a starter does not pass everything
+
+
+def test_exercises_speaks_russian_when_it_refuses_and_when_it_writes(tmp_path: Path) -> None:
+    (tmp_path / STARTERS[0].name).write_text("my work\n", encoding="utf-8")
+    out = io.StringIO()
+    assert cli.exercises(tmp_path, out=out, lang="ru") == 1
+    assert out.getvalue().startswith(f"не копирую: {tmp_path / STARTERS[0].name} уже есть") and "--force" in out.getvalue()
+    out = io.StringIO()
+    assert cli.exercises(tmp_path / "new", out=out, lang="ru") == 0
+    assert out.getvalue().startswith("записан ") and "grade" in out.getvalue() and out.getvalue().rstrip().endswith("--lang ru")
