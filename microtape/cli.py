@@ -277,6 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m microtape``."""
     from .classroom.command_line import build_parser, language_of
 
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash (--help too)
+        replace_unencodable(stream)
     arguments = sys.argv[1:] if argv is None else list(argv)
     try:
         lang = language_of(arguments)
@@ -297,8 +299,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash
-        replace_unencodable(stream)
     if args.command == "dashboard":
         from .dashboard import demo
 

@@ -111,3 +111,13 @@ def test_help_in_a_fresh_process_follows_microtape_lang() -> None:
         env={"PATH": "/usr/bin:/bin", "MICROTAPE_LANG": "ru", "PYTHONIOENCODING": "utf-8"}, encoding="utf-8",
     )
     assert result.returncode == 0 and result.stdout.startswith("использование: ") and "--no-pause" in result.stdout
+
+
+@pytest.mark.slow
+def test_russian_help_on_a_terminal_that_cannot_encode_it() -> None:
+    """Guards a crash: --help printed before the streams were told to replace what they cannot encode."""
+    result = subprocess.run(
+        [sys.executable, "-m", "microtape", "--lang", "ru", "--help"], cwd=ROOT, capture_output=True, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "cp1252"},
+    )
+    assert result.returncode == 0 and b"Traceback" not in result.stderr and result.stdout.startswith(b"?????????????: ")
