@@ -440,7 +440,7 @@ def grade(
                 target.close()
         if received:
             name = "Ctrl-C" if received[0] == signal.SIGINT else "SIGTERM"
-            print(f"\ngrade: stopped by {name}; {len(entries)} of {len(found)} paths graded, every process it started is ended.", file=sys.stderr)
+            print(say(lang, "interrupted", name=name, done=len(entries), total=len(found)), file=sys.stderr)
             return 128 + received[0]
     return _finish(entries, settings, format, output, target if output is None else None, single)
 
@@ -460,7 +460,7 @@ def _finish(
         if output is not None:
             Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             score, top = doc.get("score"), doc.get("max_score", doc.get("max-score"))
-            print(f"wrote {output} ({format}: score {score} of {top})", file=sys.stdout)
+            print(say(settings.lang, "wrote_document", output=output, format=format, score=score, top=top), file=sys.stdout)
         else:
             assert stream is not None
             encoding = str(getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")

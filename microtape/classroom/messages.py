@@ -74,6 +74,8 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
         "n_crashed": "{n} crashed",
         "n_error": "{n} not graded",
         "details": "details: python -m microtape grade FILE [--hint 2], or --format json for everything",
+        "wrote_document": "wrote {output} ({format}: score {score} of {top})",
+        "interrupted": "\ngrade: stopped by {name}; {done} of {total} paths graded, every process it started is ended.",
         # exercises
         "wrote": "wrote {path}",
         "work_then_grade": "\nWork on a file, then grade it, e.g.: {command}",
@@ -123,6 +125,8 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
         "n_crashed": "аварийно завершились: {n}",
         "n_error": "не проверено: {n}",
         "details": "подробности: python -m microtape grade ФАЙЛ [--hint 2], или --format json, чтобы получить всё",
+        "wrote_document": "записан {output} ({format}: баллы {score} из {top})",
+        "interrupted": "\ngrade: остановлено ({name}); проверено путей: {done} из {total}, все запущенные процессы завершены.",
         "wrote": "записан {path}",
         "work_then_grade": "\nРешите задание в файле и проверьте его, например: {command}",
         "no_starters": "заготовки упражнений не установлены вместе с этой копией microtape",

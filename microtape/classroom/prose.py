@@ -363,12 +363,15 @@ def plain(rst: str, lang: str = "en") -> str:
         >>> from microtape.classroom.prose import plain
         >>> plain("Use :func:`~microtape.grad` on ``x``, *not* **by hand**. .. note:: Careful.")
         'Use mt.grad on x, not by hand. Note: Careful.'
+        >>> plain("h_t = tanh(h_{t-1}·W + x_{t}·U)")
+        'h_t = tanh(hₜ₋₁·W + xₜ·U)'
         >>> plain(r"Here :math:`dL/dw = 2(3w - 6) \\cdot 3`, see :chapter:`4`.", "ru")
         'Here dL/dw = 2(3w - 6) · 3, see глава 4.'
     """
     words = WORDS.get(lang, WORDS["en"])
     text = _ROLE.sub(lambda m: _role(m, lang), rst)
     text = inline_markup(text)
+    text = re.sub(r"(?<=\w)_\{([^{}]*)\}", lambda m: _script(m.group(1), _SUB, "_"), text)  # h_{t−1} outside :math:
     text = re.sub(
         r"\.\. code-block:: *(\w+)",
         lambda m: f"{words['in']} {m.group(1).replace('javascript', 'JavaScript')}:",
