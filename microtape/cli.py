@@ -244,8 +244,8 @@ KINDS: dict[str, str] = {"write": "writing", "debug": "debugging"}
 """How ``exercises --list`` names an exercise's kind."""
 
 
-def list_exercises(out: TextIO | None = None) -> int:
-    """Print every exercise: its chapter, kind (writing or debugging), expected minutes and title.
+def list_exercises(out: TextIO | None = None, lang: str = "en") -> int:
+    """Print every exercise: its chapter, kind (writing or debugging), expected minutes and title (in ``lang``).
 
     Examples:
         >>> import io
@@ -255,21 +255,30 @@ def list_exercises(out: TextIO | None = None) -> int:
         0
         >>> buffer.getvalue().splitlines()[0].split()
         ['exercise', 'chapter', 'kind', 'minutes', 'title']
+        >>> buffer = io.StringIO()
+        >>> list_exercises(buffer, lang="ru")
+        0
+        >>> buffer.getvalue().splitlines()[1].split()[:4]
+        ['ex00_gradient_by_hand', '0', 'написание', '15']
     """
     from .classroom.catalog import exercises as known
+    from .classroom.messages import say
+    from .classroom.russian import translate_line
 
     stream = out if out is not None else sys.stdout
     found = known()
     if not found:
-        print("the exercises are not installed with this copy of microtape", file=stream)
+        print(say(lang, "no_exercises"), file=stream)
         return 1
-    print(f"{'exercise':<28}{'chapter':>7}  {'kind':<10}{'minutes':>7}  title", file=stream)
+    print(say(lang, "list_head"), file=stream)
+    kinds = KINDS if lang != "ru" else {"write": "написание", "debug": "отладка"}
     for ex in found:
         shown = str(ex.minutes) if ex.minutes else "-"
-        print(f"{ex.name:<28}{ex.chapter:>7}  {KINDS.get(ex.kind, ex.kind):<10}{shown:>7}  {ex.title}", file=stream)
+        title = translate_line(ex.title) if lang == "ru" else ex.title
+        print(f"{ex.name:<28}{ex.chapter:>7}  {kinds.get(ex.kind, ex.kind):<10}{shown:>7}  {title}", file=stream)
     total = sum(ex.minutes for ex in found)
     if total:
-        print(f"{len(found)} exercises, about {total} minutes in all.", file=stream)
+        print(say(lang, "list_total", count=len(found), minutes=total), file=stream)
     return 0
 
 
@@ -309,7 +318,7 @@ def _run(args: argparse.Namespace) -> int:
         return tour(args.chapter, pause=interactive and not args.no_pause, figures=figures, lang=args.lang)
     if args.command == "exercises":
         if args.list:
-            return list_exercises()
+            return list_exercises(lang=args.lang)
         if args.folder is None:
             print(f"exercises: say where to copy the starters ({program_name()} exercises DIR), or add --list to list them.", file=sys.stderr)
             return 2

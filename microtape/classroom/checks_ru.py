@@ -37,7 +37,7 @@ EXACT: Final[dict[str, str]] = {
     "each step subtracts the learning rate times the derivative at the current x; take exactly `steps` of them": "каждый шаг вычитает скорость обучения, умноженную на производную в текущем x; сделайте ровно `steps` шагов",
     "with steps = 0 the answer is x0 itself; reuse your df_by_hand for the derivative": "при steps = 0 ответ — сам x0; для производной используйте свою df_by_hand",
     # ex01_variables_sgd
-    "Variables: make them, assign an SGD step in place": "Переменные: создать их и записать шаг SGD на месте",
+    "Variables: make them, assign an SGD step in place": "Переменные: создать их и выполнить шаг SGD на месте через assign",
     "make_weights makes a trainable variable": "make_weights создаёт обучаемую переменную",
     "a model's weights are variables, made from the values you are given": "веса модели — это переменные, созданные из данных вам значений",
     "mt.variable accepts a tensor or a list of numbers; variables are trainable by default": "mt.variable принимает тензор или список чисел; переменные по умолчанию обучаемые",
@@ -59,7 +59,7 @@ EXACT: Final[dict[str, str]] = {
     "one of the assign methods adds to the current value": "один из методов assign прибавляет к текущему значению",
     "add the number 1.0; the counter must stay a non-trainable scalar": "прибавьте число 1.0; счётчик должен остаться необучаемым скаляром",
     # ex02_linear_model
-    "Automatic gradients: variable_grads on the linear model, inside tidy": "Автоматические градиенты: variable_grads для линейной модели внутри tidy",
+    "Automatic gradients: variable_grads on the linear model, inside tidy": "Автоматические градиенты: variable_grads на линейной модели внутри tidy",
     "loss_fn is the mean squared error": "loss_fn — среднеквадратичная ошибка",
     "the loss of chapter 2's linear model: the mean squared error of the prediction": "функция потерь линейной модели из главы 2: среднеквадратичная ошибка предсказания",
     "prediction minus target, squared entry by entry, then averaged (the mean, not the sum)": "предсказание минус цель, поэлементно в квадрате, затем усреднить (среднее, а не сумма)",
@@ -81,7 +81,7 @@ EXACT: Final[dict[str, str]] = {
     "make the variables from plain numbers; a variable made from a tensor copies it and leaves the tensor alive": "создавайте переменные из обычных чисел; переменная, созданная из тензора, копирует его и оставляет тензор живым",
     "the grader names the op and line of every tensor left alive: look at those lines": "проверка называет операцию и строку каждого оставшегося тензора: посмотрите на эти строки",
     # ex02b_item_cuts_the_graph
-    "Automatic gradients: find the gradient that never reaches w": "Автоматические градиенты: найдите градиент, который не доходит до w",
+    "Automatic gradients: find the gradient that never reaches w": "Автоматические градиенты: найти градиент, который так и не доходит до w",
     "the loss has the same values": "функция потерь даёт те же значения",
     "repair the gradient without changing the model: same loss at every w and b": "исправьте градиент, не меняя модель: те же потери при любых w и b",
     "the model is A·tanh(w)·x + b and the loss the mean squared error on X, Y": "модель — A·tanh(w)·x + b, а функция потерь — среднеквадратичная ошибка на X, Y",
@@ -95,7 +95,7 @@ EXACT: Final[dict[str, str]] = {
     "keep train as it is: plain SGD from w = b = 0": "оставьте train как есть: обычный SGD от w = b = 0",
     "train(200, 0.1) should end near w = 0.6, b = 0.5, where the data came from": "train(200, 0.1) должна закончить около w = 0.6, b = 0.5, откуда взяты данные",
     # ex03_second_derivative
-    "GradientTape: a second derivative with nested tapes, SGD on x² + y²": "GradientTape: вторая производная с вложенными лентами, SGD на x² + y²",
+    "GradientTape: a second derivative with nested tapes, SGD on x² + y²": "GradientTape: вторая производная с вложенными лентами, SGD для x² + y²",
     "second_derivative matches f''": "second_derivative совпадает с f''",
     "chapter 3: a tape also records another tape's backward pass": "глава 3: лента записывает и обратный проход другой ленты",
     "open an outer tape and an inner one, both watching x; compute f(x) inside the inner one": "откройте внешнюю и внутреннюю ленты, обе следят за x; вычислите f(x) внутри внутренней",
@@ -105,7 +105,7 @@ EXACT: Final[dict[str, str]] = {
     "variables are watched by a tape automatically; record f on a tape each step and ask it for both gradients": "за переменными лента следит автоматически; на каждом шаге записывайте f на ленту и запрашивайте у неё оба градиента",
     "update x and y in place, lr times their gradients; return the final values as floats": "обновляйте x и y на месте на lr, умноженное на их градиенты; верните итоговые значения как float",
     # ex03b_unwatched_tensor
-    "GradientTape: a tape that returns None, and a tape asked twice": "GradientTape: лента, которая возвращает None, и лента, которую спрашивают дважды",
+    "GradientTape: a tape that returns None, and a tape asked twice": "GradientTape: лента, которая возвращает None, и лента, которую спросили дважды",
     "input_gradient returns d model / dx": "input_gradient возвращает d model / dx",
     "chapter 3: a tape records what happens to variables by itself, and to a plain tensor only when told": "глава 3: лента сама записывает то, что происходит с переменными, а с обычным тензором — только если ей сказать",
     "x is a plain tensor, not a variable: tell the tape to record it before model(x) runs": "x — обычный тензор, а не переменная: скажите ленте записывать его до вызова model(x)",
@@ -115,7 +115,7 @@ EXACT: Final[dict[str, str]] = {
     "either ask for all three gradients in a single call, or make the tape persistent": "либо запросите все три градиента одним вызовом, либо сделайте ленту постоянной",
     "tape.gradient accepts a list of sources and returns a list of gradients": "tape.gradient принимает список источников и возвращает список градиентов",
     # ex04_softplus_vjp
-    "Checking gradients: write the VJP of softplus, prove it with check_grads": "Проверка градиентов: напишите VJP для softplus и докажите его с check_grads",
+    "Checking gradients: write the VJP of softplus, prove it with check_grads": "Проверка градиентов: написать VJP для softplus и доказать его верность с check_grads",
     "softplus computes log(1 + e^x)": "softplus вычисляет log(1 + e^x)",
     "only the gradient is yours to write; the forward value stays as given": "писать нужно только градиент; прямое значение остаётся как дано",
     "softplus(x) must still be log(1 + eˣ) entry by entry": "softplus(x) должна по-прежнему поэлементно равняться log(1 + eˣ)",
@@ -137,7 +137,7 @@ EXACT: Final[dict[str, str]] = {
     "check softplus at a tensor of at least 3 points, in full mode": "проверьте softplus на тензоре хотя бы из 3 точек, в полном режиме",
     "ask the checker for order 2 so the second derivative is checked too": "попросите проверку о порядке 2, чтобы проверить и вторую производную",
     # ex04b_find_the_bug
-    "Checking gradients: find the wrong VJP with the culprit finder": "Проверка градиентов: найдите неверный VJP с помощью поиска виновника",
+    "Checking gradients: find the wrong VJP with the culprit finder": "Проверка градиентов: найти неверный VJP по виновной операции",
     "CULPRIT names the op with the wrong VJP": "CULPRIT называет операцию с неверным VJP",
     "chapter 4: when check_grads fails it re-checks every op the model ran and names the first wrong one": "глава 4: когда check_grads не проходит, она перепроверяет каждую выполненную моделью операцию и называет первую неверную",
     "run the checker on model with W and X, and print the report: its last line names the culprit": "запустите проверку на model с W и X и напечатайте отчёт: его последняя строка называет виновника",
@@ -155,7 +155,7 @@ EXACT: Final[dict[str, str]] = {
     "the model must still compute mean(smooth_abs(2·tanh(swish(x @ w))))": "модель должна по-прежнему вычислять mean(smooth_abs(2·tanh(swish(x @ w))))",
     "undo changes to the forward value of each custom op": "отмените изменения прямого значения каждой собственной операции",
     # ex04c_broadcast_vjp
-    "Checking gradients: a VJP with the wrong shape, then the wrong sign": "Проверка градиентов: VJP неверной формы, затем с неверным знаком",
+    "Checking gradients: a VJP with the wrong shape, then the wrong sign": "Проверка градиентов: VJP с неверной формой, а затем с неверным знаком",
     "center still computes x - b": "center по-прежнему вычисляет x - b",
     "center(x, b) must return x - b with b broadcast over the rows": "center(x, b) должна возвращать x - b, где b транслируется по строкам",
     "undo changes to the forward value": "отмените изменения прямого значения",
@@ -184,7 +184,7 @@ EXACT: Final[dict[str, str]] = {
     "keep loss_fn and train as they are": "оставьте loss_fn и train как есть",
     "train(100, 0.5) should return 100 finite losses, the last one below the first": "train(100, 0.5) должна вернуть 100 конечных значений потерь, последнее ниже первого",
     # ex05_stop_the_leak
-    "The computation graph: stop a leak with tidy": "Граф вычислений: остановите утечку с tidy",
+    "The computation graph: stop a leak with tidy": "Граф вычислений: остановить утечку с tidy",
     "train_step makes a correct SGD step": "train_step делает верный шаг SGD",
     "keep the maths of the step as it was: only memory is wrong": "оставьте математику шага как была: неверна только работа с памятью",
     "the step returns the loss before the update, as a float, and moves w against its gradient": "шаг возвращает потери до обновления как float и сдвигает w против его градиента",
@@ -212,7 +212,7 @@ EXACT: Final[dict[str, str]] = {
     "keep tidy around the work; what is returned survives, everything else made inside still goes": "оставьте tidy вокруг работы; возвращённое остаётся, всё остальное созданное внутри по-прежнему уходит",
     "the grader counts mt.memory().num_tensors before and after one fit": "проверка считает mt.memory().num_tensors до и после одного fit",
     # ex05c_leaky_loop
-    "The computation graph: a training loop that leaks, found with leak_check": "Граф вычислений: цикл обучения с утечкой, найденной leak_check",
+    "The computation graph: a training loop that leaks, found with leak_check": "Граф вычислений: цикл обучения с утечкой, найденной через leak_check",
     "fit trains and returns the losses as floats": "fit обучает и возвращает потери как числа float",
     "keep the maths of the training step: only memory is wrong": "сохраните математику шага обучения: неверна только работа с памятью",
     "fit returns one loss per step, measured before the update, as Python floats": "fit возвращает по значению потерь на шаг, измеренному до обновления, как числа float",
@@ -222,7 +222,7 @@ EXACT: Final[dict[str, str]] = {
     "tidy disposes only what is made inside it and not returned; look at what is made outside and what is returned": "tidy освобождает только созданное внутри и не возвращённое; посмотрите, что создаётся снаружи и что возвращается",
     "a Python float needs no tensor, and a float is what the history should hold": "числу float тензор не нужен, а в истории должны быть именно числа float",
     # ex06_exploding_rnn
-    "In practice: tame an exploding recurrent net with clipping": "На практике: усмирите взрывающуюся рекуррентную сеть обрезкой",
+    "In practice: tame an exploding recurrent net with clipping": "На практике: усмирить взрывающуюся рекуррентную сеть обрезкой градиентов",
     "clipped_grads rescales to the global norm": "clipped_grads масштабирует по глобальной норме",
     "chapter 6: clipping by the global norm scales every gradient by the same factor": "глава 6: обрезка по глобальной норме умножает каждый градиент на один и тот же множитель",
     "the factor is max_norm divided by the global L2 norm of all gradients together": "множитель — max_norm, делённое на глобальную норму L2 всех градиентов вместе",
@@ -250,7 +250,7 @@ EXACT: Final[dict[str, str]] = {
     "the rate must stay below stability_limit(); too far below, 300 steps are not enough": "скорость должна оставаться ниже stability_limit(); слишком далеко ниже — 300 шагов не хватит",
     "try rates a little below the limit and watch the last loss of fit(rate, 300)": "попробуйте скорости чуть ниже предела и смотрите на последние потери fit(rate, 300)",
     # ex06c_rescue_the_run
-    "In practice: rescue an exploding recurrent net": "На практике: спасите взрывающуюся рекуррентную сеть",
+    "In practice: rescue an exploding recurrent net": "На практике: спасти взрывающуюся рекуррентную сеть",
     "the model is unchanged": "модель не изменилась",
     "repair the training, not the model": "исправляйте обучение, а не модель",
     "loss_fn must still run h ← w·h + u·x over XS and square the error of the last h": "loss_fn должна по-прежнему считать h ← w·h + u·x по XS и возводить в квадрат ошибку последнего h",
@@ -260,7 +260,7 @@ EXACT: Final[dict[str, str]] = {
     "bound the length of every step without changing its direction, between computing the gradients and applying them": "ограничьте длину каждого шага, не меняя его направления, между вычислением градиентов и их применением",
     "clip the gradients (chapter 6 shows three ways) before opt.apply_gradients": "обрежьте градиенты (глава 6 показывает три способа) перед opt.apply_gradients",
     # ex07_profile_memory
-    "Analysis tools: measure memory and profile a function": "Инструменты анализа: измерьте память и профилируйте функцию",
+    "Analysis tools: measure memory and profile a function": "Инструменты анализа: измерить память и профилировать функцию",
     "leftover_tensors counts what a call leaves alive": "leftover_tensors считает, что вызов оставляет живым",
     "chapter 7: mt.memory() counts what is alive right now": "глава 7: mt.memory() считает то, что живо прямо сейчас",
     "read the tensor count before the call and after it": "прочитайте число тензоров до вызова и после него",

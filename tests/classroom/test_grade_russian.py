@@ -175,3 +175,12 @@ def test_a_path_that_cannot_be_graded_is_explained_in_russian(tmp_path: Path) ->
         assert isinstance(what, str)
         for line in (what, how):
             assert CYRILLIC.search(russian.translate_line(line)), line
+
+
+def test_the_exercises_titles_are_the_teachers_page_s() -> None:
+    """One set of names: the grader's Russian titles are those of the Russian teachers' page."""
+    from microtape.classroom.prose import read_po
+
+    page = read_po(ROOT / "docs" / "locale" / "ru" / "LC_MESSAGES" / "teachers.po")
+    differ = {e.title: (EXACT[e.title], page[e.title]) for e in exercises() if e.title in page and page[e.title] != EXACT[e.title]}
+    assert not differ, differ
