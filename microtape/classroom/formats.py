@@ -14,6 +14,13 @@ not an exercise) is a test worth 0 points that says why, so nothing is
 dropped silently. Hidden checks (``grade --checks DIR``) are
 ``"visibility": "after_due_date"`` in Gradescope; Classroom 50 has no
 visibility, so its message for a hidden check says only passed or failed.
+
+Languages: with ``grade --lang ru`` every entry carries the Russian beside
+the English (``title_ru``, ``message_ru``, ``report_ru``; per check
+``name_ru``, ``details_ru``, ``hints_ru``, made by ``russian.py``).
+microtape's JSON keeps its English keys and texts and adds those fields;
+the text report, the table and Gradescope's and Classroom 50's documents
+use the Russian texts in their usual places.
 """
 
 from __future__ import annotations
