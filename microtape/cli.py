@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import math
 import os
 import shutil
 import sys
@@ -28,11 +27,13 @@ from .checking.samples import CASES, Case
 from .checking.gradcheck import check_grads
 from .core.creation import tensor
 from .core.tensor import Tensor
+from .errors import MicrotapeError
+from .classroom import messages
 
 __all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
 
-LANGUAGES = ("en", "ru")
-"""The languages of the tour's prose and the exercises' task statements."""
+LANGUAGES = messages.LANGUAGES
+"""The languages of the command line: the tour's prose, the starters, the grader's reports, ``--help``."""
 
 
 def _run_case(case: Case, mode: str, order: int) -> tuple[bool, float]:
@@ -192,7 +193,9 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     already in ``folder`` are not overwritten unless ``force``; when one is
     in the way nothing is copied (exit code 1). With ``lang="ru"`` each
     starter's task statement (its docstring) is written in Russian, from the
-    catalog of the book's exercises page; the code stays as it is.
+    catalog of the book's exercises page, and so are its comments, function
+    docstrings and TODO messages (``classroom/starters_ru.py``); the code
+    stays as it is.
 
     Examples:
         >>> import io, tempfile
@@ -205,6 +208,7 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         >>> code, names[0], "solution" in " ".join(names)
         (0, 'ex00_gradient_by_hand.py', False)
     """
+    from .classroom import messages as messages_of
     from .classroom import resources
     from .classroom import statements
 
@@ -214,44 +218,34 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         return 2
     starters = resources.starter_files()
     if not starters:
-        print("the starter exercises are not installed with this copy of microtape", file=stream)
+        print(messages_of.say(lang, "no_starters"), file=stream)
         return 1
     in_the_way = [folder / p.name for p in starters if (folder / p.name).exists()]
     if in_the_way and not force:
         names = ", ".join(str(p) for p in in_the_way)
-        print(f"not copying: {names} already exist{'s' if len(in_the_way) == 1 else ''} (your work?).", file=stream)
-        print(f"Pick another folder, or add --force to overwrite: {program_name()} exercises {folder} --force", file=stream)
+        print(messages_of.say(lang, "not_copying", names=names, s="s" * (len(in_the_way) == 1)), file=stream)
+        print(messages_of.say(lang, "pick_another", command=f"{program_name()} exercises {folder} --force"), file=stream)
         return 1
     folder.mkdir(parents=True, exist_ok=True)
     messages = statements.catalog(lang)
     for path in starters:
-        if messages:
-            source = path.read_text(encoding="utf-8")
+        if lang == "ru":
+            source = statements.translate_code(path.read_text(encoding="utf-8"))
             (folder / path.name).write_text(statements.translate_starter(source, messages), encoding="utf-8")
         else:
             shutil.copyfile(path, folder / path.name)
-        print(f"wrote {folder / path.name}", file=stream)
-    print(f"\nWork on a file, then grade it, e.g.: {program_name()} grade {folder / starters[0].name}", file=stream)
+        print(messages_of.say(lang, "wrote", path=folder / path.name), file=stream)
+    command = f"{program_name()} grade {folder / starters[0].name}" + " --lang ru" * (lang == "ru")
+    print(messages_of.say(lang, "work_then_grade", command=command), file=stream)
     return 0
-
-
-def _seconds(text: str) -> float:
-    """``--timeout``: a finite number of seconds (the grader checks the range and says it)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds (a limit of nan or inf would be no limit)")
-    return value
 
 
 KINDS: dict[str, str] = {"write": "writing", "debug": "debugging"}
 """How ``exercises --list`` names an exercise's kind."""
 
 
-def list_exercises(out: TextIO | None = None) -> int:
-    """Print every exercise: its chapter, kind (writing or debugging), expected minutes and title.
+def list_exercises(out: TextIO | None = None, lang: str = "en") -> int:
+    """Print every exercise: its chapter, kind (writing or debugging), expected minutes and title (in ``lang``).
 
     Examples:
         >>> import io
@@ -261,58 +255,47 @@ def list_exercises(out: TextIO | None = None) -> int:
         0
         >>> buffer.getvalue().splitlines()[0].split()
         ['exercise', 'chapter', 'kind', 'minutes', 'title']
+        >>> buffer = io.StringIO()
+        >>> list_exercises(buffer, lang="ru")
+        0
+        >>> buffer.getvalue().splitlines()[1].split()[:4]
+        ['ex00_gradient_by_hand', '0', 'написание', '15']
     """
     from .classroom.catalog import exercises as known
+    from .classroom.messages import say
+    from .classroom.russian import translate_line
 
     stream = out if out is not None else sys.stdout
     found = known()
     if not found:
-        print("the exercises are not installed with this copy of microtape", file=stream)
+        print(say(lang, "no_exercises"), file=stream)
         return 1
-    print(f"{'exercise':<28}{'chapter':>7}  {'kind':<10}{'minutes':>7}  title", file=stream)
+    print(say(lang, "list_head"), file=stream)
+    kinds = KINDS if lang != "ru" else {"write": "написание", "debug": "отладка"}
     for ex in found:
         shown = str(ex.minutes) if ex.minutes else "-"
-        print(f"{ex.name:<28}{ex.chapter:>7}  {KINDS.get(ex.kind, ex.kind):<10}{shown:>7}  {ex.title}", file=stream)
+        title = translate_line(ex.title) if lang == "ru" else ex.title
+        print(f"{ex.name:<28}{ex.chapter:>7}  {kinds.get(ex.kind, ex.kind):<10}{shown:>7}  {title}", file=stream)
     total = sum(ex.minutes for ex in found)
     if total:
-        print(f"{len(found)} exercises, about {total} minutes in all.", file=stream)
+        print(say(lang, "list_total", count=len(found), minutes=total), file=stream)
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m microtape``."""
-    parser = argparse.ArgumentParser(prog=program_name(), description="microtape: learn gradient debugging")
-    sub = parser.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("tour", help="walk through the book's chapters in the terminal")
-    t.add_argument("--chapter", type=int, default=None, help="show only chapter N (0-7)")
-    t.add_argument("--no-pause", action="store_true", help="do not wait for Enter between chapters")
-    t.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the prose (ru: Russian)")
-    sub.add_parser("selfcheck", help="gradient-check every primitive against finite differences")
-    e = sub.add_parser("exercises", help="copy the starter exercises into a folder (never the solutions), or --list them")
-    e.add_argument("folder", metavar="DIR", type=Path, nargs="?", default=None, help="where to put them (made if missing)")
-    e.add_argument("--list", action="store_true", help="list the exercises: chapter, kind, expected minutes, title")
-    e.add_argument("--force", action="store_true", help="overwrite files that are already there")
-    e.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the task statements (ru: Russian)")
-    g = sub.add_parser("grade", help="check exercise files or folders of them, each in its own process with a time limit")
-    g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files, or folders searched for *.py")
-    g.add_argument("--timeout", type=_seconds, default=10.0, metavar="S", help="seconds each file may take (default 10)")
-    g.add_argument("--format", choices=("text", "json", "gradescope", "classroom50"), default="text",
-                   help="text (default), json (microtape's document), gradescope (results.json), classroom50 (result.json)")
-    g.add_argument("--json", action="store_true", help="the same as --format json")
-    g.add_argument("--output", metavar="FILE", default=None, help="write the document (or the text) to FILE")
-    g.add_argument("--checks", metavar="DIR", default=None, help="a teacher's folder of check files: hidden checks added to the public ones")
-    g.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the checks' random inputs (default: drawn, and printed)")
-    g.add_argument("--hint", type=int, default=1, choices=(1, 2, 3), help="hint level after a failed check (default 1)")
-    g.add_argument("--jobs", type=int, default=None, metavar="N", help="files graded at the same time (default: CPUs)")
-    g.add_argument("--memory", type=int, default=1024, metavar="MB", help="memory limit per file where the OS allows (default 1024, 0: none)")
-    d = sub.add_parser("dashboard", help="the live training page in a browser (--demo trains chapter 6's recurrent net)")
-    d.add_argument("--demo", action="store_true", help="train the book's recurrent net (exploding, then clipped) while serving the page")
-    d.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    d.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0 picks a free one)")
-    d.add_argument("--steps", type=int, default=400, help="training steps (default 400)")
-    d.add_argument("--delay", type=float, default=0.03, help="seconds to pause after each step so you can watch (default 0.03)")
-    d.add_argument("--exit-when-done", action="store_true", help="stop serving when training ends instead of waiting for Ctrl-C")
-    args = parser.parse_args(argv)
+    from .classroom.command_line import build_parser, language_of
+
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash (--help too)
+        replace_unencodable(stream)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    try:
+        lang = language_of(arguments)
+    except MicrotapeError as err:  # MICROTAPE_LANG names no language: say which ones there are
+        print(f"{program_name()}: {err}", file=sys.stderr)
+        return 2
+    parser = build_parser(program_name(), lang)
+    args = parser.parse_args(arguments)
     try:
         return _run(args)
     except KeyboardInterrupt:  # Ctrl-C outside the grader's own handling: a short word, no traceback
@@ -325,8 +308,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash
-        replace_unencodable(stream)
     if args.command == "dashboard":
         from .dashboard import demo
 
@@ -337,7 +318,7 @@ def _run(args: argparse.Namespace) -> int:
         return tour(args.chapter, pause=interactive and not args.no_pause, figures=figures, lang=args.lang)
     if args.command == "exercises":
         if args.list:
-            return list_exercises()
+            return list_exercises(lang=args.lang)
         if args.folder is None:
             print(f"exercises: say where to copy the starters ({program_name()} exercises DIR), or add --list to list them.", file=sys.stderr)
             return 2
@@ -347,6 +328,6 @@ def _run(args: argparse.Namespace) -> int:
 
         return grader.grade(
             args.paths, timeout=args.timeout, format="json" if args.json else args.format, output=args.output,
-            checks=args.checks, seed=args.seed, hint=args.hint, jobs=args.jobs, memory_mb=args.memory,
+            checks=args.checks, seed=args.seed, hint=args.hint, jobs=args.jobs, memory_mb=args.memory, lang=args.lang,
         )
     return selfcheck()

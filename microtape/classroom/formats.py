@@ -14,6 +14,13 @@ not an exercise) is a test worth 0 points that says why, so nothing is
 dropped silently. Hidden checks (``grade --checks DIR``) are
 ``"visibility": "after_due_date"`` in Gradescope; Classroom 50 has no
 visibility, so its message for a hidden check says only passed or failed.
+
+Languages: with ``grade --lang ru`` every entry carries the Russian beside
+the English (``title_ru``, ``message_ru``, ``report_ru``; per check
+``name_ru``, ``details_ru``, ``hints_ru``, made by ``russian.py``).
+microtape's JSON keeps its English keys and texts and adds those fields;
+the text report, the table and Gradescope's and Classroom 50's documents
+use the Russian texts in their usual places.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from .._version import __version__
+from .messages import say
 
 __all__ = [
     "CLASSROOM50_RESULT",
@@ -40,6 +48,7 @@ __all__ = [
     "gradescope",
     "problems",
     "report",
+    "table_head",
     "table_row",
     "table_summary",
 ]
@@ -92,16 +101,17 @@ CLASSROOM50_TEST: Final[tuple[Field, ...]] = (
 # -- one test per check ---------------------------------------------------------------------
 
 
-def _check_output(entry: dict[str, object], check: dict[str, object]) -> str:
+def _check_output(entry: dict[str, object], check: dict[str, object], lang: str = "en") -> str:
     status = check.get("status")
     if status == "PASS":
         return ""
-    lines = [str(line) for line in _list(check.get("details"))]
+    lines = [str(line) for line in _list(_in(check, "details", lang))]
     if status in ("TIMEOUT", "CRASH", "NOT_RUN") and entry.get("message"):
-        lines.append(str(entry["message"]))
+        lines.append(str(_in(entry, "message", lang)))
     if status == "TODO" and not lines:
-        lines.append("not done yet")
-    lines += [f"hint: {h}" if level == 1 else f"hint {level}: {h}" for level, h in enumerate(_list(check.get("hints")), start=1)]
+        lines.append(say(lang, "not_done"))
+    hints = enumerate(_list(_in(check, "hints", lang)), start=1)
+    lines += [f"{say(lang, 'hint')}: {h}" if level == 1 else f"{say(lang, 'hint_level', level=level)}: {h}" for level, h in hints]
     return "\n".join(lines) or str(status).lower().replace("_", " ")
 
 
@@ -124,7 +134,7 @@ def _short_paths(paths: list[str]) -> list[str]:
     return [os.path.relpath(os.path.abspath(p), base).replace(os.sep, "/") for p in paths]
 
 
-def _tests(entries: Sequence[dict[str, object]]) -> list[tuple[str, int, int, bool, str, bool]]:
+def _tests(entries: Sequence[dict[str, object]], lang: str = "en") -> list[tuple[str, int, int, bool, str, bool]]:
     """``(name, score, max score, passed, output, hidden)`` for every check of every entry, then every path not graded."""
     shown = _short_paths([str(e.get("path")) for e in entries])
     tests: list[tuple[str, int, int, bool, str, bool]] = []
@@ -133,27 +143,34 @@ def _tests(entries: Sequence[dict[str, object]]) -> list[tuple[str, int, int, bo
         exercise = entry.get("exercise")
         checks = [c for c in _list(entry.get("checks")) if isinstance(c, dict)]
         if exercise is None or not checks:
-            message = str(entry.get("message") or "could not be graded")
+            message = str(_in(entry, "message", lang) or say(lang, "could_not_grade"))
             not_graded.append((f"{path}: not graded", 0, 0, False, message, False))
             continue
         prefix = str(exercise) if len(entries) == 1 else path if Path(path).stem == exercise else f"{path} ({exercise})"
         for check in checks:
             passed = check.get("status") == "PASS"
             points = _int(check.get("points", 1))
-            tests.append((f"{prefix}: {check.get('name')}", points if passed else 0, points, passed, _check_output(entry, check), bool(check.get("hidden"))))
+            name, output = f"{prefix}: {_in(check, 'name', lang)}", _check_output(entry, check, lang)
+            tests.append((name, points if passed else 0, points, passed, output, bool(check.get("hidden"))))
     return tests + not_graded
 
 
-def _summary(entries: Sequence[dict[str, object]], seed: int) -> str:
-    lines = [f"graded by microtape {__version__}; random inputs drawn with seed {seed} (replay: grade ... --seed {seed})."]
+def _summary(entries: Sequence[dict[str, object]], seed: int, lang: str = "en") -> str:
+    lines = [
+        f"проверено microtape {__version__}; случайные входы взяты с зерном {seed} (повтор: grade ... --seed {seed})." if lang == "ru"
+        else f"graded by microtape {__version__}; random inputs drawn with seed {seed} (replay: grade ... --seed {seed})."
+    ]
     for entry in entries:
         if entry.get("exercise") is None or entry.get("status") not in ("passed", "failed"):
-            lines.append(f"{entry.get('path')}: {entry.get('message') or entry.get('status')}")
+            lines.append(f"{entry.get('path')}: {_in(entry, 'message', lang) or entry.get('status')}")
     return "\n".join(lines)
 
 
-def gradescope(entries: Sequence[dict[str, object]], seed: int) -> dict[str, object]:
+def gradescope(entries: Sequence[dict[str, object]], seed: int, lang: str = "en") -> dict[str, object]:
     """Gradescope's ``results.json`` for graded entries (fields: :data:`GRADESCOPE_RESULTS`, :data:`GRADESCOPE_TEST`).
+
+    With ``lang="ru"`` (``grade --lang ru``) the tests' names and outputs are
+    the Russian ones (the entries' ``*_ru`` fields); the fields stay the format's.
 
     Examples:
         >>> from microtape.classroom.formats import gradescope
@@ -164,7 +181,7 @@ def gradescope(entries: Sequence[dict[str, object]], seed: int) -> dict[str, obj
         >>> doc["score"], doc["max_score"], [(t["name"], t["status"], t["visibility"]) for t in doc["tests"]]
         (2.0, 3.0, [('ex00_gradient_by_hand: by hand', 'passed', 'visible'), ('ex00_gradient_by_hand: secret', 'failed', 'after_due_date')])
     """
-    rows = _tests(entries)
+    rows = _tests(entries, lang)
     tests = [
         {
             "name": name, "score": float(score), "max_score": float(top), "status": "passed" if passed else "failed",
@@ -175,13 +192,15 @@ def gradescope(entries: Sequence[dict[str, object]], seed: int) -> dict[str, obj
     return {
         "score": math.fsum(float(score) for _, score, _, _, _, _ in rows),
         "max_score": math.fsum(float(top) for _, _, top, _, _, _ in rows),
-        "output": _summary(entries, seed),
+        "output": _summary(entries, seed, lang),
         "tests": tests,
     }
 
 
-def classroom50(entries: Sequence[dict[str, object]], seed: int) -> dict[str, object]:
+def classroom50(entries: Sequence[dict[str, object]], seed: int, lang: str = "en") -> dict[str, object]:
     """Classroom 50's ``result.json`` for graded entries (fields: :data:`CLASSROOM50_RESULT`, :data:`CLASSROOM50_TEST`).
+
+    With ``lang="ru"`` the tests' names and messages are the Russian ones.
 
     ``seed`` is not a field of the format: it is in the message of the first test.
 
@@ -194,12 +213,15 @@ def classroom50(entries: Sequence[dict[str, object]], seed: int) -> dict[str, ob
         ('classroom50/result/v1', 2, 2, True)
     """
     tests: list[dict[str, object]] = []
-    for name, score, top, passed, output, hidden in _tests(entries):
+    for name, score, top, passed, output, hidden in _tests(entries, lang):
         message = ("passed" if passed else "failed") + " (a hidden check)" if hidden else output
+        if hidden and lang == "ru":
+            message = ("пройдена" if passed else "не пройдена") + " (скрытая проверка)"
         tests.append({"test-name": name, "passed": passed, "score": score, "max-score": top, "message": message})
     if tests:
         first = str(tests[0]["message"])
-        tests[0]["message"] = (first + "\n" if first else "") + f"(random inputs drawn with seed {seed})"
+        drawn = f"(случайные входы взяты с зерном {seed})" if lang == "ru" else f"(random inputs drawn with seed {seed})"
+        tests[0]["message"] = (first + "\n" if first else "") + drawn
     return {
         "schema": CLASSROOM50_SCHEMA,
         "score": sum(_int(t["score"]) for t in tests),
@@ -208,8 +230,14 @@ def classroom50(entries: Sequence[dict[str, object]], seed: int) -> dict[str, ob
     }
 
 
-def document(format: str, entries: Sequence[dict[str, object]], seed: int, meta: dict[str, object]) -> dict[str, object]:
+def document(format: str, entries: Sequence[dict[str, object]], seed: int, meta: dict[str, object], lang: str = "en") -> dict[str, object]:
     """The document of ``format`` ("json", "gradescope" or "classroom50"); ``meta`` heads the JSON one.
+
+    The JSON keeps its English keys and texts in every language; with
+    ``grade --lang ru`` each entry also carries the Russian beside the English
+    (``title_ru``, ``message_ru``, ``report_ru``, and per check ``name_ru``,
+    ``details_ru``, ``hints_ru``). Gradescope's and Classroom 50's documents
+    get the Russian texts in their own fields.
 
     Examples:
         >>> from microtape.classroom.formats import document
@@ -217,9 +245,9 @@ def document(format: str, entries: Sequence[dict[str, object]], seed: int, meta:
         ['all_passed', 'files', 'max_score', 'schema_version', 'score', 'seed', 'summary']
     """
     if format == "gradescope":
-        return gradescope(entries, seed)
+        return gradescope(entries, seed, lang)
     if format == "classroom50":
-        return classroom50(entries, seed)
+        return classroom50(entries, seed, lang)
     counts = {status: sum(1 for e in entries if e.get("status") == status) for status in STATUSES}
     return {
         **meta,
@@ -283,8 +311,16 @@ def problems(doc: object, top: Sequence[Field], test: Sequence[Field], score: st
 # -- the report of one file ------------------------------------------------------------------
 
 
-def report(entry: dict[str, object], hint: int) -> str:
-    """The text one-file grading prints (also the ``report`` field of the JSON).
+def _in(d: dict[str, object], key: str, lang: str) -> object:
+    """``d[key]`` in ``lang``: the Russian beside it (``key_ru``, see ``microtape.classroom.russian``) when there is one."""
+    return d[f"{key}_ru"] if lang == "ru" and f"{key}_ru" in d else d.get(key)
+
+
+def report(entry: dict[str, object], hint: int, lang: str = "en") -> str:
+    """The text one-file grading prints (also the ``report`` field of the JSON; ``report_ru`` with ``--lang ru``).
+
+    In ``lang="ru"`` the report's own words come from ``microtape.classroom.messages``
+    and the checks' texts from the entry's ``*_ru`` fields.
 
     Examples:
         >>> from microtape.classroom.formats import report
@@ -295,51 +331,51 @@ def report(entry: dict[str, object], hint: int) -> str:
     lines: list[str] = []
     path, name, status = entry["path"], entry["exercise"], entry["status"]
     if name is None:
-        head = f"grading {path}:"
-        lines.append(head)
-        lines += [f"  {line}" for line in str(entry["message"] or "could not grade the file").splitlines()]
+        lines.append(say(lang, "grading", path=path))
+        lines += [f"  {line}" for line in str(_in(entry, "message", lang) or say(lang, "could_not_grade")).splitlines()]
         return "\n".join(lines)
     chapter = entry["chapter"]
-    lines.append(f"grading {path}: {name} (chapter {chapter}: {entry['title']})")
+    lines.append(say(lang, "grading_exercise", path=path, name=name, chapter=chapter, title=_in(entry, "title", lang)))
     printed = str(entry["output"]).rstrip()
     if printed:
         tail = printed.splitlines()[-20:]
-        lines.append("  the file printed (last lines):")
+        lines.append("  " + say(lang, "printed"))
         lines += [f"    | {line}" for line in tail]
     load_error = entry.get("load_error")
     if isinstance(load_error, dict):
-        lines.append("  FAIL  loading the file")
-        lines += [f"        {line}" for line in load_error.get("details") or []]
-        lines += [f"        hint: {h}" for h in (load_error.get("hints") or [])[:1]]
-        total = entry["checks_total"]
-        lines.append(f"{name}: could not load the file; 0 of {total} checks ran.")
+        lines.append("  FAIL  " + say(lang, "loading"))
+        lines += [f"        {line}" for line in _list(_in(load_error, "details", lang))]
+        lines += [f"        {say(lang, 'hint')}: {h}" for h in _list(_in(load_error, "hints", lang))[:1]]
+        lines.append(say(lang, "could_not_load", name=name, total=entry["checks_total"]))
         return "\n".join(lines)
     checks = entry["checks"]
     assert isinstance(checks, list)
     weighted = any(c["points"] != 1 for c in checks)
     for check in checks:
         label = {"TIMEOUT": "TIME", "NOT_RUN": "----"}.get(check["status"], check["status"])
-        extra = (f"  [{check['points']} pt{'s' * (check['points'] != 1)}]" if weighted else "") + ("  (hidden)" if check["hidden"] else "")
-        lines.append(f"  {label:<5} {check['name']}{extra}")
-        lines += [f"        {line}" for line in check["details"]]
-        for level, text in enumerate(check["hints"], start=1):
-            tag = "hint" if level == 1 else f"hint {level}"
-            where = f" (see chapter {chapter})" if level == 1 and "chapter" not in text else ""
+        points = say(lang, "points", points=check["points"], s="s" * (check["points"] != 1))
+        extra = (f"  {points}" if weighted else "") + (f"  {say(lang, 'hidden')}" if check["hidden"] else "")
+        lines.append(f"  {label:<5} {_in(check, 'name', lang)}{extra}")
+        lines += [f"        {line}" for line in _list(_in(check, "details", lang))]
+        for level, text in enumerate(map(str, _list(_in(check, "hints", lang))), start=1):
+            tag = say(lang, "hint") if level == 1 else say(lang, "hint_level", level=level)
+            where = say(lang, "see_chapter", chapter=chapter) if level == 1 and "chapter" not in text and "глав" not in text else ""
             lines.append(f"        {tag}: {text}{where}")
     passed, total = entry["checks_passed"], entry["checks_total"]
-    score = f" Score: {entry['score']} of {entry['max_score']} points." if weighted else ""
+    score = say(lang, "score", score=entry["score"], top=entry["max_score"]) if weighted else ""
     if status == "passed":
-        lines.append(f"{name}: all {total} checks passed.{score}")
+        lines.append(say(lang, "all_passed", name=name, total=total, score=score))
     elif status in ("timeout", "crashed"):
-        lines.append(f"{name}: {entry['message']} {passed} of {total} checks passed.{score}")
+        lines.append(say(lang, "stopped", name=name, message=_in(entry, "message", lang), passed=passed, total=total, score=score))
     else:
         failed = sum(1 for c in checks if c["status"] == "FAIL")
         todo = sum(1 for c in checks if c["status"] == "TODO")
-        parts = [f"{passed} of {total} checks passed"] + [f"{failed} failed"] * bool(failed) + [f"{todo} not done yet"] * bool(todo)
-        more = f" (--hint {hint + 1} for a closer hint)" if hint < 3 else ""
-        lines.append(f"{name}: " + ", ".join(parts) + f".{score} Fix the lines marked FAIL and TODO, then grade again{more}.")
+        parts = [say(lang, "passed_of", passed=passed, total=total)]
+        parts += [say(lang, "failed_n", n=failed)] * bool(failed) + [say(lang, "todo_n", n=todo)] * bool(todo)
+        more = say(lang, "closer_hint", level=hint + 1) if hint < 3 else ""
+        lines.append(say(lang, "fix_and_again", name=name, parts=", ".join(parts), score=score, more=more))
     if status == "passed" and entry["message"]:
-        lines.append(f"note: {entry['message']}")
+        lines.append(say(lang, "note", message=_in(entry, "message", lang)))
     return "\n".join(lines)
 
 
@@ -368,7 +404,19 @@ def table_row(entry: dict[str, object], width: int) -> str:
     return f"{str(entry['path']):<{width}}  {str(entry['exercise'] or '?'):<26}  {checks:>6}  {score:>6}  {word:<7}  {entry['seconds']:>5.1f} s"
 
 
-def table_summary(entries: Sequence[dict[str, object]], stream: TextIO) -> None:
+def table_head(width: int, lang: str = "en") -> str:
+    """The head of the table that grading several files prints, in ``lang``.
+
+    Examples:
+        >>> from microtape.classroom.formats import table_head
+        >>> table_head(4, "ru").split()
+        ['файл', 'упражнение', 'проверки', 'баллы', 'итог', 'время']
+    """
+    words = {key: say(lang, f"col_{key}") for key in ("file", "exercise", "checks", "score", "status", "time")}
+    return f"{words['file']:<{width}}  {words['exercise']:<26}  {words['checks']:>6}  {words['score']:>6}  {words['status']:<7}  {words['time']:>7}"
+
+
+def table_summary(entries: Sequence[dict[str, object]], stream: TextIO, lang: str = "en") -> None:
     """Print the lines under the table: how many files passed, and where to look next.
 
     Examples:
@@ -380,8 +428,8 @@ def table_summary(entries: Sequence[dict[str, object]], stream: TextIO) -> None:
     """
     counts = {status: sum(1 for e in entries if e.get("status") == status) for status in STATUSES}
     all_passed = counts["passed"] == len(entries)
-    others = [f"{counts[s]} {w}" for s, w in (("failed", "failed"), ("timeout", "timed out"), ("crashed", "crashed"), ("error", "not graded")) if counts[s]]
+    others = [say(lang, f"n_{s}", n=counts[s]) for s in ("failed", "timeout", "crashed", "error") if counts[s]]
     extra = f" ({', '.join(others)})" if others else ""
-    print(f"{counts['passed']} of {len(entries)} files passed every check{extra}.", file=stream)
+    print(say(lang, "files_passed", passed=counts["passed"], total=len(entries), extra=extra), file=stream)
     if not all_passed:
-        print("details: python -m microtape grade FILE [--hint 2], or --format json for everything", file=stream)
+        print(say(lang, "details"), file=stream)

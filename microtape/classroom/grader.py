@@ -58,6 +58,12 @@ document or the text to a file::
                 "output": "",         # what the file printed (the last 4000 characters)
                 "report": "grading ..."}, ...]}   # the text one-file grading prints
 
+With ``lang="ru"`` (``grade --lang ru``) the text report, the table and the
+summary are in Russian; the JSON keeps the keys and English texts above and
+adds the Russian beside them: ``title_ru``, ``message_ru``, ``report_ru``,
+and per check ``name_ru``, ``details_ru``, ``hints_ru`` (see
+``microtape.classroom.russian``).
+
 Exit status: 0 when every check of every file passed, 1 otherwise, 2 when
 nothing could be graded (every path missing, empty or not an exercise) or an
 option is out of range, 130 after Ctrl-C, 143 after SIGTERM.
@@ -85,7 +91,9 @@ from .processes import STOP, Outcome, run_checks, stop_on_signals
 from .._version import __version__
 from .catalog import check_folder
 from .paths import collect_paths
-from .formats import FORMATS, STATUSES, document, report, table_row, table_summary
+from .formats import FORMATS, STATUSES, document, report, table_head, table_row, table_summary
+from .messages import LANGUAGES, say
+from .russian import add_russian
 
 __all__ = [
     "CHECK_SHARE",
@@ -132,6 +140,7 @@ class _Settings:
     hint: int
     seed: int
     checks_dir: Path | None
+    lang: str = "en"
 
 
 def _child_env() -> dict[str, str]:
@@ -273,23 +282,35 @@ def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings:
     if threads:
         note = f"the file left {len(threads)} thread(s) running ({', '.join(threads)}); they were stopped when its grading ended."
         entry["message"] = f"{entry['message']} Also, {note}" if entry["message"] else note[0].upper() + note[1:]
-    entry["report"] = report(entry, settings.hint)
-    entry.pop("load_error", None)
+    _finish_entry(entry, settings.hint, settings.lang)
     return entry
+
+
+def _finish_entry(entry: dict[str, object], hint: int, lang: str) -> None:
+    """The entry's report, and in Russian the ``*_ru`` fields beside the English ones and ``report_ru``."""
+    if lang == "ru":
+        add_russian(entry)
+        load_error = entry.get("load_error")
+        if isinstance(load_error, dict):
+            add_russian(load_error)
+    entry["report"] = report(entry, hint)
+    if lang == "ru":
+        entry["report_ru"] = report(entry, hint, lang)
+    entry.pop("load_error", None)
 
 
 
 # -- many files: the table, the documents -------------------------------------------
 
 
-def _problem_entry(path: Path, what: str, how: str) -> dict[str, object]:
+def _problem_entry(path: Path, what: str, how: str, lang: str = "en") -> dict[str, object]:
     entry = _new_entry(path)
     entry["message"] = f"{what}\n  hint: {how}"
-    entry["report"] = report(entry, 1)
+    _finish_entry(entry, 1, lang)
     return entry
 
 
-def _refused(timeout: float, jobs: int | None, memory_mb: int, hint: int, format: str, seed: int | None) -> str | None:
+def _refused(timeout: float, jobs: int | None, memory_mb: int, hint: int, format: str, seed: int | None, lang: str = "en") -> str | None:
     """Why these options cannot be used, or None."""
     bad = [
         f"timeout={timeout}" * (not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT)),
@@ -298,13 +319,15 @@ def _refused(timeout: float, jobs: int | None, memory_mb: int, hint: int, format
         f"hint={hint}" * (not 1 <= hint <= 3),
         f"format={format!r}" * (format not in FORMATS),
         f"seed={seed}" * (seed is not None and not 0 <= seed < 2**63),
+        f"lang={lang!r}" * (lang not in LANGUAGES),
     ]
     if not any(bad):
         return None
     return (
         f"grade: {', '.join(b for b in bad if b)}: out of range.\n"
         f"  hint: the timeout is a number of seconds above 0 and at most {MAX_TIMEOUT:g}, jobs 1 to 256, the memory 0 (no limit) "
-        f"or {MIN_MEMORY_MB} to {MAX_MEMORY_MB} MB, the hint level 1 to 3, the format one of {', '.join(FORMATS)}, the seed 0 or more."
+        f"or {MIN_MEMORY_MB} to {MAX_MEMORY_MB} MB, the hint level 1 to 3, the format one of {', '.join(FORMATS)}, the seed 0 or more, "
+        f"the language one of {', '.join(LANGUAGES)}."
     )
 
 
@@ -321,6 +344,7 @@ def grade(
     output: str | Path | None = None,
     checks: str | Path | None = None,
     seed: int | None = None,
+    lang: str = "en",
 ) -> int:
     """Grade exercise files and folders, each file in its own child process; return the exit status.
 
@@ -342,6 +366,10 @@ def grade(
         output: A file to write the document (or the text) to, instead of ``out``.
         checks: A teacher's folder of check files, run after the public checks and marked hidden.
         seed: The seed of the checks' random inputs (drawn at random when None; printed either way).
+        lang: "en" or "ru": the language of the text report, the table and the summary. The JSON keeps
+            its English keys and texts and, in Russian, adds the Russian beside each English text
+            (``message_ru``, ``report_ru``, per check ``name_ru``, ``details_ru``, ``hints_ru``);
+            Gradescope's and Classroom 50's documents get the Russian texts.
 
     Returns:
         0 if every check of every file passed, 1 if not, 2 if nothing could be graded
@@ -363,14 +391,14 @@ def grade(
     format = "json" if as_json else format
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    refused = _refused(timeout, jobs, memory_mb, hint, format, seed)
+    refused = _refused(timeout, jobs, memory_mb, hint, format, seed, lang)
     checks_dir = Path(checks).resolve() if checks is not None else None
     if refused is None and checks_dir is not None and (wrong := check_folder(checks_dir)):
         refused = "grade: " + "\n  ".join(wrong) + "\n  hint: see 'Hidden checks' on the teachers' page."
     if refused is not None:
         print(refused, file=stream if format == "text" else sys.stderr)
         return 2
-    settings = _Settings(float(timeout), memory_mb, hint, seed if seed is not None else random.SystemRandom().randrange(10**9), checks_dir)
+    settings = _Settings(float(timeout), memory_mb, hint, seed if seed is not None else random.SystemRandom().randrange(10**9), checks_dir, lang)
     found = collect_paths(paths)
     single = len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
     width = max([len(str(p)) for p, _, _ in found] + [4])
@@ -385,13 +413,13 @@ def grade(
         pool = ThreadPoolExecutor(max_workers=max(1, jobs if jobs is not None else (os.cpu_count() or 1)))
         try:
             futures: list[Future[dict[str, object]] | dict[str, object]] = [
-                pool.submit(_grade_one, shown, real, settings) if real is not None else _problem_entry(shown, *(problem or ("?", "?")))
+                pool.submit(_grade_one, shown, real, settings) if real is not None else _problem_entry(shown, *(problem or ("?", "?")), lang)
                 for shown, real, problem in found
             ]
             if text:
-                print(f"random inputs drawn with seed {settings.seed} (grade again with --seed {settings.seed} to replay them)", file=target)
+                print(say(lang, "seed", seed=settings.seed), file=target)
                 if not single:
-                    print(f"{'file':<{width}}  {'exercise':<26}  {'checks':>6}  {'score':>6}  {'status':<7}  {'time':>7}", file=target)
+                    print(table_head(width, lang), file=target)
             for item in futures:
                 while isinstance(item, Future) and not STOP.is_set():
                     try:
@@ -402,7 +430,7 @@ def grade(
                     break
                 entries.append(item)
                 if text:
-                    print(item["report"] if single else table_row(item, width), file=target, flush=True)
+                    print(item["report_ru" if lang == "ru" else "report"] if single else table_row(item, width), file=target, flush=True)
         except BaseException:
             STOP.set()  # a broken pipe, an error of ours: stop the children before going
             raise
@@ -412,7 +440,7 @@ def grade(
                 target.close()
         if received:
             name = "Ctrl-C" if received[0] == signal.SIGINT else "SIGTERM"
-            print(f"\ngrade: stopped by {name}; {len(entries)} of {len(found)} paths graded, every process it started is ended.", file=sys.stderr)
+            print(say(lang, "interrupted", name=name, done=len(entries), total=len(found)), file=sys.stderr)
             return 128 + received[0]
     return _finish(entries, settings, format, output, target if output is None else None, single)
 
@@ -428,11 +456,11 @@ def _finish(
             "memory_limit_mb": settings.memory_mb, "hint_level": settings.hint,
             "checks_dir": str(settings.checks_dir) if settings.checks_dir is not None else None,
         }
-        doc = document(format, entries, settings.seed, meta)
+        doc = document(format, entries, settings.seed, meta, settings.lang)
         if output is not None:
             Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             score, top = doc.get("score"), doc.get("max_score", doc.get("max-score"))
-            print(f"wrote {output} ({format}: score {score} of {top})", file=sys.stdout)
+            print(say(settings.lang, "wrote_document", output=output, format=format, score=score, top=top), file=sys.stdout)
         else:
             assert stream is not None
             encoding = str(getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
@@ -440,10 +468,10 @@ def _finish(
     elif not single:
         if output is not None:
             with open(output, "a", encoding="utf-8") as file:
-                table_summary(entries, file)
+                table_summary(entries, file, settings.lang)
         else:
             assert stream is not None
-            table_summary(entries, stream)
+            table_summary(entries, stream, settings.lang)
     if counts["error"] == len(entries):
         return 2
     return 0 if all_passed else 1

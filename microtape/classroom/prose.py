@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import resources
 
-__all__ = ["chapter_catalog", "latex_to_text", "message_ids", "plain", "read_po", "render"]
+__all__ = ["chapter_catalog", "inline_markup", "latex_to_text", "message_ids", "plain", "read_po", "render"]
 
 WIDTH = 76
 """Where translated paragraphs are wrapped (the English ones keep their own lines)."""
@@ -168,6 +168,7 @@ def _block_text(lines: list[str], catalog: dict[str, str], lang: str) -> list[st
         out: list[str] = []
         for item in _items(lines):
             marker, first = _ITEM.match(item[0]).groups()  # type: ignore[union-attr]
+            marker = re.sub(r"[*+]", "-", marker, count=1)  # a bullet reads "-", never a markup star
             msgid = _msgid([first, *item[1:]])
             out += _wrap(plain(catalog.get(msgid, msgid), lang), " " * len(marker), marker)
         return out
@@ -319,19 +320,58 @@ def _role(match: re.Match[str], lang: str) -> str:
     return _name(body.lstrip("~"))
 
 
+_LITERAL = re.compile(r"``(.+?)``")
+_LINK = re.compile(r"`([^`<>]*?)\s*<[^<>`]*>`__?")  # `text <target>`_ and anonymous `text <target>`__
+_REFERENCE = re.compile(r"`([^`]+)`__?|(?<![\w/.])([A-Za-z][\w-]*[A-Za-z0-9])__?(?!\w|\.\w)")
+_STRONG = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
+_DEFAULT_ROLE = re.compile(r"`([^`]+)`")
+
+
+def inline_markup(text: str) -> str:
+    """Drop reST's inline markup, keeping the words: literals, links, references, strong and emphasis.
+
+    Inline literals lose their backticks and keep their text as it is (a
+    ``*`` inside one is code, not emphasis).
+
+    Examples:
+        >>> from microtape.classroom.prose import inline_markup
+        >>> inline_markup("The **culprit**: *central* ``a * b``, see `the docs <https://x.org>`_ or Furo_.")
+        'The culprit: central a * b, see the docs or Furo.'
+        >>> inline_markup("operators (``*``, ``-``, ``**``) and ``snake_case_``")
+        'operators (*, -, **) and snake_case_'
+    """
+    literals: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        literals.append(match.group(1))
+        return f"\x00{len(literals) - 1}\x00"
+
+    text = _LITERAL.sub(keep, text)
+    text = _LINK.sub(lambda m: m.group(1), text)
+    text = _REFERENCE.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _STRONG.sub(lambda m: m.group(1), text)
+    text = _EMPHASIS.sub(lambda m: m.group(1), text)
+    text = _DEFAULT_ROLE.sub(lambda m: m.group(1), text)
+    return re.sub("\x00([0-9]+)\x00", lambda m: literals[int(m.group(1))], text)
+
+
 def plain(rst: str, lang: str = "en") -> str:
     """Turn the chapters' reStructuredText prose into terminal text.
 
     Examples:
         >>> from microtape.classroom.prose import plain
-        >>> plain("Use :func:`~microtape.grad` on ``x``. .. note:: Careful.")
-        'Use mt.grad on `x`. Note: Careful.'
+        >>> plain("Use :func:`~microtape.grad` on ``x``, *not* **by hand**. .. note:: Careful.")
+        'Use mt.grad on x, not by hand. Note: Careful.'
+        >>> plain("h_t = tanh(h_{t-1}·W + x_{t}·U)")
+        'h_t = tanh(hₜ₋₁·W + xₜ·U)'
         >>> plain(r"Here :math:`dL/dw = 2(3w - 6) \\cdot 3`, see :chapter:`4`.", "ru")
         'Here dL/dw = 2(3w - 6) · 3, see глава 4.'
     """
     words = WORDS.get(lang, WORDS["en"])
     text = _ROLE.sub(lambda m: _role(m, lang), rst)
-    text = text.replace("``", "`")
+    text = inline_markup(text)
+    text = re.sub(r"(?<=\w)_\{([^{}]*)\}", lambda m: _script(m.group(1), _SUB, "_"), text)  # h_{t−1} outside :math:
     text = re.sub(
         r"\.\. code-block:: *(\w+)",
         lambda m: f"{words['in']} {m.group(1).replace('javascript', 'JavaScript')}:",

@@ -10,21 +10,27 @@ written in Russian is the English starter with each paragraph, title and
 list item of its docstring replaced by its translation from that catalog
 (the same message ids Sphinx makes: the block's source with line breaks
 turned into spaces). Literal blocks (after ``::``) stay as they are, and a
-block without a translation stays English.
+block without a translation stays English. The rest of the text a student
+reads in a starter (comments, function docstrings, ``TODO`` messages) is
+translated by ``translate_code`` from ``starters_ru.py``; the code is
+left exactly as it is.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
 import textwrap
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import prose
 from . import resources
+from .starters_ru import STARTERS_RU
 
-__all__ = ["Block", "blocks", "catalog", "message_ids", "statement", "translate_starter"]
+__all__ = ["Block", "blocks", "catalog", "message_ids", "statement", "translate_code", "translate_starter"]
 
 WIDTH = 76
 """Where translated blocks are wrapped (the width of the starters' own lines)."""
@@ -186,3 +192,53 @@ def translate_starter(source: str, messages: dict[str, str]) -> str:
     if '"""' in body or "\\" in body:
         return source
     return source[: start + 3] + body + source[end:]
+
+
+def _literal(token: str, text: str) -> str | None:
+    """``text`` as a string literal in the quotes of ``token`` (None when ``token`` has a prefix such as f or r)."""
+    quote = token[:3] if token[:3] in ('"""', "'''") else token[:1]
+    if quote not in ('"""', "'''", '"', "'"):
+        return None
+    if "\\" in text or quote in text or (len(quote) == 1 and "\n" in text):
+        return repr(text)
+    return quote + text + quote
+
+
+def translate_code(source: str, table: dict[str, str] | None = None) -> str:
+    r'''A starter's comments, docstrings and string literals replaced by their translation in ``table``.
+
+    Only the texts ``table`` knows change (by default ``microtape.classroom.starters_ru.STARTERS_RU``);
+    every other token, and the layout, stays as it is.
+
+    Examples:
+        >>> from microtape.classroom.statements import translate_code
+        >>> src = 'def f(x):\n    """Return x."""\n    raise NotImplementedError("TODO 1: return x")  # keep this\n'
+        >>> print(translate_code(src, {"Return x.": "Верните x.", "TODO 1: return x": "TODO 1: верните x", "keep this": "оставьте"}))
+        def f(x):
+            """Верните x."""
+            raise NotImplementedError("TODO 1: верните x")  # оставьте
+        <BLANKLINE>
+    '''
+    known = STARTERS_RU if table is None else table
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        new: str | None = None
+        if token.type == tokenize.COMMENT:
+            text = token.string[1:].strip()
+            new = f"# {known[text]}" if text in known else None
+        elif token.type == tokenize.STRING:
+            try:
+                value = ast.literal_eval(token.string)
+            except (ValueError, SyntaxError):
+                value = None
+            new = _literal(token.string, known[value]) if isinstance(value, str) and value in known else None
+        if new is not None:
+            (row, col), (end_row, end_col) = token.start, token.end
+            edits.append((starts[row - 1] + col, starts[end_row - 1] + end_col, new))
+    for begin, end, new in reversed(edits):
+        source = source[:begin] + new + source[end:]
+    return source

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import TextIO
 
 from . import resources
+from .messages import say
 from .prose import chapter_catalog, render
 
 _RULE = "─" * 72
-NO_PLOTS: str = "(a plot is left out here: matplotlib is not installed; pip install 'microtape[book]' to draw it)"
-"""The line printed where a cell's plot would be, when matplotlib is missing."""
+NO_PLOTS: str = say("en", "no_plots")
+"""The line printed where a cell's plot would be, when matplotlib is missing (in English; ``messages.py`` has the others)."""
 
 
 def chapters() -> list[Path]:
@@ -141,13 +142,14 @@ def execute_cell(
     filename: str = "<tour>",
     line: int = 1,
     tainted: set[str] | None = None,
+    lang: str = "en",
 ) -> str:
     """Run a cell; return what it printed plus the repr of a final expression.
 
     Line numbers are those of the chapter file, so leak reports and tracebacks
     point at the chapter's real lines. With ``tainted`` (a set, shared by the
     cells of a chapter), the statements that need matplotlib are left out and
-    :data:`NO_PLOTS` is printed instead.
+    ``NO_PLOTS`` (in ``lang``) is printed instead.
     """
     tree = ast.parse(code)
     ast.increment_lineno(tree, line - 1)
@@ -163,11 +165,11 @@ def execute_cell(
             if value is not None:
                 print(repr(value))
         if dropped:
-            print(NO_PLOTS)
+            print(say(lang, "no_plots"))
     return buffer.getvalue()
 
 
-def _save_figures(chapter: Path, figures: Path | None, first: int) -> list[str]:
+def _save_figures(chapter: Path, figures: Path | None, first: int, lang: str = "en") -> list[str]:
     """Save (when ``figures`` is a folder) and close the figures a cell drew; return the PNG paths."""
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
@@ -179,7 +181,7 @@ def _save_figures(chapter: Path, figures: Path | None, first: int) -> list[str]:
             figures.mkdir(parents=True, exist_ok=True)
             target = figures / f"{chapter.stem}_{first + len(saved)}.png"
             figure.savefig(target)
-            saved.append(f"(figure saved as {target})")
+            saved.append(say(lang, "figure_saved", path=target))
         pyplot.close(figure)
     return saved
 
@@ -204,8 +206,8 @@ def show(path: Path, out: TextIO, figures: Path | None = None, plots: bool | Non
             print(render(prose, catalog, lang), file=out)
         if code:
             print(textwrap.indent(code, "    │ "), file=out)
-            output = execute_cell(code, namespace, str(path), line, tainted)
-            notes = _save_figures(path, figures, saved + 1)
+            output = execute_cell(code, namespace, str(path), line, tainted, lang)
+            notes = _save_figures(path, figures, saved + 1, lang)
             saved += len(notes)
             output = "".join(f"{text}\n" for text in [output.rstrip("\n"), *notes] if text)
             if output:
@@ -235,13 +237,13 @@ def run(
         picked = [p for p in found if int(p.name[:2]) == chapter]
         if not picked:
             numbers = ", ".join(str(int(p.name[:2])) for p in found)
-            known = f"the chapters are {numbers}" if found else "the book's chapters are not installed"
-            print(f"no chapter {chapter}; {known}", file=out)
+            known = say(lang, "chapters_are", numbers=numbers) if found else say(lang, "no_book")
+            print(say(lang, "no_chapter", number=chapter, known=known), file=out)
             return 2
         found = picked
     for n, path in enumerate(found):
         if pause is not None and n:
-            answer = pause(f"── Enter for chapter {int(path.name[:2])}, q to stop ── ")
+            answer = pause(say(lang, "pause", number=int(path.name[:2])))
             if answer.strip().lower().startswith("q"):
                 break
         show(path, out, figures, lang=lang)

@@ -93,3 +93,42 @@ def test_tour_lang_ru_speaks_russian() -> None:
     assert cyrillic_share(prose) > 0.6, prose[:2000]
     assert "Автоматическое вычисление градиентов" in prose
     assert "-17.5" in result.stdout  # the chapter still runs: real computed output
+
+
+LEFTOVER = re.compile(
+    r"\*\*\S|(?<![\w*])\*[^\s*][^*]*[^\s*]\*(?![\w*])|`|:[a-z]+:`|<https?:|\w`_|\.\. [a-z-]+::|\\[A-Za-z]+"
+)
+"""reST or Markdown left in a line of prose: strong, emphasis, backticks, roles, link targets, directives, LaTeX."""
+
+
+def test_inline_markup_becomes_plain_words() -> None:
+    assert _prose.plain("The **culprit**, *central*, ``a * b`` and `docs <https://x.org>`_.") == "The culprit, central, a * b and docs."
+    assert _prose.render("* one *item*\n* two", None, "ru") == "- one item\n- two"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_whole_tour_prints_no_markup_and_speaks_its_language(lang: str, tmp_path: Path) -> None:
+    """Every line of prose the tour prints (not code, not program output) is clean text; the markers are in ``lang``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "microtape", "tour", "--lang", lang, "--no-pause"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, encoding="utf-8",
+        env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path), "PYTHONIOENCODING": "utf-8"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    prose = [line for line in result.stdout.splitlines() if not re.match(r"\s+[│▸]", line)]
+    leftovers = [line for line in prose if LEFTOVER.search(line.replace("**", "") if "(*, -, **)" in line else line)]
+    assert len(prose) > 500 and not leftovers, "markup in the tour's text:\n" + "\n".join(leftovers[:20])
+    saved = [line for line in result.stdout.splitlines() if ".png" in line]
+    assert saved, "no figure marker: is matplotlib installed?"
+    marker = "(рисунок сохранён в " if lang == "ru" else "(figure saved as "
+    assert all(marker in line for line in saved), saved[:3]
+    if lang == "ru":
+        assert "figure saved" not in result.stdout and "left out here" not in result.stdout
+
+
+def test_the_no_plots_marker_is_in_the_tours_language() -> None:
+    tainted: set[str] = set()
+    out = _tour.execute_cell("import matplotlib.pyplot as plt\nplt.plot([1])", {}, tainted=tainted, lang="ru")
+    assert out.startswith("(здесь пропущен график: matplotlib не установлен") and "pip install 'microtape[book]'" in out
+    assert _tour.NO_PLOTS in _tour.execute_cell("plt.show()", {}, tainted=tainted)
