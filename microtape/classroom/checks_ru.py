@@ -95,7 +95,7 @@ EXACT: Final[dict[str, str]] = {
     "keep train as it is: plain SGD from w = b = 0": "оставьте train как есть: обычный SGD от w = b = 0",
     "train(200, 0.1) should end near w = 0.6, b = 0.5, where the data came from": "train(200, 0.1) должна закончить около w = 0.6, b = 0.5, откуда взяты данные",
     # ex03_second_derivative
-    "GradientTape: a second derivative with nested tapes, SGD on x² + y²": "GradientTape: вторая производная с вложенными лентами, SGD для x² + y²",
+    "The tape: a second derivative with nested tapes, SGD on x² + y²": "Лента градиентов: вторая производная с вложенными лентами, SGD для x² + y²",
     "second_derivative matches f''": "second_derivative совпадает с f''",
     "chapter 3: a tape also records another tape's backward pass": "глава 3: лента записывает и обратный проход другой ленты",
     "open an outer tape and an inner one, both watching x; compute f(x) inside the inner one": "откройте внешнюю и внутреннюю ленты, обе следят за x; вычислите f(x) внутри внутренней",
@@ -105,7 +105,7 @@ EXACT: Final[dict[str, str]] = {
     "variables are watched by a tape automatically; record f on a tape each step and ask it for both gradients": "за переменными лента следит автоматически; на каждом шаге записывайте f на ленту и запрашивайте у неё оба градиента",
     "update x and y in place, lr times their gradients; return the final values as floats": "обновляйте x и y на месте на lr, умноженное на их градиенты; верните итоговые значения как float",
     # ex03b_unwatched_tensor
-    "GradientTape: a tape that returns None, and a tape asked twice": "GradientTape: лента, которая возвращает None, и лента, которую спросили дважды",
+    "The tape: a tape that returns None, and a tape asked twice": "Лента градиентов: лента, которая возвращает None, и лента, которую спросили дважды",
     "input_gradient returns d model / dx": "input_gradient возвращает d model / dx",
     "chapter 3: a tape records what happens to variables by itself, and to a plain tensor only when told": "глава 3: лента сама записывает то, что происходит с переменными, а с обычным тензором — только если ей сказать",
     "x is a plain tensor, not a variable: tell the tape to record it before model(x) runs": "x — обычный тензор, а не переменная: скажите ленте записывать его до вызова model(x)",
@@ -115,7 +115,7 @@ EXACT: Final[dict[str, str]] = {
     "either ask for all three gradients in a single call, or make the tape persistent": "либо запросите все три градиента одним вызовом, либо сделайте ленту постоянной",
     "tape.gradient accepts a list of sources and returns a list of gradients": "tape.gradient принимает список источников и возвращает список градиентов",
     # ex04_softplus_vjp
-    "Checking gradients: write the VJP of softplus, prove it with check_grads": "Проверка градиентов: написать VJP для softplus и доказать его верность с check_grads",
+    "Checking gradients: write the VJP of softplus, prove it with check_grads": "Проверка градиентов: написать VJP для softplus и проверить его с check_grads",
     "softplus computes log(1 + e^x)": "softplus вычисляет log(1 + e^x)",
     "only the gradient is yours to write; the forward value stays as given": "писать нужно только градиент; прямое значение остаётся как дано",
     "softplus(x) must still be log(1 + eˣ) entry by entry": "softplus(x) должна по-прежнему поэлементно равняться log(1 + eˣ)",
