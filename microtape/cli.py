@@ -3,8 +3,9 @@
 Read last. ``tour`` prints the book's chapters in the terminal,
 ``selfcheck`` gradient-checks every primitive in the op table,
 ``exercises DIR`` copies the starter exercises into a folder for a student
-(``exercises --list`` lists them: chapter, kind, expected minutes), and
-``grade FILE`` checks a classroom exercise (see :mod:`microtape.classroom.grader`). Any
+(``--notebook``: as Jupyter notebooks; ``exercises --list`` lists them:
+chapter, kind, expected minutes), and ``grade FILE`` checks a classroom
+exercise (a ``.py`` file or a notebook) (see :mod:`microtape.classroom.grader`). Any
 command ends quietly on Ctrl-C (exit 130) or when its reader goes away
 (``... | head``: exit 141), and prints ``?`` for a character the terminal
 cannot show rather than crash.
@@ -185,14 +186,17 @@ def program_name() -> str:
     return "python -m microtape"
 
 
-def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: str = "en") -> int:
+def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: str = "en", notebook: bool = False) -> int:
     """Copy the starter exercises into ``folder``; return the exit code.
 
     Only the starters (``ex*.py``) are copied, never the solutions. Files
     already in ``folder`` are not overwritten unless ``force``; when one is
     in the way nothing is copied (exit code 1). With ``lang="ru"`` each
     starter's task statement (its docstring) is written in Russian, from the
-    catalog of the book's exercises page; the code stays as it is.
+    catalog of the book's exercises page; the code stays as it is. With
+    ``notebook``, each starter is written as a Jupyter notebook
+    (``exNN_name.ipynb``: the task statement in a Markdown cell, the code in
+    code cells), which ``grade`` accepts like the ``.py`` file.
 
     Examples:
         >>> import io, tempfile
@@ -204,9 +208,15 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         ...     names = sorted(p.name for p in (Path(tmp) / "mine").iterdir())
         >>> code, names[0], "solution" in " ".join(names)
         (0, 'ex00_gradient_by_hand.py', False)
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     code = exercises(Path(tmp), out=io.StringIO(), notebook=True)
+        ...     names = sorted(p.name for p in Path(tmp).iterdir())
+        >>> code, names[0]
+        (0, 'ex00_gradient_by_hand.ipynb')
     """
     from .classroom import resources
     from .classroom import statements
+    from .classroom.notebooks import starter_notebook
 
     stream = out if out is not None else sys.stdout
     if lang not in LANGUAGES:
@@ -216,22 +226,28 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     if not starters:
         print("the starter exercises are not installed with this copy of microtape", file=stream)
         return 1
-    in_the_way = [folder / p.name for p in starters if (folder / p.name).exists()]
+    suffix = ".ipynb" if notebook else ".py"
+    in_the_way = [folder / f"{p.stem}{suffix}" for p in starters if (folder / f"{p.stem}{suffix}").exists()]
     if in_the_way and not force:
         names = ", ".join(str(p) for p in in_the_way)
         print(f"not copying: {names} already exist{'s' if len(in_the_way) == 1 else ''} (your work?).", file=stream)
-        print(f"Pick another folder, or add --force to overwrite: {program_name()} exercises {folder} --force", file=stream)
+        again = " --notebook" * notebook + f" --lang {lang}" * (lang != "en")
+        print(f"Pick another folder, or add --force to overwrite: {program_name()} exercises {folder}{again} --force", file=stream)
         return 1
     folder.mkdir(parents=True, exist_ok=True)
     messages = statements.catalog(lang)
     for path in starters:
-        if messages:
+        target = folder / f"{path.stem}{suffix}"
+        if messages or notebook:
             source = path.read_text(encoding="utf-8")
-            (folder / path.name).write_text(statements.translate_starter(source, messages), encoding="utf-8")
+            source = statements.translate_starter(source, messages) if messages else source
+            # the notebook is written from the very text the .py starter would hold (its language included)
+            target.write_text(starter_notebook(source, path.stem) if notebook else source, encoding="utf-8")
         else:
-            shutil.copyfile(path, folder / path.name)
-        print(f"wrote {folder / path.name}", file=stream)
-    print(f"\nWork on a file, then grade it, e.g.: {program_name()} grade {folder / starters[0].name}", file=stream)
+            shutil.copyfile(path, target)
+        print(f"wrote {target}", file=stream)
+    first = folder / f"{starters[0].stem}{suffix}"
+    print(f"\nWork on a file, then grade it, e.g.: {program_name()} grade {first}", file=stream)
     return 0
 
 
@@ -293,8 +309,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--list", action="store_true", help="list the exercises: chapter, kind, expected minutes, title")
     e.add_argument("--force", action="store_true", help="overwrite files that are already there")
     e.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the task statements (ru: Russian)")
+    e.add_argument("--notebook", action="store_true", help="write each starter as a Jupyter notebook (.ipynb), which grade accepts too")
     g = sub.add_parser("grade", help="check exercise files or folders of them, each in its own process with a time limit")
-    g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files, or folders searched for *.py")
+    g.add_argument("paths", nargs="+", metavar="PATH", help="exercise files (.py or .ipynb), or folders searched for them")
     g.add_argument("--timeout", type=_seconds, default=10.0, metavar="S", help="seconds each file may take (default 10)")
     g.add_argument("--format", choices=("text", "json", "gradescope", "classroom50"), default="text",
                    help="text (default), json (microtape's document), gradescope (results.json), classroom50 (result.json)")
@@ -341,7 +358,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.folder is None:
             print(f"exercises: say where to copy the starters ({program_name()} exercises DIR), or add --list to list them.", file=sys.stderr)
             return 2
-        return exercises(args.folder, force=args.force, lang=args.lang)
+        return exercises(args.folder, force=args.force, lang=args.lang, notebook=args.notebook)
     if args.command == "grade":
         from .classroom import grader
 

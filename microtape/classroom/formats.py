@@ -301,6 +301,8 @@ def report(entry: dict[str, object], hint: int) -> str:
         return "\n".join(lines)
     chapter = entry["chapter"]
     lines.append(f"grading {path}: {name} (chapter {chapter}: {entry['title']})")
+    notes = entry.get("notes")  # a notebook's skipped magic and shell lines
+    lines += [f"  note: {note}" for note in notes] if isinstance(notes, list) else []
     printed = str(entry["output"]).rstrip()
     if printed:
         tail = printed.splitlines()[-20:]
