@@ -19,13 +19,14 @@ import ast
 import json
 import re
 from dataclasses import dataclass
+from typing import Final
 
 __all__ = ["NotebookCode", "NotebookError", "code_of", "starter_notebook"]
 
-NBFORMAT = (4, 5)
+NBFORMAT: Final[tuple[int, int]] = (4, 5)
 """The notebook format written: nbformat 4.5 (cells have ids)."""
 
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
+PYTHON_CELL_MAGICS: Final[frozenset[str]] = frozenset({"time", "timeit", "capture", "prun"})
 """Cell magics whose body is Python: the body is graded, the magic line skipped."""
 
 _MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.]*\s*=\s*)?[%!]")
