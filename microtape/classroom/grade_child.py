@@ -51,7 +51,7 @@ from .processes import process_table
 from .exercise import Check, Exercise, Fail
 from .check_helpers import seed_checks
 from .catalog import identify, load_exercise
-from .notebooks import NotebookCode, NotebookError, code_of
+from .notebooks import LOADED, NotebookError, code_of, place
 
 __all__ = ["run_file"]
 
@@ -60,17 +60,10 @@ Emit = Callable[[dict[str, object]], None]
 FILE_SIZE_LIMIT = 64 * 2**20
 """The most a graded file (or its printing) may write to one file, in bytes."""
 
-NOTEBOOKS: dict[str, NotebookCode] = {}
-"""The notebooks this child grades (by path), so that a line is shown as a cell and a line in it."""
-
 
 def _line(path: Path, line: int | None) -> str:
     """'file.py:12', or 'file.ipynb, cell 3, line 2' for a notebook."""
-    code = NOTEBOOKS.get(str(path))
-    if code is None or line is None:
-        return f"{path.name}:{line}"
-    cell, within = code.locate(line)
-    return f"{path.name}, cell {cell}, line {within}"
+    return place(str(path), "?" if line is None else line)
 
 
 def _where(err: BaseException, path: Path) -> str:
@@ -177,7 +170,7 @@ def _run(path: Path, emit: Emit, first: int, seed: int, checks_dir: Path | None)
             emit({"event": "load_failed", "details": [f"the notebook {file.name} cannot be read: {err}."],
                   "hints": ["open it in Jupyter and save it again (File > Save), or hand out a fresh starter with exercises DIR --notebook."]})
             return
-        NOTEBOOKS[str(file)] = notebook
+        LOADED[str(file)] = notebook  # its lines are shown as cells and lines in them (see notebooks.place)
         source = notebook.source
         linecache.cache[str(file)] = (len(source), None, source.splitlines(keepends=True), str(file))  # tracebacks, inspect
         if notebook.notes:

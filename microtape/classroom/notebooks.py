@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["NotebookCode", "NotebookError", "code_of", "starter_notebook"]
+__all__ = ["LOADED", "NotebookCode", "NotebookError", "code_of", "place", "starter_notebook"]
 
 NBFORMAT: Final[tuple[int, int]] = (4, 5)
 """The notebook format written: nbformat 4.5 (cells have ids)."""
@@ -67,6 +67,26 @@ class NotebookCode:
             if start <= line:
                 cell, first = number, start
         return cell, line - first + 1
+
+
+LOADED: dict[str, NotebookCode] = {}
+"""The notebooks being graded in this process, by path (``grade_child.py`` fills it), for :func:`place`."""
+
+
+def place(file: str, line: int | str) -> str:
+    """'ex.py:12' for a line of a file, or 'ex.ipynb, cell 3, line 2' for a line of a notebook being graded.
+
+    Examples:
+        >>> from microtape.classroom.notebooks import place
+        >>> place("/home/me/ex05.py", 12)
+        'ex05.py:12'
+    """
+    name = file.replace("\\", "/").rsplit("/", 1)[-1]
+    code = LOADED.get(file)
+    if code is None or not str(line).isdigit():
+        return f"{name}:{line}"
+    cell, within = code.locate(int(line))
+    return f"{name}, cell {cell}, line {within}"
 
 
 def _text(value: object, where: str) -> str:

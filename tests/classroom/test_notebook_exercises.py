@@ -231,3 +231,14 @@ def test_a_runtime_error_points_at_its_cell(tmp_path: Path) -> None:
     run = grade(path, "--seed", "1")
     assert run.returncode == 1
     assert f"loading the file raised ZeroDivisionError (mine.ipynb, cell {len(nb['cells'])}, line 2 in <module>)" in run.stdout, run.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_where_a_check_points_in_a_notebook_is_a_cell_and_line(tmp_path: Path) -> None:
+    """leak_check's 'made at' lines (and the culprit's) name the notebook's cell, not a line of the joined code."""
+    exercises(tmp_path, out=io.StringIO(), notebook=True)
+    run = grade(tmp_path / "ex05c_leaky_loop.ipynb", "--seed", "1")
+    assert run.returncode == 1
+    assert re.search(r"x \w+ \(ex05c_leaky_loop\.ipynb, cell \d+, line \d+\)", run.stdout), run.stdout
+    assert not re.search(r"ex05c_leaky_loop\.ipynb:\d", run.stdout), run.stdout
