@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from ..errors import InvalidArgumentError
+
 __all__ = ["LOADED", "NotebookCode", "NotebookError", "code_of", "place", "starter_notebook"]
 
 NBFORMAT: Final[tuple[int, int]] = (4, 5)
@@ -32,8 +34,18 @@ PYTHON_CELL_MAGICS: Final[frozenset[str]] = frozenset({"time", "timeit", "captur
 _MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.]*\s*=\s*)?[%!]")
 
 
-class NotebookError(ValueError):
-    """A file that is not a notebook the grader can read: the message says what is wrong and where."""
+class NotebookError(InvalidArgumentError):
+    """A file that is not a notebook the grader can read: the message says what is wrong and where.
+
+    Examples:
+        >>> import microtape as mt
+        >>> from microtape.classroom.notebooks import NotebookError, code_of
+        >>> try:
+        ...     code_of('{"cells": [], "nbformat": 3}')
+        ... except mt.MicrotapeError as err:
+        ...     print(type(err).__name__, "-", err)
+        NotebookError - nbformat 3: the grader reads nbformat 4 notebooks (save it again with Jupyter)
+    """
 
 
 @dataclass(frozen=True)
