@@ -114,7 +114,7 @@ def _skip_magics(lines: list[str], number: int, notes: list[str]) -> list[str]:
     try:
         ast.parse("\n".join(lines))
         return lines  # valid Python has no magics (a line that starts with % continues an expression)
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: a NUL character (Python < 3.12)
         pass
     first = lines[0].strip() if lines else ""
     if first.startswith("%%"):
