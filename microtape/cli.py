@@ -3,8 +3,9 @@
 Read last. ``tour`` prints the book's chapters in the terminal,
 ``selfcheck`` gradient-checks every primitive in the op table,
 ``exercises DIR`` copies the starter exercises into a folder for a student
-(``exercises --list`` lists them: chapter, kind, expected minutes), and
-``grade FILE`` checks a classroom exercise (see :mod:`microtape.classroom.grader`). Any
+(``--notebook``: as Jupyter notebooks; ``exercises --list`` lists them:
+chapter, kind, expected minutes), and ``grade FILE`` checks a classroom
+exercise (a ``.py`` file or a notebook) (see :mod:`microtape.classroom.grader`). Any
 command ends quietly on Ctrl-C (exit 130) or when its reader goes away
 (``... | head``: exit 141), and prints ``?`` for a character the terminal
 cannot show rather than crash.
@@ -186,7 +187,7 @@ def program_name() -> str:
     return "python -m microtape"
 
 
-def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: str = "en") -> int:
+def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: str = "en", notebook: bool = False) -> int:
     """Copy the starter exercises into ``folder``; return the exit code.
 
     Only the starters (``ex*.py``) are copied, never the solutions. Files
@@ -195,7 +196,9 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     starter's task statement (its docstring) is written in Russian, from the
     catalog of the book's exercises page, and so are its comments, function
     docstrings and TODO messages (``classroom/starters_ru.py``); the code
-    stays as it is.
+    stays as it is. With ``notebook``, each starter is written as a Jupyter
+    notebook (``exNN_name.ipynb``: the task statement in a Markdown cell, the
+    code in code cells), which ``grade`` accepts like the ``.py`` file.
 
     Examples:
         >>> import io, tempfile
@@ -207,10 +210,16 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         ...     names = sorted(p.name for p in (Path(tmp) / "mine").iterdir())
         >>> code, names[0], "solution" in " ".join(names)
         (0, 'ex00_gradient_by_hand.py', False)
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     code = exercises(Path(tmp), out=io.StringIO(), notebook=True)
+        ...     names = sorted(p.name for p in Path(tmp).iterdir())
+        >>> code, names[0]
+        (0, 'ex00_gradient_by_hand.ipynb')
     """
     from .classroom import messages as messages_of
     from .classroom import resources
     from .classroom import statements
+    from .classroom.notebooks import starter_notebook
 
     stream = out if out is not None else sys.stdout
     if lang not in LANGUAGES:
@@ -220,22 +229,28 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     if not starters:
         print(messages_of.say(lang, "no_starters"), file=stream)
         return 1
-    in_the_way = [folder / p.name for p in starters if (folder / p.name).exists()]
+    suffix = ".ipynb" if notebook else ".py"
+    in_the_way = [folder / f"{p.stem}{suffix}" for p in starters if (folder / f"{p.stem}{suffix}").exists()]
     if in_the_way and not force:
         names = ", ".join(str(p) for p in in_the_way)
         print(messages_of.say(lang, "not_copying", names=names, s="s" * (len(in_the_way) == 1)), file=stream)
-        print(messages_of.say(lang, "pick_another", command=f"{program_name()} exercises {folder} --force"), file=stream)
+        again = " --notebook" * notebook + f" --lang {lang}" * (lang != "en")
+        print(messages_of.say(lang, "pick_another", command=f"{program_name()} exercises {folder}{again} --force"), file=stream)
         return 1
     folder.mkdir(parents=True, exist_ok=True)
     messages = statements.catalog(lang)
     for path in starters:
-        if lang == "ru":
-            source = statements.translate_code(path.read_text(encoding="utf-8"))
-            (folder / path.name).write_text(statements.translate_starter(source, messages), encoding="utf-8")
+        target = folder / f"{path.stem}{suffix}"
+        if lang == "ru" or notebook:
+            source = path.read_text(encoding="utf-8")
+            if lang == "ru":
+                source = statements.translate_starter(statements.translate_code(source), messages)
+            # the notebook is written from the very text the .py starter would hold (its language included)
+            target.write_text(starter_notebook(source, path.stem) if notebook else source, encoding="utf-8")
         else:
-            shutil.copyfile(path, folder / path.name)
-        print(messages_of.say(lang, "wrote", path=folder / path.name), file=stream)
-    command = f"{program_name()} grade {folder / starters[0].name}" + " --lang ru" * (lang == "ru")
+            shutil.copyfile(path, target)
+        print(messages_of.say(lang, "wrote", path=target), file=stream)
+    command = f"{program_name()} grade {folder / f'{starters[0].stem}{suffix}'}" + " --lang ru" * (lang == "ru")
     print(messages_of.say(lang, "work_then_grade", command=command), file=stream)
     return 0
 
@@ -322,7 +337,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.folder is None:
             print(f"exercises: say where to copy the starters ({program_name()} exercises DIR), or add --list to list them.", file=sys.stderr)
             return 2
-        return exercises(args.folder, force=args.force, lang=args.lang)
+        return exercises(args.folder, force=args.force, lang=args.lang, notebook=args.notebook)
     if args.command == "grade":
         from .classroom import grader
 

@@ -28,11 +28,14 @@ reports its progress, and watch it live in a browser with
 # expect ``num_variables`` to grow by four, and ``opt.dispose()`` to bring
 # it back.
 import asyncio
+import contextvars
 import math
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import microtape as mt
 
@@ -196,13 +199,31 @@ async def run(yielding: bool, steps: int = 40) -> None:
     await task
 
 
-asyncio.run(run(yielding=False))
+T = TypeVar("T")
+
+
+def run_to_end(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)``, in a script as in Jupyter.
+
+    A notebook's kernel already runs an event loop in this thread, and
+    ``asyncio.run`` refuses to start a second one there: in a notebook the
+    coroutine runs in a thread of its own, with its own event loop.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(contextvars.copy_context().run, asyncio.run, coroutine).result()
+
+
+run_to_end(run(yielding=False))
 
 # %%
 # Every message was printed only after training had finished (step 40): the
 # printer never got a turn while training ran. This is the frozen page.
 # Now the same trainer awaits ``next_frame()`` after each step:
-asyncio.run(run(yielding=True))
+run_to_end(run(yielding=True))
 
 # %%
 # Now each message appears at the step that produced it. ``next_frame`` does
@@ -263,7 +284,7 @@ async def debug_training(steps: int = 60) -> mt.GradientMonitor:
     return monitor
 
 
-monitor = asyncio.run(debug_training())
+monitor = run_to_end(debug_training())
 print(monitor.report(width=60))
 
 # %%
@@ -320,7 +341,7 @@ async def watched_training(steps: int = 60) -> mt.Dashboard:
     return dash
 
 
-dash = asyncio.run(watched_training())
+dash = run_to_end(watched_training())
 
 # %%
 # The page was answered while the loop ran. Take the ``await mt.next_frame()``

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .resources import exercises_dir
 from .exercise import Exercise
+from .notebooks import NotebookError, code_of
 
 __all__ = [
     "check_folder",
@@ -127,8 +128,14 @@ def exercises() -> list[Exercise]:
     return [ex for ex in found if ex is not None]
 
 
-def _exercise_name(source: str) -> str | None:
-    """The literal ``EXERCISE = "..."`` of a file, without running it."""
+def _exercise_name(source: str, notebook: bool = False) -> str | None:
+    """The literal ``EXERCISE = "..."`` of a file (or of a notebook's code cells), without running it."""
+    if notebook:
+        try:
+            source = code_of(source).source
+        except NotebookError:  # the child reports the broken notebook; find the name in its raw text anyway
+            match = re.search(r"EXERCISE\s*(?::\s*str\s*)?=\s*\\?[\"'](\w+)\\?[\"']", source)
+            return match.group(1) if match else None
     try:
         tree = ast.parse(source)
     except SyntaxError:  # the child reports the syntax error; find the name anyway
@@ -164,7 +171,9 @@ def starter_hint(name: str) -> str:
 def identify(path: Path, checks_dir: Path | None = None) -> tuple[Exercise, str] | tuple[str, str]:
     """``(exercise, source)`` for a gradable file, else ``(what is wrong, hint)``.
 
-    An exercise that only a teacher's ``checks_dir`` has is found there.
+    An exercise that only a teacher's ``checks_dir`` has is found there. The
+    source is the file's text: for a notebook (``.ipynb``), its JSON (its
+    ``EXERCISE`` line is read from its code cells).
 
     Examples:
         >>> from pathlib import Path
@@ -179,8 +188,13 @@ def identify(path: Path, checks_dir: Path | None = None) -> tuple[Exercise, str]
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         return f"cannot read {str(path)!r}: {err}.", "save the exercise as a UTF-8 text file."
-    name = _exercise_name(source)
+    name = _exercise_name(source, notebook=path.suffix == ".ipynb")
     known = ", ".join(list_exercises())
+    if name is None and path.suffix == ".ipynb":
+        try:
+            code_of(source)
+        except NotebookError as err:
+            return f"{str(path)!r} is not a notebook the grader can read: {err}.", "open it in Jupyter and save it again, or start again from exercises DIR --notebook."
     if name is None:
         return (
             f"{str(path)!r} does not say which exercise it is: it has no line EXERCISE = \"...\".",

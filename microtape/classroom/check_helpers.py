@@ -18,7 +18,6 @@ import random
 import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
 from ..checking.gradcheck import GradCheckReport
 from ..autodiff.tape import GradientTape
@@ -28,6 +27,7 @@ from ..core.tensor import Tensor
 from ..core.creation import fill
 from ..core.variable import Variable
 from .exercise import Fail
+from .notebooks import place
 
 __all__ = [
     "close",
@@ -328,7 +328,7 @@ def ignores_dy(f: Callable[..., Tensor], inputs: Sequence[Tensor]) -> bool:
 
 
 def short_where(where: str) -> str:
-    """'ex05.py:12' for '/long/path/ex05.py:12'.
+    """'ex05.py:12' for '/long/path/ex05.py:12' ('ex05.ipynb, cell 3, line 2' in a notebook being graded).
 
     Examples:
         >>> from microtape.exercise import short_where
@@ -336,7 +336,7 @@ def short_where(where: str) -> str:
         'ex05.py:12'
     """
     file, _, line = where.rpartition(":")
-    return f"{Path(file).name}:{line}" if file else where
+    return place(file, line) if file else where
 
 
 def leaks(call: Callable[[], object]) -> str:

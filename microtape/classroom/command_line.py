@@ -37,8 +37,9 @@ HELP: Final[Mapping[str, Mapping[str, str]]] = {
         "folder": "where to put them (made if missing)",
         "list": "list the exercises: chapter, kind, expected minutes, title",
         "force": "overwrite files that are already there",
+        "notebook": "write each starter as a Jupyter notebook (.ipynb), which grade accepts too",
         "grade": "check exercise files or folders of them, each in its own process with a time limit",
-        "paths": "exercise files, or folders searched for *.py",
+        "paths": "exercise files (.py or .ipynb), or folders searched for them",
         "timeout": "seconds each file may take (default 10)",
         "format": "text (default), json (microtape's document), gradescope (results.json), classroom50 (result.json)",
         "json": "the same as --format json",
@@ -70,8 +71,9 @@ HELP: Final[Mapping[str, Mapping[str, str]]] = {
         "folder": "куда их положить (папка создаётся, если её нет)",
         "list": "список упражнений: глава, вид, ожидаемое время в минутах, название",
         "force": "перезаписать файлы, которые уже есть",
+        "notebook": "записать каждую заготовку как блокнот Jupyter (.ipynb); grade принимает и их",
         "grade": "проверить файлы упражнений или папки с ними, каждый файл в своём процессе с ограничением времени",
-        "paths": "файлы упражнений или папки, в которых ищутся *.py",
+        "paths": "файлы упражнений (.py или .ipynb) или папки, в которых они ищутся",
         "timeout": "сколько секунд может занять каждый файл (по умолчанию 10)",
         "format": "text (по умолчанию), json (документ microtape), gradescope (results.json), classroom50 (result.json)",
         "json": "то же, что --format json",
@@ -250,6 +252,7 @@ def build_parser(prog: str, lang: str = "en") -> Parser:
     e.positional.add_argument("folder", metavar="DIR", type=Path, nargs="?", default=None, help=text["folder"])
     e.options.add_argument("--list", action="store_true", help=text["list"])
     e.options.add_argument("--force", action="store_true", help=text["force"])
+    e.options.add_argument("--notebook", action="store_true", help=text["notebook"])
     g = command("grade")
     g.positional.add_argument("paths", nargs="+", metavar="PATH", help=text["paths"])
     g.options.add_argument("--timeout", type=_seconds(lang), default=10.0, metavar="S", help=text["timeout"])  # type: ignore[arg-type]

@@ -336,6 +336,8 @@ def report(entry: dict[str, object], hint: int, lang: str = "en") -> str:
         return "\n".join(lines)
     chapter = entry["chapter"]
     lines.append(say(lang, "grading_exercise", path=path, name=name, chapter=chapter, title=_in(entry, "title", lang)))
+    notes = entry.get("notes")  # a notebook's skipped magic and shell lines
+    lines += [f"  {say(lang, 'note', note=note)}" for note in notes] if isinstance(notes, list) else []
     printed = str(entry["output"]).rstrip()
     if printed:
         tail = printed.splitlines()[-20:]

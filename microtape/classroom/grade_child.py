@@ -1,5 +1,8 @@
 """The grading child process: run one student file's checks, write what happens as JSON lines.
 
+A notebook (``.ipynb``) runs as the module made of its code cells (see
+``notebooks.py``); its errors name the cell and the line in it.
+
 Read after ``grader.py``, which starts one of these per file with
 ``python -m microtape.classroom.grade_child FILE EVENTS MEMORY_MB FIRST SEED [CHECKS]``. Before touching
 the student's file the child caps its own address space at ``MEMORY_MB``
@@ -14,7 +17,8 @@ Events: ``{"event": "start", "exercise", "chapter", "title", "checks": [names],
 "plan": [{"name", "points", "timeout", "hidden", "hints"}]}``, then ``{"event":
 "running", "index", "check"}`` and ``{"event": "check", "index", "name",
 "status", "details", "hints"}`` per check, or ``{"event": "load_failed",
-"details"}``; an unknown file gives ``{"event": "error", "message", "hint"}``;
+"details"}``; ``{"event": "notes", "notes"}`` when a notebook's magic or shell
+lines were skipped; an unknown file gives ``{"event": "error", "message", "hint"}``;
 ``{"event": "threads", "names"}`` when the file left threads running; the last
 line is ``{"event": "end"}``, and then the process ends at once (threads or not).
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import linecache
 import os
 import sys
 import threading
@@ -46,6 +51,7 @@ from .processes import process_table
 from .exercise import Check, Exercise, Fail
 from .check_helpers import seed_checks
 from .catalog import identify, load_exercise
+from .notebooks import LOADED, NotebookError, code_of, place
 
 __all__ = ["run_file"]
 
@@ -55,15 +61,20 @@ FILE_SIZE_LIMIT = 64 * 2**20
 """The most a graded file (or its printing) may write to one file, in bytes."""
 
 
+def _line(path: Path, line: int | None) -> str:
+    """'file.py:12', or 'file.ipynb, cell 3, line 2' for a notebook."""
+    return place(str(path), "?" if line is None else line)
+
+
 def _where(err: BaseException, path: Path) -> str:
-    """' (file.py:12 in f)' for the innermost frame of the student's file, or ''."""
+    """' (file.py:12 in f)' (or ' (file.ipynb, cell 3, line 2 in f)') for the innermost frame of the student's file, or ''."""
     if isinstance(err, SyntaxError) and err.filename == str(path) and err.lineno is not None:
-        return f" ({path.name}:{err.lineno})"
+        return f" ({_line(path, err.lineno)})"
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
     if not frames:
         return ""
     f = frames[-1]
-    return f" ({path.name}:{f.lineno} in {f.name})"
+    return f" ({_line(path, f.lineno)} in {f.name})"
 
 
 def _message(err: BaseException, limit: int = 12) -> list[str]:
@@ -152,6 +163,18 @@ def _run(path: Path, emit: Emit, first: int, seed: int, checks_dir: Path | None)
     module = types.ModuleType(f"_microtape_exercise_{file.stem}")
     module.__file__ = str(file)
     sys.modules[module.__name__] = module  # dataclasses and typing look modules up while the file runs
+    if file.suffix == ".ipynb":
+        try:
+            notebook = code_of(source)
+        except NotebookError as err:
+            emit({"event": "load_failed", "details": [f"the notebook {file.name} cannot be read: {err}."],
+                  "hints": ["open it in Jupyter and save it again (File > Save), or hand out a fresh starter with exercises DIR --notebook."]})
+            return
+        LOADED[str(file)] = notebook  # its lines are shown as cells and lines in them (see notebooks.place)
+        source = notebook.source
+        linecache.cache[str(file)] = (len(source), None, source.splitlines(keepends=True), str(file))  # tracebacks, inspect
+        if notebook.notes:
+            emit({"event": "notes", "notes": [f"not run (IPython magics and shell lines are not Python): {'; '.join(notebook.notes)}"]})
     try:
         code = compile(source, str(file), "exec")
     except SyntaxError as err:

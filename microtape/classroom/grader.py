@@ -8,7 +8,10 @@ sets ``EXERCISE = "exNN_..."`` (found from
 ``microtape.classroom.resources.exercises_dir()``) and a checks file of the
 same name in its ``checks/`` folder. The grader reads a student's
 ``EXERCISE`` without running the file (``ast``), so a copy graded from
-anywhere is matched to its exercise.
+anywhere is matched to its exercise. A Jupyter notebook (``.ipynb``, as
+``exercises DIR --notebook`` writes them) is graded like a ``.py`` file, by
+its code cells in order; its IPython magics and shell lines are skipped, with
+a note in its report (see ``notebooks.py``).
 
 Each file is graded in its own child process, in a session of its own, with
 a time limit (``--timeout``, 10 s by default, start-up included; each check
@@ -231,6 +234,8 @@ def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings:
             load_failed = event
         elif kind == "threads" and isinstance(names := event.get("names"), list):
             threads = [str(n) for n in names]
+        elif kind == "notes" and isinstance(notes := event.get("notes"), list):
+            entry["notes"] = [str(n) for n in notes]
     running = outcome.running if outcome.running is not None and outcome.running < len(checks) else None
     where = f"in the check {checks[running]['name']!r}" if running is not None else "while loading the file"
     for index, (kind, why) in outcome.stopped.items():
@@ -297,6 +302,7 @@ def _finish_entry(entry: dict[str, object], hint: int, lang: str) -> None:
     if lang == "ru":
         entry["report_ru"] = report(entry, hint, lang)
     entry.pop("load_error", None)
+    entry.pop("notes", None)  # a notebook's skipped magics: said in the report's head
 
 
 
@@ -355,7 +361,7 @@ def grade(
     ``jobs`` files are graded at a time (the number of CPUs by default).
 
     Args:
-        paths: An exercise file or folder, or a list of them (folders are searched for ``*.py``).
+        paths: An exercise file or folder, or a list of them (folders are searched for ``*.py`` and ``*.ipynb``).
         timeout: Seconds each file may take before it is stopped.
         as_json: The same as ``format="json"``.
         hint: How many levels of hints to show after a failed check (1-3).

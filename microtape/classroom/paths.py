@@ -1,7 +1,7 @@
 """The paths given to ``grade``, turned into the files to grade and the paths that cannot be graded.
 
 Read after ``catalog.py``; ``grader.py`` uses it. Folders are searched for
-``*.py`` (hidden names, ``__pycache__`` and ``__init__.py`` skipped), in
+``*.py`` and ``*.ipynb`` (hidden names, such as ``.ipynb_checkpoints``, ``__pycache__`` and ``__init__.py`` skipped), in
 sorted order; the same file reached by two paths is graded once. A path that
 cannot be graded (missing, a symlink loop, a link to a folder above it, an
 unreadable or empty folder, not a regular file) becomes one entry of its own,
@@ -26,7 +26,7 @@ Found = tuple[Path, Optional[Path], Optional[tuple[str, str]]]
 
 
 def collect_paths(paths: Sequence[str | Path]) -> list[Found]:
-    """The files to grade, in order (folders searched for ``*.py``), once each, and the paths that cannot be graded.
+    """The files to grade, in order (folders searched for ``*.py`` and ``*.ipynb``), once each, and the paths that cannot be graded.
 
     Examples:
         >>> from microtape.classroom.paths import collect_paths
@@ -49,7 +49,7 @@ def collect_paths(paths: Sequence[str | Path]) -> list[Found]:
             return  # the same file through another path: graded once
         seen.add(real)
         if not os.path.isfile(real):
-            found.append((shown, None, (f"{str(shown)!r}: not a regular file.", "pass exercise files (.py) or folders of them.")))
+            found.append((shown, None, (f"{str(shown)!r}: not a regular file.", "pass exercise files (.py or .ipynb) or folders of them.")))
             return
         found.append((shown, Path(real), None))
 
@@ -76,11 +76,11 @@ def collect_paths(paths: Sequence[str | Path]) -> list[Found]:
                 continue
             if is_dir:
                 count += walk(folder / name, above | {real})
-            elif name.endswith(".py") and name != "__init__.py":
+            elif name.endswith((".py", ".ipynb")) and name != "__init__.py":
                 add_file(folder / name)
                 count += 1
         if count == 0:
-            found.append((folder, None, (f"{str(folder)!r}: a folder without .py files.", starter_hint(str(folder)))))
+            found.append((folder, None, (f"{str(folder)!r}: a folder without .py files (or .ipynb notebooks).", starter_hint(str(folder)))))
             return 1
         return count
 
