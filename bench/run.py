@@ -28,6 +28,7 @@ from pathlib import Path
 import anomaly
 import chain
 import checkgrads
+import function
 import gc_cost
 import matmul
 import mlp
@@ -43,6 +44,7 @@ WORKLOADS: dict[str, Callable[[Config], list[Row]]] = {
     "tidy": tidy_loop.run,
     "gc": gc_cost.run,
     "anomaly": anomaly.run,
+    "function": function.run,
 }
 SLOW = {"chain1m"}
 

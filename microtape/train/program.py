@@ -32,8 +32,8 @@ __all__ = ["Program", "Slot", "compile_program"]
 
 _INLINE2 = {"add": "+", "sub": "-", "mul": "*"}
 """Binary ops whose float maths never raises: written inline when both shapes are equal."""
-_INLINE1 = {"neg": ("-", operator.neg), "tanh": ("_tanh(", math.tanh)}
-"""Unary ops that never raise: written inline."""
+_INLINE1 = {"neg": "-{}", "tanh": "_tanh({})", "square": "{0} * {0}"}
+"""Unary ops whose float maths never raises: written inline (on a one-entry slot, as a float)."""
 
 
 @dataclass(eq=False)
@@ -252,6 +252,7 @@ def compile_program(program: Program) -> None:
     code: list[str] = ["def replay(A, V, O):"]
     env: dict[str, object] = {"_tanh": math.tanh, "_add": operator.add, "_sub": operator.sub, "_mul": operator.mul}
     var_index: dict[int, int] = {}
+    floats: set[int] = set()
     owner_index: dict[int, int] = {}
 
     def var(v: Any) -> int:
@@ -269,7 +270,7 @@ def compile_program(program: Program) -> None:
     for i, sl in enumerate(slots):
         if not live[i] or sl.kind == "input":
             continue
-        args = [f"r{j}" for j in sl.inputs]
+        args = [f"[r{j}]" if j in floats else f"r{j}" for j in sl.inputs]  # each input as a list
         shown = " ".join(name[j] for j in sl.inputs)
         if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
             if sl.kind == "update":
@@ -293,7 +294,10 @@ def compile_program(program: Program) -> None:
             continue
         name[i] = f"%{len(name)}"
         if sl.kind == "const":
-            env[f"K{i}"] = sl.value
+            value = sl.value or []
+            if len(value) == 1:  # a one-entry slot is a float in the replay, not a list
+                floats.add(i)
+            env[f"K{i}"] = value[0] if len(value) == 1 else value
             code.append(f"    r{i} = K{i}")
             text.append(f"  {name[i]} = const {_const_text(sl.value, sl.shape)}  # {sl.shape}")
         elif sl.kind == "read":
@@ -302,11 +306,11 @@ def compile_program(program: Program) -> None:
         else:
             op = sl.op
             assert op is not None
-            code.append(f"    r{i} = {_expression(i, sl, args, env)}")
+            code.append(f"    r{i} = {_expression(i, sl, args, env, floats)}")
             params = "".join(f" {k}={v!r}" for k, v in sl.params.items())
             text.append(f"  {name[i]} = {op.name} {shown}{params}  # {sl.shape}{_line_of(sl.where)}")
     index = {s: pos for pos, s in enumerate(dict.fromkeys(results))}
-    code.append(f"    return ({''.join(f'r{s}, ' for s in index)})")
+    code.append(f"    return ({''.join(f'[r{s}], ' if s in floats else f'r{s}, ' for s in index)})")
     shown_results = ", ".join(name[s] for s in index)
     text.append(f"  return {shown_results}" if shown_results else "  return")
     program._text = [f"program {program.name}({', '.join(header)}):"] + text
@@ -320,22 +324,24 @@ def compile_program(program: Program) -> None:
         sl.variables = []
 
 
-def _expression(i: int, sl: Slot, args: list[str], env: dict[str, object]) -> str:
-    """The right-hand side of one op's line: inline for the simple cases, else a kernel call."""
+def _expression(i: int, sl: Slot, args: list[str], env: dict[str, object], floats: set[int]) -> str:
+    """The right-hand side of one op's line: inline for the simple cases, else a kernel call.
+
+    An inline op on one-entry slots works on floats (and its slot joins ``floats``):
+    no list is made, which is what makes a scalar chain cheap."""
     op = sl.op
     assert op is not None
     shapes = sl.in_shapes
+    one = [f"r{j}" if j in floats else f"r{j}[0]" for j in sl.inputs]  # each input as a float
     if op.name in _INLINE2 and len(shapes) == 2 and shapes[0] == shapes[1] and not sl.params:
-        a, b = args
         if size_of(shapes[0]) == 1:
-            return f"[{a}[0] {_INLINE2[op.name]} {b}[0]]"
-        return f"list(map(_{op.name}, {a}, {b}))"
+            floats.add(i)
+            return f"{one[0]} {_INLINE2[op.name]} {one[1]}"
+        return f"list(map(_{op.name}, {args[0]}, {args[1]}))"
     if op.name in _INLINE1 and len(shapes) == 1 and not sl.params:
-        text, fn = _INLINE1[op.name]
-        a = args[0]
-        env[f"_{op.name}"] = fn
         if size_of(shapes[0]) == 1:
-            return f"[{text}{a}[0]{')' if text.endswith('(') else ''}]"
-        return f"list(map(_{op.name}, {a}))"
+            floats.add(i)
+            return _INLINE1[op.name].format(one[0])
+        return f"[{_INLINE1[op.name].format('v')} for v in {args[0]}]"
     env[f"F{i}"] = _kernel(sl)
     return f"F{i}({', '.join(args)})"
