@@ -4,8 +4,7 @@ Read after ``optimizer.py`` (its ``apply_gradients`` tells a tracer of its
 update) and ``core/registry.py`` (``emit``, which shows every op to the
 observers). At the first call with a given signature (the shapes of the
 tensor arguments, the values of the Python ones) the function runs eagerly,
-inside its own tidy scope, while a :class:`~microtape.core.runtime.Tracer`
-(an observer) writes down every primitive it runs: the forward ops, the ops of
+inside its own tidy scope, while a tracer (``runtime.Tracer``, an observer) writes down every primitive it runs: the forward ops, the ops of
 the VJPs of every backward pass inside it, variable reads, ``assign``\\ s and
 optimizer updates. Each tensor's list is a *slot* of the program (found by the
 list's identity, so a variable read is the list the variable held then). The
@@ -34,7 +33,7 @@ from .program import Program, Slot, compile_program
 __all__ = ["Function", "function"]
 
 P = ParamSpec("P")
-R = TypeVar("R")
+T = TypeVar("T")
 
 _RANDOM = frozenset({"random_normal", "random_uniform"})
 
@@ -184,7 +183,7 @@ def _refusal(name: str, what: str, rule: str, hint: str) -> UnsupportedOperation
     return UnsupportedOperationError(explain(f"mt.function({name}): {what}", rule, hint), op="function")
 
 
-class Function(Generic[P, R]):
+class Function(Generic[P, T]):
     """What :func:`function` returns: call it like ``fn``; the first call of each signature traces.
 
     A call always behaves like ``mt.tidy(fn)``: only the results and the
@@ -205,8 +204,8 @@ class Function(Generic[P, R]):
         1
     """
 
-    def __init__(self, fn: Callable[P, R]) -> None:
-        self.fn: Callable[P, R] = fn
+    def __init__(self, fn: Callable[P, T]) -> None:
+        self.fn: Callable[P, T] = fn
         """The Python function traced."""
         self._programs: dict[tuple[object, ...], Program] = {}
         self._last: Program | None = None
@@ -245,7 +244,7 @@ class Function(Generic[P, R]):
             )
         return self._last
 
-    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
         st = STATE.get()
         if st.observers or st.tapes or st.backward:
             # profile, leak_check, detect_anomaly or an open tape must see the ops themselves
@@ -254,13 +253,13 @@ class Function(Generic[P, R]):
         program = self._programs.get(key)
         if program is not None and program.alive():
             self._last = program
-            return cast(R, program.run(inputs))  # the structure fn returned
+            return cast(T, program.run(inputs))  # the structure fn returned
         return self._trace(key, inputs, args, kwargs)
 
-    def _eager(self, args: tuple[object, ...], kwargs: dict[str, object]) -> R:
+    def _eager(self, args: tuple[object, ...], kwargs: dict[str, object]) -> T:
         return runtime.run_in_scope("mt.function", lambda: self.fn(*args, **kwargs))  # type: ignore[arg-type, return-value]
 
-    def _trace(self, key: tuple[object, ...], inputs: list[Tensor], args: tuple[object, ...], kwargs: dict[str, object]) -> R:
+    def _trace(self, key: tuple[object, ...], inputs: list[Tensor], args: tuple[object, ...], kwargs: dict[str, object]) -> T:
         name = getattr(self.fn, "__name__", "fn")
         tracer = _Tracer(name)
         for t in inputs:
@@ -287,7 +286,7 @@ class Function(Generic[P, R]):
         compile_program(tracer.program)
         self._programs[key] = tracer.program
         self._last = tracer.program
-        return cast(R, result)  # what fn returned
+        return cast(T, result)  # what fn returned
 
 
 def _outputs(tracer: _Tracer, result: object) -> object:
@@ -337,7 +336,7 @@ def _key_of(a: object, inputs: list[Tensor]) -> object:
     return ("object", id(a))
 
 
-def function(fn: Callable[P, R]) -> Function[P, R]:
+def function(fn: Callable[P, T]) -> Function[P, T]:
     """Trace ``fn`` at its first call and replay it as a flat program (``tf.function``).
 
     ``fn`` takes tensors (and Python values) and may run a forward pass,

@@ -1,6 +1,6 @@
 """The program ``mt.function`` traces: slots, the listing, and the compiled replay.
 
-Read with ``function.py``, which fills a :class:`Program` while it traces.
+Read with ``function.py``, which fills a ``Program`` while it traces.
 A program is a list of *slots* in the order the trace met them: inputs,
 constants, variable reads, op results, and the effects (``assign``,
 ``assign_add``, ``assign_sub``, an optimizer's update). Compiling it drops
