@@ -74,8 +74,9 @@ def _directive(name: str, obj: object) -> list[str]:
     if inspect.isclass(obj) and issubclass(obj, BaseException):
         return [f".. autoexception:: {target}", "   :members:", "   :show-inheritance:", ""]
     if inspect.isclass(obj):
-        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (core.runtime.TensorBase)
-        public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ != "microtape.core.runtime"]
+        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (core.runtime.TensorBase);
+        # none for typing.Generic either (mt.Function's type variables have no page)
+        public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ not in ("microtape.core.runtime", "typing")]
         bases = ["   :show-inheritance:"] if public_bases else []
         return [f".. autoclass:: {target}", "   :members:", *bases, ""]
     if callable(obj):

@@ -28,9 +28,9 @@ from ..core.runtime import STATE, TensorBase, new, observing
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 from ..errors import UnsupportedOperationError, explain
-from .program import Program, Slot, compile_program
+from .program import Slot, Trace, compile_program
 
-__all__ = ["Function", "function"]
+__all__ = ["Function", "Program", "function"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -39,13 +39,13 @@ _RANDOM = frozenset({"random_normal", "random_uniform"})
 
 
 class _Tracer:
-    """The observer that records one call of ``fn`` as a :class:`Program`."""
+    """The observer that records one call of ``fn`` as a ``Trace``."""
 
     traces = True
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.program = Program(name)
+        self.program = Trace(name)
         self.slot_of: dict[int, int] = {}  # id(list) -> slot
         self.held: list[object] = []  # every list seen, so that no id is reused while tracing
         self.quiet = 0
@@ -183,6 +183,40 @@ def _refusal(name: str, what: str, rule: str, hint: str) -> UnsupportedOperation
     return UnsupportedOperationError(explain(f"mt.function({name}): {what}", rule, hint), op="function")
 
 
+class Program:
+    """A traced program, as ``step.program`` shows it: ``print`` it to list one primitive a line, like a jaxpr.
+
+    ``%3 = mul %1 %2  # (4,) line 12`` says the value numbered 3 is the
+    product of values 1 and 2, has shape (4,) and was made by line 12 of your
+    code (a backward pass's ops name the line that asked for the gradient).
+    ``read w`` is the variable's value at that point, ``assign w %7`` and
+    ``update ...`` the writes, ``return`` the results.
+
+    Examples:
+        >>> @mt.function
+        ... def f(x):
+        ...     return x.exp().sum()
+        >>> _ = f(mt.tensor([0.0, 1.0]))
+        >>> len(f.program), f.program.name
+        (4, 'f')
+    """
+
+    def __init__(self, name: str, lines: list[str]) -> None:
+        self.name: str = name
+        """The traced function's name."""
+        self.lines: list[str] = lines
+        """The listing: its header, one line per primitive, the return line."""
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
 class Function(Generic[P, T]):
     """What :func:`function` returns: call it like ``fn``; the first call of each signature traces.
 
@@ -207,8 +241,8 @@ class Function(Generic[P, T]):
     def __init__(self, fn: Callable[P, T]) -> None:
         self.fn: Callable[P, T] = fn
         """The Python function traced."""
-        self._programs: dict[tuple[object, ...], Program] = {}
-        self._last: Program | None = None
+        self._programs: dict[tuple[object, ...], Trace] = {}
+        self._last: Trace | None = None
         functools.update_wrapper(self, fn)
 
     @property
@@ -242,7 +276,7 @@ class Function(Generic[P, T]):
                 ),
                 op="function",
             )
-        return self._last
+        return Program(self._last.name, self._last.lines)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
         st = STATE.get()

@@ -1,7 +1,7 @@
 """The program ``mt.function`` traces: slots, the listing, and the compiled replay.
 
-Read with ``function.py``, which fills a ``Program`` while it traces.
-A program is a list of *slots* in the order the trace met them: inputs,
+Read with ``function.py``, which fills a ``Trace`` while it traces.
+A trace is a list of *slots* in the order the trace met them: inputs,
 constants, variable reads, op results, and the effects (``assign``,
 ``assign_add``, ``assign_sub``, an optimizer's update). Compiling it drops
 what neither the results nor an effect need, then writes the rest as one
@@ -28,7 +28,7 @@ from ..core.tensor import Tensor
 from ..core.types import Shape
 from ..errors import DisposedTensorError, explain
 
-__all__ = ["Program", "Slot", "compile_program"]
+__all__ = ["Slot", "Trace", "compile_program"]
 
 _INLINE2 = {"add": "+", "sub": "-", "mul": "*"}
 """Binary ops whose float maths never raises: written inline when both shapes are equal."""
@@ -55,25 +55,15 @@ class Slot:
     label: str = ""
 
 
-class Program:
-    """A traced program: ``str(program)`` lists it, one primitive a line, like a jaxpr.
+class Trace:
+    """What a trace records and compiles: its slots, inputs and output structure, then the replay.
 
-    ``step.program`` of an :func:`~microtape.function` returns it.
-
-    Examples:
-        >>> @mt.function
-        ... def f(x):
-        ...     return x.exp().sum()
-        >>> _ = f(mt.tensor([0.0, 1.0]))
-        >>> len(f.program), f.program.name
-        (4, 'f')
+    ``function.py``'s ``Program`` is the listing it shows the reader.
     """
 
     def __init__(self, name: str) -> None:
         self.name: str = name
-        """The traced function's name."""
-        self.slots: list[Slot] = []
-        """Every line, in the order the trace met them (before compiling: also the unused ones)."""
+        self.slots: list[Slot] = []  # every line in the order the trace met them (also unused ones)
         self.inputs: list[int] = []
         self.output: object = None
         self._code: Callable[..., tuple[list[float], ...]] | None = None
@@ -87,15 +77,10 @@ class Program:
         self.slots.append(slot)
         return len(self.slots) - 1
 
-    def __len__(self) -> int:
-        """The number of lines of the listing (the inputs are in its header, the results in its last line)."""
-        return len(self._text)
-
-    def __str__(self) -> str:
-        return "\n".join(self._text)
-
-    def __repr__(self) -> str:
-        return self.__str__()
+    @property
+    def lines(self) -> list[str]:
+        """The listing, one line a primitive, after its header."""
+        return list(self._text)
 
     def alive(self) -> bool:
         """Whether every variable and optimizer the program writes or reads still exists."""
@@ -210,7 +195,7 @@ def _kernel(slot: Slot) -> Callable[..., list[float]]:
     return general
 
 
-def _live(program: Program, results: list[int]) -> list[bool]:
+def _live(program: Trace, results: list[int]) -> list[bool]:
     slots = program.slots
     live = [False] * len(slots)
     for s in results:
@@ -241,7 +226,7 @@ def _line_of(where: str) -> str:
     return f" line {line}" if line.isdigit() else ""
 
 
-def compile_program(program: Program) -> None:
+def compile_program(program: Trace) -> None:
     """Drop unused lines, number the rest, write the listing and the replay function."""
     slots = program.slots
     results: list[int] = []
