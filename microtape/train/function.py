@@ -349,6 +349,9 @@ def _signature(args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[tup
     inputs: list[Tensor] = []
     key = [_key_of(a, inputs) for a in args]
     key += [(k, _key_of(kwargs[k], inputs)) for k in sorted(kwargs)]
+    # which inputs share one list (step(x, x)): the program reads each shared list once
+    first: dict[int, int] = {}
+    key.append(tuple(first.setdefault(id(t._data), i) for i, t in enumerate(inputs)))
     return tuple(key), inputs
 
 

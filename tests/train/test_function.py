@@ -238,6 +238,18 @@ def test_a_new_shape_or_python_value_traces_again() -> None:
     assert scaled.traces == 3
 
 
+def test_the_same_tensor_passed_twice_is_its_own_signature() -> None:
+    @mt.function
+    def f(a: mt.Tensor, b: mt.Tensor) -> mt.Tensor:
+        return a * 10.0 + b
+
+    x, y = mt.tensor([1.0]), mt.tensor([2.0])
+    assert f(x, x).item() == 11.0
+    assert f(x, y).item() == 12.0
+    assert f(y, y).item() == 22.0
+    assert f.traces == 2
+
+
 def test_reading_a_computed_value_while_tracing_is_refused_and_changes_nothing() -> None:
     w = mt.variable(mt.scalar(1.0), name="w_branch")
 
@@ -325,6 +337,43 @@ def test_a_replay_leaves_nothing_for_the_cyclic_collector() -> None:
     try:
         for _ in range(5):
             step(x).dispose()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("kind", ["minimize", "tape", "variable_grads"])
+def test_an_eager_step_leaves_nothing_for_the_cyclic_collector(kind: str) -> None:
+    # issue 28, point 1: an op's result and its record form no reference cycle
+    w = mt.variable(mt.tensor([1.0, 2.0]), name=f"w_cyc_{kind}")
+    b = mt.variable(mt.scalar(0.5), name=f"b_cyc_{kind}")
+    opt = mt.train.adam(0.1)
+    x = mt.tensor([1.0, -1.0])
+
+    def loss() -> mt.Tensor:
+        return ((w * x + b) ** 2).mean()
+
+    def step() -> mt.Tensor:
+        if kind == "minimize":
+            return opt.minimize(loss, return_cost=True)
+        if kind == "tape":
+            with mt.GradientTape() as tape:
+                value = loss()
+            dw, db = tape.gradient(value, [w, b])
+            assert dw is not None and db is not None
+            w.assign_sub(dw * 0.1)
+            b.assign_sub(db * 0.1)
+            return value
+        value, grads = mt.variable_grads(loss)
+        opt.apply_gradients(grads)
+        return value
+
+    mt.tidy(step).dispose()  # the first step makes the optimizer's slots
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            mt.tidy(step).dispose()
         assert gc.collect() == 0
     finally:
         gc.enable()
