@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, ParamSpec, TypeVar, cast
+from typing import Any, Generic, ParamSpec, TypeVar, cast, overload
 
 from ..core import runtime
 from ..core.registry import OPS, Op
@@ -277,6 +277,18 @@ class Function(Generic[P, T]):
                 op="function",
             )
         return Program(self._last.name, self._last.lines)
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> Function[P, T]: ...
+
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> Callable[..., T]: ...
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Function[P, T] | Callable[..., T]:
+        """As a method decorator: ``self`` becomes the first argument (each instance its own signature)."""
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)  # type: ignore[arg-type]  # obj is fn's first parameter
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
         st = STATE.get()

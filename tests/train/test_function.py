@@ -238,6 +238,23 @@ def test_a_new_shape_or_python_value_traces_again() -> None:
     assert scaled.traces == 3
 
 
+def test_a_method_can_be_traced_per_instance() -> None:
+    class Model:
+        def __init__(self, tag: str, scale: float) -> None:
+            self.w = mt.variable(mt.tensor([scale, scale]), name=f"w_method_{tag}")
+
+        @mt.function
+        def predict(self, x: mt.Tensor) -> mt.Tensor:
+            return (self.w * x).sum()
+
+    a, b = Model("a", 1.0), Model("b", 2.0)
+    x = mt.tensor([1.0, 2.0])
+    assert a.predict(x).item() == 3.0
+    assert b.predict(x).item() == 6.0
+    assert a.predict(x).item() == 3.0
+    assert Model.predict.traces == 2
+
+
 def test_the_same_tensor_passed_twice_is_its_own_signature() -> None:
     @mt.function
     def f(a: mt.Tensor, b: mt.Tensor) -> mt.Tensor:
