@@ -4,9 +4,10 @@ Read after ``optimizer.py`` (its ``apply_gradients`` tells a tracer of its
 update) and ``core/registry.py`` (``emit``, which shows every op to the
 observers). At the first call with a given signature (the shapes of the
 tensor arguments, the values of the Python ones) the function runs eagerly,
-inside its own tidy scope, while a tracer (``runtime.Tracer``, an observer) writes down every primitive it runs: the forward ops, the ops of
-the VJPs of every backward pass inside it, variable reads, ``assign``\\ s and
-optimizer updates. Each tensor's list is a *slot* of the program (found by the
+inside its own tidy scope, while a tracer (``runtime.Tracer``, an observer)
+writes down every primitive it runs: the forward ops, the ops of the VJPs of
+every backward pass inside it, variable reads, ``assign``\\ s and optimizer
+updates. Each tensor's list is a *slot* of the program (found by the
 list's identity, so a variable read is the list the variable held then). The
 program is compiled into one Python function of straight-line code over lists
 (``program.py`` does that); a later call runs it: no tensor, tape or scope in
@@ -24,7 +25,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast, overload
 
 from ..core import runtime
 from ..core.registry import OPS, Op
-from ..core.runtime import STATE, TensorBase, new, observing
+from ..core.runtime import STATE, TensorBase, observing
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 from ..errors import UnsupportedOperationError, explain
