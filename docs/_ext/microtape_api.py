@@ -137,8 +137,9 @@ def supporting_types() -> list[tuple[str, type]]:
     exported = {id(obj) for obj in public.values()}
     modules = sorted({getattr(o, "__module__", "") for o in public.values() if not isinstance(o, types.ModuleType)})
     found: list[tuple[str, type]] = []
-    # core.types: the Protocols that signatures use; dashboard.render: what Dashboard.render returns
-    for modname in [f"{PACKAGE}.core.types", f"{PACKAGE}.dashboard.render", *modules]:
+    # core.types: the Protocols that signatures use; dashboard.render: what Dashboard.render returns;
+    # autodiff.tape_view: the Operation that GradientTape.operations lists
+    for modname in [f"{PACKAGE}.core.types", f"{PACKAGE}.dashboard.render", f"{PACKAGE}.autodiff.tape_view", *modules]:
         if not modname.startswith(PACKAGE + ".") or modname == f"{PACKAGE}.core.runtime":
             continue
         module = importlib.import_module(modname)
