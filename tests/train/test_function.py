@@ -361,7 +361,7 @@ def test_a_replay_leaves_nothing_for_the_cyclic_collector() -> None:
 
 @pytest.mark.parametrize("kind", ["minimize", "tape", "variable_grads"])
 def test_an_eager_step_leaves_nothing_for_the_cyclic_collector(kind: str) -> None:
-    # issue 28, point 1: an op's result and its record form no reference cycle
+    # an op's result and its record form no reference cycle, so the collector finds nothing
     w = mt.variable(mt.tensor([1.0, 2.0]), name=f"w_cyc_{kind}")
     b = mt.variable(mt.scalar(0.5), name=f"b_cyc_{kind}")
     opt = mt.train.adam(0.1)
