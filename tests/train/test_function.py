@@ -394,3 +394,26 @@ def test_an_eager_step_leaves_nothing_for_the_cyclic_collector(kind: str) -> Non
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("values", [
+    [1e308, -1e308, 0.0, -0.0],
+    [float("inf"), float("-inf"), float("nan"), 1.0],
+    [],
+])
+def test_extreme_values_replay_exactly_as_eager(values: list[float]) -> None:
+    def body(x: mt.Tensor, s: mt.Tensor) -> tuple[mt.Tensor, mt.Tensor]:
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = (x * x + x.exp() / x - x.abs().sqrt() + (s * s).tanh()).log()
+            z = y.sum()
+        (g,) = tape.gradient(z, [x])
+        assert g is not None
+        return z, g
+
+    step = mt.function(body)
+    x, s = mt.tensor(values, shape=(len(values),)), mt.scalar(1e300)
+    step(x, s)  # the trace
+    eager = mt.tidy(lambda: body(x, s))
+    replayed = step(x, s)
+    assert [repr(v) for t in eager for v in t.data_sync()] == [repr(v) for t in replayed for v in t.data_sync()]
