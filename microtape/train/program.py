@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ class Trace:
         self._vars: list[weakref.ref[Any]] = []
         self._owners: list[weakref.ref[Any]] = []
         self._built: object = None
+        self._lock = threading.Lock()
 
     def add(self, slot: Slot) -> int:
         """Append a line; return its slot number."""
@@ -101,7 +103,8 @@ class Trace:
                     ),
                     op="function",
                 )
-        outs = code([t._data for t in inputs], variables, [r() for r in self._owners])
+        with self._lock:  # the kernels' carriers are shared: one replay of this trace at a time
+            outs = code([t._data for t in inputs], variables, [r() for r in self._owners])
         return _build(self._built, outs)
 
 
