@@ -28,6 +28,7 @@ from pathlib import Path
 import anomaly
 import chain
 import checkgrads
+import function
 import gc_cost
 import matmul
 import mlp
@@ -45,6 +46,7 @@ WORKLOADS: dict[str, Callable[[Config], list[Row]]] = {
     "gc": gc_cost.run,
     "anomaly": anomaly.run,
     "tape_svg": tape_svg.run,
+    "function": function.run,
 }
 SLOW = {"chain1m"}
 

@@ -45,6 +45,8 @@ from .errors import UnsupportedAttributeError as UnsupportedAttributeError
 from .errors import UnsupportedOperationError as UnsupportedOperationError
 from .errors import VariableError as VariableError
 from .train.frames import next_frame as next_frame
+from .train.function import Function as Function
+from .train.function import function as function
 from .autodiff.functional import GradMap as GradMap
 from .autodiff.functional import VariableGrads as VariableGrads
 from .autodiff.custom import custom_grad as custom_grad
@@ -133,6 +135,7 @@ __all__ = [
     "Dashboard",
     "DashboardError",
     "DisposedTensorError",
+    "Function",
     "GradCheckReport",
     "GradMap",
     "GradStats",
@@ -177,6 +180,7 @@ __all__ = [
     "exp",
     "explain_gradient",
     "fill",
+    "function",
     "grad",
     "grad_stats",
     "grads",

@@ -360,6 +360,56 @@ print("d loss/d b after: ", tape.gradient(wb_loss, b))
 tape.release()
 
 # %%
+# The graph, as a program
+# -----------------------
+#
+# A training step runs the same ops at every call, and every call pays again
+# for making tensors, recording them and closing scopes. :func:`~microtape.function`
+# (``tf.function`` in TensorFlow for Python) runs the step once while it
+# records every primitive: the forward ops, the ops of the backward pass and
+# the writes to variables. That list is a *program*; later calls with inputs
+# of the same shapes run the program on plain lists of floats. ``step.program``
+# prints it, one primitive a line: ``%2 = mul %1 %0`` says the third value is
+# the product of the second and the first, and the comment gives its shape and
+# the line that ran it. We expect the forward ops, then the ops of the VJPs,
+# then the ``assign``:
+fw = mt.variable([1.0, -1.0], name="fw")
+
+
+@mt.function
+def fit_step(x: mt.Tensor) -> mt.Tensor:
+    with mt.GradientTape() as step_tape:
+        loss = (fw * x).square().sum()
+    (grad,) = step_tape.gradient(loss, [fw])
+    assert grad is not None  # fw is read inside the tape
+    fw.assign_sub(grad * 0.1)
+    return loss
+
+
+first = fit_step(mt.tensor([0.5, 2.0]))  # the first call traces
+print(fit_step.program)
+
+# %%
+# What replay means for ``memory()``: a call of the function behaves like
+# ``tidy`` around the step. Replayed, nothing in between is a tensor at all,
+# so after each call ``memory()`` shows what the step returned and the
+# variables, exactly what the eager step inside ``tidy`` leaves. Here each
+# call returns one loss, so we expect one more tensor per call, and the
+# variable with the same values the eager step would give it:
+x_step = mt.tensor([0.5, 2.0])
+count = mt.memory().num_tensors
+losses_now = [fit_step(x_step) for _ in range(3)]
+print("new tensors after 3 calls:", mt.memory().num_tensors - count, "| fw =", fw.data_sync())
+mt.dispose([first, x_step, *losses_now])
+
+# %%
+# A trace sees ops, not Python. Reading a value inside the function
+# (``if loss.item() > 1:``) could steer Python code that a replay would not
+# run again, so tracing refuses it with an error that says what to write
+# instead; a new input shape traces again, and while ``profile``,
+# ``leak_check`` or ``detect_anomaly`` watch, the call runs eagerly so that
+# they see every op.
+#
 # .. note:: TF.js has the same arena and the same ``tf.tidy``, ``tf.keep``,
 #    ``tf.dispose`` and ``tf.memory()``, but no ``leak_check`` and no
 #    per-tape count. There you would compare ``tf.memory().numTensors``

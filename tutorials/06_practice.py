@@ -28,6 +28,15 @@ matplotlib plots.
 # return_cost=True)`` is one step of ``variable_grads`` plus the update, and
 # it returns the loss, which we read and dispose. ``opt.dispose()`` frees
 # the optimizer's own state at the end.
+#
+# This chapter runs thousands of steps, so ``fit`` wraps its step in
+# :func:`~microtape.function` (chapter 5, "The graph, as a program"): the
+# first call records the step's primitives, forward, backward and the
+# optimizer's update, and every later call replays them on plain lists, with
+# no tensor, tape or scope made in between. The numbers are exactly those of
+# the eager step, bit for bit; only the bookkeeping is gone, which makes each
+# step about three times faster here. The loss is read with ``item()``
+# *after* the call: inside it, a trace refuses to read values.
 import math
 import random
 from collections.abc import Callable
@@ -43,11 +52,14 @@ y = mt.tensor1d([1, 3, 5, 7])
 
 def fit(opt: mt.train.Optimizer, steps: int = 100, scale: float = 1) -> list[float]:
     w, b = mt.variable(mt.scalar(0.0)), mt.variable(mt.scalar(0.0))
+
+    @mt.function
+    def step() -> mt.Tensor:
+        return opt.minimize(lambda: ((x * w + b - y) ** 2).mean() * scale, return_cost=True)
+
     losses = []
     for _ in range(steps):
-        cost = opt.minimize(
-            lambda: ((x * w + b - y) ** 2).mean() * scale, return_cost=True
-        )
+        cost = step()
         losses.append(cost.item() / scale)
         cost.dispose()
     opt.dispose()

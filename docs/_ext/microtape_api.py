@@ -74,8 +74,9 @@ def _directive(name: str, obj: object) -> list[str]:
     if inspect.isclass(obj) and issubclass(obj, BaseException):
         return [f".. autoexception:: {target}", "   :members:", "   :show-inheritance:", ""]
     if inspect.isclass(obj):
-        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (core.runtime.TensorBase)
-        public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ != "microtape.core.runtime"]
+        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (core.runtime.TensorBase);
+        # none for typing.Generic either (mt.Function's type variables have no page)
+        public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ not in ("microtape.core.runtime", "typing")]
         bases = ["   :show-inheritance:"] if public_bases else []
         return [f".. autoclass:: {target}", "   :members:", *bases, ""]
     if callable(obj):
@@ -136,8 +137,9 @@ def supporting_types() -> list[tuple[str, type]]:
     exported = {id(obj) for obj in public.values()}
     modules = sorted({getattr(o, "__module__", "") for o in public.values() if not isinstance(o, types.ModuleType)})
     found: list[tuple[str, type]] = []
-    # core.types: the Protocols that signatures use; dashboard.render: what Dashboard.render returns
-    for modname in [f"{PACKAGE}.core.types", f"{PACKAGE}.dashboard.render", *modules]:
+    # core.types: the Protocols that signatures use; dashboard.render: what Dashboard.render returns;
+    # autodiff.tape_view: the Operation that GradientTape.operations lists
+    for modname in [f"{PACKAGE}.core.types", f"{PACKAGE}.dashboard.render", f"{PACKAGE}.autodiff.tape_view", *modules]:
         if not modname.startswith(PACKAGE + ".") or modname == f"{PACKAGE}.core.runtime":
             continue
         module = importlib.import_module(modname)

@@ -120,6 +120,51 @@ class Observer(Protocol):
     def on_vjp(self, op: Any, inputs: tuple[Any, ...], out: Any, dxs: tuple[Any, ...]) -> None: ...
 
 
+class Tracer(Observer, Protocol):
+    """An observer that records a program (``mt.function`` while it traces): it is
+    also told of value reads, variable writes and optimizer updates, which are
+    not ops. Found among the observers by its ``traces`` attribute."""
+
+    traces: bool
+
+    def on_read(self, tensor: TensorBase) -> None: ...
+
+    def on_assign(self, variable: TensorBase, kind: str, value: object, data: list[float]) -> None: ...
+
+    def on_update(
+        self, owner: object, apply: Callable[[Any, list[Any], list[list[float]]], None],
+        variables: Sequence[TensorBase], grads: Sequence[TensorBase], label: str,
+    ) -> None: ...
+
+    def pause(self) -> None:
+        """Stop recording (an optimizer's own reads and writes), until :meth:`resume`."""
+
+    def resume(self) -> None:
+        """Record again after :meth:`pause`."""
+
+
+def tracer() -> Tracer | None:
+    """The tracer among this context's observers, if one is recording (none: no cost beyond a lookup)."""
+    for obs in _get_state().observers:
+        if getattr(obs, "traces", False):
+            return obs  # type: ignore[return-value]  # has traces=True: a Tracer
+    return None
+
+
+def notify_read(t: TensorBase) -> None:
+    """A value is read out of ``t`` (``data_sync``, ``item``, ``tolist``): tell a tracer."""
+    tr = tracer()
+    if tr is not None:
+        tr.on_read(t)
+
+
+def notify_assign(v: TensorBase, kind: str, value: object, data: list[float]) -> None:
+    """A variable is written (``assign``, ``assign_add``, ``assign_sub``): tell a tracer."""
+    tr = tracer()
+    if tr is not None:
+        tr.on_assign(v, kind, value, data)
+
+
 class State:
     """An immutable snapshot of what is open in this context."""
 

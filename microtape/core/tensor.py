@@ -30,6 +30,7 @@ __all__ = ["Grads", "Tensor", "TensorFn", "TensorLike"]
 
 DISPATCH: Final = cast("dict[str, Callable[..., Tensor]]", runtime.DISPATCH)
 """The ops by name (``runtime.DISPATCH``, typed: every op returns a Tensor); methods call through it."""
+_get_state = runtime.STATE.get
 DTYPE: Final = "float64"
 BYTES_PER_ENTRY: Final = 8
 
@@ -143,6 +144,8 @@ class Tensor(TensorBase):
             >>> mt.tensor([[1, 2], [3, 4]]).data_sync()
             [1.0, 2.0, 3.0, 4.0]
         """
+        if _get_state().observers:
+            runtime.notify_read(self)
         return list(self._values())
 
     async def data(self) -> list[float]:
@@ -164,6 +167,8 @@ class Tensor(TensorBase):
             >>> mt.scalar(5).tolist()
             5.0
         """
+        if _get_state().observers:
+            runtime.notify_read(self)
         return nest_values(self._values(), self.shape)
 
     def array_sync(self) -> Nested:
@@ -182,6 +187,8 @@ class Tensor(TensorBase):
             >>> mt.tensor([[7.0]]).item()
             7.0
         """
+        if _get_state().observers:
+            runtime.notify_read(self)
         data = self._values()
         if len(data) != 1:
             raise InvalidArgumentError(

@@ -124,7 +124,10 @@ class Variable(Tensor):
             >>> v.assign(mt.scalar(5.0)).item()
             5.0
         """
-        self._data = self._checked(value, "assign")
+        data = self._checked(value, "assign")
+        if runtime.STATE.get().observers:
+            runtime.notify_assign(self, "assign", value, data)
+        self._data = data
         return self
 
     def assign_add(self, delta: TensorLike) -> Variable:
@@ -136,6 +139,8 @@ class Variable(Tensor):
             [2.0, 3.0]
         """
         new = self._checked(delta, "assign_add")
+        if runtime.STATE.get().observers:
+            runtime.notify_assign(self, "assign_add", delta, new)
         old = self._data
         assert old is not None  # _checked raised otherwise
         self._data = [a + b for a, b in zip(old, new)]
@@ -150,6 +155,8 @@ class Variable(Tensor):
             [0.0, 1.0]
         """
         new = self._checked(delta, "assign_sub")
+        if runtime.STATE.get().observers:
+            runtime.notify_assign(self, "assign_sub", delta, new)
         old = self._data
         assert old is not None  # _checked raised otherwise
         self._data = [a - b for a, b in zip(old, new)]

@@ -116,8 +116,11 @@ def variable_names_hint(name: str) -> str:
     return "pass the Variable itself, or the name of a variable that is alive."
 
 
-def collect_gradients(api: str, grads: object) -> list[tuple[Variable, list[float]]]:
-    """Check every (variable, gradient) and read the gradients, changing nothing."""
+def collect_gradients(
+    api: str, grads: object, tensors: list[Tensor] | None = None
+) -> list[tuple[Variable, list[float]]]:
+    """Check every (variable, gradient) and read the gradients, changing nothing
+    (``tensors``, when given, receives the gradient tensors, in the same order)."""
     raw: list[tuple[object, object]] = []
     if isinstance(grads, VariableGrads):
         grads = grads.grads
@@ -196,6 +199,8 @@ def collect_gradients(api: str, grads: object) -> list[tuple[Variable, list[floa
                 shapes=(g.shape, var.shape),
             )
         items.append((var, g.data_sync()))  # raises DisposedTensorError for a disposed gradient
+        if tensors is not None:
+            tensors.append(g)
     if not items:
         raise InvalidArgumentError(
             explain(

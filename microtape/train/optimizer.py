@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Literal, TypeAlias, overload
 
 from ..core import habits
+from ..core import runtime
 from ..errors import InvalidArgumentError, explain
 from .checks import check_flag, check_learning_rate, collect_gradients
 from .state import ITER_NAME, SlotKeeper, export_state, install_state, plan_restore, read_weights
@@ -321,7 +322,27 @@ class Optimizer(SlotKeeper, ABC):
             >>> w.data_sync()                               # unchanged
             [-0.5, 0.5]
         """
-        items = collect_gradients(f"{self._api}.apply_gradients", grads)
+        tracer = runtime.tracer()
+        if tracer is None:
+            self._apply_items(collect_gradients(f"{self._api}.apply_gradients", grads))
+            return
+        # mt.function is tracing: the update is one instruction of its program, and
+        # what it reads and writes (checked lists, slots) is not the traced code's
+        tensors: list[Tensor] = []
+        tracer.pause()
+        try:
+            items = collect_gradients(f"{self._api}.apply_gradients", grads, tensors)
+        finally:
+            tracer.resume()
+        tracer.on_update(self, _apply_lists, [v for v, _ in items], tensors, f"{self.class_name}.apply_gradients")
+        tracer.pause()
+        try:
+            self._apply_items(items)
+        finally:
+            tracer.resume()
+
+    def _apply_items(self, items: list[tuple[Variable, list[float]]]) -> None:
+        """``apply_gradients`` once the gradients are checked lists (and what a replay runs)."""
         t = self._iterations + 1
         # 1. compute every new value on plain lists (nothing can fail after this)
         updates: list[tuple[Variable, list[float], dict[str, list[float]]]] = []
@@ -456,3 +477,8 @@ class Optimizer(SlotKeeper, ABC):
 
 
 habits.install_optimizer(Optimizer)  # opt.zero_grad() and opt.step() say what to write instead
+
+
+def _apply_lists(opt: Optimizer, variables: list[Variable], grads: list[list[float]]) -> None:
+    """One optimizer update of an ``mt.function`` replay: the gradients are the program's lists."""
+    opt._apply_items(list(zip(variables, grads)))

@@ -1,0 +1,233 @@
+"""Workload ``function``: steps traced once with ``mt.function`` and replayed.
+
+Rows (each replay is checked bit for bit against the eager step first; the
+trace, the first call, is not timed):
+
+* the 20,000-op chain of ``chain.py`` (``GradientTape`` + ``gradient`` inside
+  the function) replayed, against the tuple tape (target ``<= 2x``);
+* the MLP step of ``mlp.py`` (tape, gradient, ``assign_sub``) replayed,
+  against the hand-written lists (target ``<= 1.1x``);
+* chapter 6's training loop (``fit``: ``opt.minimize(f, return_cost=True)``
+  on the four-point linear model, loss read with ``item()`` after each step)
+  eager against replayed (target: replayed ``>= 3x`` faster);
+* the step of ``dashboard --demo`` (the recurrent net of chapter 6, 20 time
+  steps, batch 16, 8 hidden units: ``variable_grads`` + SGD; the monitor and
+  the page read the returned gradients outside the traced function, and the
+  clipped phase is not traced because ``clip_by_global_norm`` reads the norm
+  with ``item()``) eager against replayed (target ``>= 3x``);
+* per op (information): one op of each kind, eager inside ``tidy`` against
+  the same op replayed, time per op.
+
+Run: ``python bench/function.py [--quick] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from collections.abc import Callable
+
+import chain
+import mlp
+import microtape as mt
+from _timing import Config, Row, Timing, compare, fmt_time, ratio_row
+
+
+def _speedup_row(workload: str, t: Timing, limit: float) -> Row:
+    """``t`` compares eager (a) with replayed (b): the ratio is the speed-up, the target ``>= limit``."""
+    return Row(workload, fmt_time(t.b), fmt_time(t.a), t.ratio, f">= {limit:g}x faster", t.ratio >= limit, None)
+
+
+def chain_rows(cfg: Config) -> list[Row]:
+    n = 500 if cfg.quick else 20_000
+    prog = chain.program(n)
+
+    def body(x: mt.Tensor) -> tuple[mt.Tensor, mt.Tensor | None]:
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for name, c in prog:
+                if name == "mul":
+                    y = y * c
+                elif name == "add":
+                    y = y + c
+                else:
+                    y = mt.tanh(y)
+        return y, tape.gradient(y, x)
+
+    step = mt.function(body)
+    x = mt.keep(mt.scalar(chain.X0))
+
+    def replayed() -> tuple[float, float]:
+        y, g = step(x)
+        assert g is not None
+        out = y.item(), g.item()
+        mt.dispose([y, g])
+        return out
+
+    first = replayed()  # the trace
+    assert first == replayed() == chain.tape_chain(prog), (first, chain.tape_chain(prog))
+    t = compare(replayed, lambda: chain.plain_chain(prog), cfg)
+    row = ratio_row(f"chain of {n:,} scalar ops, fwd+bwd, replayed, vs tuple tape", t, 2.0)
+    per = f"{t.a / n * 1e6:.2f} µs/op"
+    x.dispose()
+    return [Row(row.workload, f"{row.microtape} ({per})", row.baseline, row.ratio, row.target, row.met, row.limit)]
+
+
+def mlp_rows(cfg: Config) -> list[Row]:
+    xs, ys = mlp.two_moons(20 if cfg.quick else 100)
+    p = mlp.init_params()
+    eager_model = mlp.TapeMLP(p, xs, ys)
+    model = mlp.TapeMLP(p, xs, ys)
+
+    def body() -> mt.Tensor:
+        with mt.GradientTape() as tape:
+            loss = model.loss()
+        grads = tape.gradient(loss, model.params)
+        for v, g in zip(model.params, grads):
+            assert g is not None
+            v.assign_sub(g * mlp.LR)
+        return loss
+
+    step = mt.function(body)
+
+    def replayed() -> float:
+        loss = step()
+        value = loss.item()
+        loss.dispose()
+        return value
+
+    for _ in range(3):
+        assert replayed() == eager_model.step()
+    assert [v.data_sync() for v in model.params] == [v.data_sync() for v in eager_model.params]
+    plain_p = [[row[:] for row in m] for m in p]
+    for _ in range(3):
+        mlp.plain_step(plain_p, xs, ys)
+    assert math.isclose(replayed(), mlp.plain_step(plain_p, xs, ys), rel_tol=1e-9)
+    try:
+        t = compare(replayed, lambda: mlp.plain_step(plain_p, xs, ys), cfg)
+    finally:
+        model.dispose()
+        eager_model.dispose()
+    n = 20 if cfg.quick else 100
+    return [ratio_row(f"MLP 2-16-16-1 step, {n} points, replayed, vs lists", t, 1.1)]
+
+
+def fit_rows(cfg: Config) -> list[Row]:
+    x, y = mt.keep(mt.tensor1d([1, 2, 3, 4])), mt.keep(mt.tensor1d([1, 3, 5, 7]))
+
+    def fitter(traced: bool) -> Callable[[], float]:
+        w, b = mt.variable(mt.scalar(0.0)), mt.variable(mt.scalar(0.0))
+        opt = mt.train.adam(0.01)
+
+        def step() -> mt.Tensor:
+            return opt.minimize(lambda: ((x * w + b - y) ** 2).mean(), return_cost=True)
+
+        run = mt.function(step) if traced else step
+
+        def one() -> float:
+            cost = run()
+            value = cost.item()
+            cost.dispose()
+            return value
+
+        return one
+
+    eager, replayed = fitter(False), fitter(True)
+    for _ in range(5):
+        assert eager() == replayed()
+    t = compare(eager, replayed, cfg)
+    mt.dispose([x, y])
+    return [_speedup_row("chapter 6 fit step (adam, 4 points), replayed vs eager", t, 3.0)]
+
+
+def rnn_rows(cfg: Config) -> list[Row]:
+    steps, hidden, batch = (5, 4, 4) if cfg.quick else (20, 8, 16)
+    rng = random.Random(0)
+    inputs = [mt.keep(mt.tensor([rng.uniform(-1, 1) for _ in range(batch)], shape=(batch, 1))) for _ in range(steps)]
+    scale = 1 / math.sqrt(hidden)
+    start = [mt.random_normal((hidden, hidden), stddev=scale, seed=2) * 2.0,
+             mt.random_normal((1, hidden), seed=3), mt.random_normal((hidden, 1), stddev=scale, seed=4)]
+
+    def maker(traced: bool) -> Callable[[], float]:
+        params = [mt.variable(t) for t in start]
+        opt = mt.train.sgd(0.05)
+        monitor = mt.GradientMonitor()
+
+        def loss() -> mt.Tensor:
+            h = mt.zeros((batch, hidden))
+            for x_t in inputs:
+                h = mt.tanh(h @ params[0] + x_t @ params[1])
+            return ((h @ params[2] - inputs[0]) ** 2).mean()
+
+        def step() -> tuple[mt.Tensor, dict[str, mt.Tensor | None]]:
+            value, grads = mt.variable_grads(loss)
+            opt.apply_gradients(grads)
+            return value, {n: grads[p] for n, p in zip("WUV", params)}
+
+        run: Callable[[], tuple[mt.Tensor, dict[str, mt.Tensor | None]]] = (
+            mt.function(step) if traced else (lambda: mt.tidy(step))
+        )
+
+        def one() -> float:
+            value, raw = run()
+            monitor.record(raw)
+            out = value.item()
+            mt.dispose([value, *[g for g in raw.values() if g is not None]])
+            return out
+
+        return one
+
+    eager, replayed = maker(False), maker(True)
+    for _ in range(3):
+        assert eager() == replayed()
+    t = compare(eager, replayed, cfg)
+    mt.dispose(start)
+    return [_speedup_row(f"dashboard --demo step (RNN {steps}x{batch}x{hidden}), replayed vs eager", t, 3.0)]
+
+
+PER_OP: list[tuple[str, Callable[[mt.Tensor, mt.Tensor], mt.Tensor], tuple[int, ...]]] = [
+    ("mul ()", lambda a, b: a * b, ()),
+    ("add ()", lambda a, b: a + b, ()),
+    ("tanh ()", lambda a, b: mt.tanh(a), ()),
+    ("mul (16, 8)", lambda a, b: a * b, (16, 8)),
+    ("relu (16, 8)", lambda a, b: mt.relu(a), (16, 8)),
+    ("matmul (8, 8)", lambda a, b: a @ b, (8, 8)),
+]
+"""Each op is chained k times (out = op(out, b)), so the replay keeps every one."""
+
+
+def per_op_rows(cfg: Config) -> list[Row]:
+    rows: list[Row] = []
+    k = 10 if cfg.quick else 200
+    for label, op, shape in PER_OP:
+        a = mt.keep(mt.random_normal(shape, seed=1))
+        b = mt.keep(mt.random_uniform(shape, 0.99, 1.01, seed=2) if "matmul" not in label
+                    else mt.random_normal(shape, stddev=1 / math.sqrt(8), seed=2))
+
+        def body(x: mt.Tensor, y: mt.Tensor) -> mt.Tensor:
+            out = x
+            for _ in range(k):
+                out = op(out, y)
+            return out
+
+        step = mt.function(body)
+        step(a, b).dispose()
+        assert len(step.program) == k + 2  # header, k ops, return
+        t = compare(lambda: mt.tidy(lambda: body(a, b)).dispose(), lambda: step(a, b).dispose(), cfg)
+        rows.append(Row(f"  per op: {label}, eager vs replayed", fmt_time(t.a / k), fmt_time(t.b / k), t.ratio, "(info)", None))
+        mt.dispose([a, b])
+    return rows
+
+
+def run(cfg: Config) -> list[Row]:
+    return [*chain_rows(cfg), *mlp_rows(cfg), *fit_rows(cfg), *rnn_rows(cfg), *per_op_rows(cfg)]
+
+
+if __name__ == "__main__":
+    import os
+    import runpy
+
+    sys.argv = [sys.argv[0], "--only", "function", *sys.argv[1:]]
+    runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "run.py"), run_name="__main__")
