@@ -367,6 +367,16 @@ def find_culprit(
     instead. An op that cannot be re-run on its own is skipped, and
     ``notes`` (if given) says so: the search for a culprit never hides the
     report it explains.
+
+    Examples:
+        >>> from microtape.checking.culprit import find_culprit
+        >>> def twice(x):
+        ...     return 2.0 * x, lambda dy: [dy]  # BUG: the gradient of 2x is 2 dy
+        >>> f = lambda x: mt.custom_grad(twice)(x).sum()
+        >>> x = mt.tensor([1.0, 3.0])
+        >>> culprit = find_culprit(f, [x], row=mt.check_grads(f, [x]).failures[0])
+        >>> culprit.op, round(culprit.analytic, 6), round(culprit.numeric, 6)
+        ('custom_grad(twice)', 1.0, 2.0)
     """
     if row is not None and order == 1 and math.isfinite(row.analytic) and math.isfinite(row.numeric):
         try:
