@@ -12,6 +12,9 @@ one evaluation of f costs 8n multiplications.
   f and one backward pass whatever n is. The baseline is the same directional
   central difference in plain Python (3 evaluations). Target: the number of
   evaluations stays flat in n.
+* An info row: the full check, at the smallest n, of the same f with a tanh
+  whose VJP is 1.5 times too large, against the passing check: what a
+  failure adds (the culprit finder's re-run of f and of each op).
 
 Run: ``python bench/checkgrads.py [--quick] [--repeat N]``.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 import math
 import operator
 import random
+from collections.abc import Callable
 
 import microtape as mt
 from _timing import Config, Row, compare, fmt_time
@@ -72,6 +76,18 @@ def analytic(w: Matrix, x: list[float]) -> list[float]:
     return dw + dx
 
 
+def tanh_off(t: mt.Tensor) -> tuple[mt.Tensor, Callable[[mt.Tensor], mt.Tensor]]:
+    """tanh whose VJP is 1.5 times too large: a check of it fails and runs the culprit finder."""
+    return mt.tanh(t), lambda dy: dy * 1.5 * (1.0 - mt.square(mt.tanh(t)))
+
+
+wrong_tanh = mt.custom_grad(tanh_off)
+
+
+def f_wrong(w: mt.Tensor, x: mt.Tensor) -> mt.Tensor:
+    return wrong_tanh(w @ x).sum()
+
+
 FULL_LIMIT = 2.0
 """check_grads full mode at most this many times plain central differences, at every size."""
 
@@ -81,6 +97,7 @@ def run(cfg: Config) -> list[Row]:
     rows: list[Row] = []
     fast_evals: dict[int, int] = {}
     fast_rows: list[tuple[int, float, float, float]] = []
+    culprit_row: Row | None = None
     for n in sizes:
         rng = random.Random(n)
         w = [[rng.uniform(-0.5, 0.5) for _ in range(n)] for _ in range(ROWS)]
@@ -115,8 +132,26 @@ def run(cfg: Config) -> list[Row]:
                 cfg,
             )
             fast_rows.append((n, t.a, t.b, t.ratio))
+            if n == sizes[0]:  # a failing check: the same work, plus the search for the culprit
+                wrong = mt.check_grads(f_wrong, [tw, tx], eps=EPS, mode="full")
+                assert not wrong.ok and wrong.culprit is not None and wrong.culprit.op == "custom_grad(tanh_off)", wrong
+                failing = compare(
+                    lambda: mt.check_grads(f_wrong, [tw, tx], eps=EPS, mode="full"),
+                    lambda: mt.check_grads(f, [tw, tx], eps=EPS, mode="full"),
+                    cfg,
+                )
+                culprit_row = Row(
+                    f"check_grads full, n={n}, a wrong VJP: the culprit finder's cost",
+                    fmt_time(failing.a),
+                    fmt_time(failing.b) + " (passing check)",
+                    failing.ratio,
+                    "(info)",
+                    None,
+                )
         finally:
             mt.dispose([tw, tx])
+    if culprit_row is not None:
+        rows.append(culprit_row)
     flat = len(set(fast_evals.values())) == 1
     for n, a, b, ratio in fast_rows:
         rows.append(

@@ -297,9 +297,9 @@ print(short(report))
 # %%
 # The report fails, and its last lines give the **culprit**. After a failure,
 # the checker re-runs ``f``, checks the VJP of every op at the inputs that op
-# actually saw, and names the first one that disagrees, together with the line
-# that called it (the ``hidden = center_op(...)`` line above). The failing
-# rows carry the same clue. Inputs 0 and 1 (``inputs`` and ``w1``, which come
+# actually saw, and names the one that makes the worst entry wrong, together
+# with the line that called it (the ``hidden = center_op(...)`` line above).
+# The failing rows carry the same clue. Inputs 0 and 1 (``inputs`` and ``w1``, which come
 # *before* the centering) are wrong, while input 2 (``w2``, which comes
 # after it) is right:
 assert report.culprit is not None
@@ -307,10 +307,13 @@ print(report.culprit.op, "at", short(report.culprit.where))
 sorted({row.input for row in report.failures})
 
 # %%
-# The culprit finder judges each op with the check's own tolerances
-# (``atol``, ``rtol``), so even a small error is blamed: whatever makes the
-# check fail is traced to its op. Here a VJP is one part in a thousand too
-# large (2.002·x instead of 2·x), above the default ``rtol`` of 1e-4:
+# The culprit finder judges each op at its own scale: with the gradient that
+# really reached it in the worst entry's backward pass, and a
+# finite-difference step sized to the op's own inputs. An op is blamed for its
+# share of that entry's error, however small or large its values are, so
+# whatever makes the check fail is traced to its op, deep inside a real loss
+# too. Here a VJP is one part in a thousand too large (2.002·x instead of
+# 2·x), above the default ``rtol`` of 1e-4:
 
 
 def square_off(t: mt.Tensor) -> tuple[mt.Tensor, GradFn]:

@@ -38,6 +38,7 @@ from .numerical import (
     numerical_grad,
     run_paused,
     same_jump,
+    slopes,
 )
 from ..ops import concat, reshape
 from ..autodiff.tape import GradientTape
@@ -315,13 +316,8 @@ def _fast(
         at = math.fsum(a * b for a, b in zip(base, v))
         numeric = (plus - minus) / (2 * eps)
         left, right = (at - minus) / eps, (plus - at) / eps
-        evaluations = 3
-        kink = False
-        if not is_close(left, right, atol, rtol):
-            small = eps / 10
-            plus2, minus2 = along(small), along(-small)
-            evaluations += 2
-            kink = same_jump(right - left, (plus2 - at) / small - (at - minus2) / small)
+        evaluations = 3 if is_close(left, right, atol, rtol) else 5  # two more calls to tell a kink
+        left, right, kink = slopes(along, at, plus, minus, eps, atol, rtol)
         row = compare_row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink)
         return row, evaluations
 
@@ -360,9 +356,12 @@ def check_grads(
     value lies between them, is a *kink* (``relu`` or ``abs`` at 0, a tie in
     ``max``): a valid subgradient, reported but not a failure.
     When the check fails, every op that ``f`` ran is re-checked at the
-    inputs it saw, and ``report.culprit`` names the first op whose VJP is
-    wrong and the line of your code that called it (at ``order=2``, also
-    the first op whose VJP a tape cannot differentiate correctly).
+    inputs it saw, at its own scale (the gradient that reached it in the
+    worst failing entry's backward pass, a step relative to its inputs), and
+    ``report.culprit`` names the op whose VJP is wrong, the one behind most
+    of that entry's error, and the line of your code that called it (at
+    ``order=2``, also the first op whose VJP a tape cannot differentiate
+    correctly).
 
     float64 makes ``eps=1e-6`` work; float32 frameworks need ``eps`` near
     1e-3, since the difference of two nearby float32 values keeps few digits.
@@ -472,7 +471,8 @@ def _check(
         notes=notes,
     )
     if not ok:
-        report.culprit = find_culprit(f, xs, eps, atol, rtol, notes=report.notes)
+        failing = next((r for r in rows if r.status == "FAIL"), None)  # the worst failing entry
+        report.culprit = find_culprit(f, xs, eps, atol, rtol, notes=report.notes, row=failing if order == 1 else None)
         if report.culprit is None and order == 2:
             report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2, notes=report.notes)
     return report

@@ -212,10 +212,11 @@ class GradCheckRow:
 
 @dataclass(frozen=True, slots=True)
 class Culprit:
-    """The first op whose VJP disagrees with finite differences at the inputs it saw.
+    """The op whose VJP disagrees with finite differences at the inputs it saw.
 
-    ``detail`` says which input disagreed (or what is wrong with the VJP's
-    result); ``order`` is 2 when the VJP is right but a tape cannot
+    ``detail`` says along what it was re-checked (or which input disagreed
+    along a random direction, or what is wrong with the VJP's result);
+    ``analytic`` and ``numeric`` are its two values there; ``order`` is 2 when the VJP is right but a tape cannot
     differentiate it correctly (the second derivative is wrong).
     """
 
@@ -233,7 +234,10 @@ class Culprit:
         head = f"culprit: {what} (inputs {shapes}) called at {self.where}"
         if self.analytic != self.analytic and self.numeric != self.numeric:
             return f"{head}\n  {self.detail}"
-        along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
+        if self.detail.startswith("for input "):  # re-checked at its own scale, for the failing entry
+            along = self.detail
+        else:
+            along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
         lines = [
             head,
             f"  {along} it gives {self.analytic:.7g}, finite differences give {self.numeric:.7g}",
@@ -295,3 +299,18 @@ def same_jump(jump: float, jump_small: float) -> bool:
     the condition of ``where``): it grows 10x, and is not a kink.
     """
     return 0.5 * abs(jump) < abs(jump_small) < 2.0 * abs(jump)
+
+
+def slopes(along: Callable[[float], float], at: float, plus: float, minus: float, step: float, atol: float, rtol: float) -> tuple[float, float, bool]:
+    """The one-sided slopes of ``along`` at 0 and whether they show a kink.
+
+    ``plus``, ``minus`` and ``at`` are ``along`` at ``step``, ``-step`` and 0.
+    Slopes that disagree are a kink only if they still disagree at a ten
+    times smaller step (:func:`same_jump`): the rule of ``check_grads`` and of
+    the culprit finder alike, so the two never tell a kink apart differently.
+    """
+    left, right = (at - minus) / step, (plus - at) / step
+    if is_close(left, right, atol, rtol):
+        return left, right, False
+    small = step / 10
+    return left, right, same_jump(right - left, (along(small) - at) / small - (at - along(-small)) / small)

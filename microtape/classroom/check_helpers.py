@@ -421,8 +421,9 @@ def gradcheck_failure(
     if c is not None and culprit:
         mine = c.where.rpartition(":")[0] == getattr(module, "__file__", None)
         called = f" called at {short_where(c.where)}" if mine else ""
+        along = c.detail if c.detail.startswith("for input ") else "along a random direction"  # re-checked at its own scale
         lines.append(
-            f"  culprit: the VJP of {c.op!r}{called}: along a random direction it gives "
+            f"  culprit: the VJP of {c.op!r}{called}: {along} it gives "
             f"{format_number(c.analytic)}, finite differences give {format_number(c.numeric)}"
         )
     return "\n".join(lines)
