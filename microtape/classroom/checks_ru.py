@@ -111,7 +111,7 @@ EXACT: Final[dict[str, str]] = {
     "x is a plain tensor, not a variable: tell the tape to record it before model(x) runs": "x — обычный тензор, а не переменная: скажите ленте записывать его до вызова model(x)",
     "the tape has a method for that; call it inside the with-block, before computing y": "у ленты есть для этого метод; вызовите его внутри блока with до вычисления y",
     "all_gradients returns the gradients for x, W and V": "all_gradients возвращает градиенты по x, W и V",
-    "chapter 3: a tape that is not persistent answers one question, then forgets": "глава 3: непостоянная лента отвечает на один вопрос, а затем всё забывает",
+    "chapter 3: a tape that is not persistent answers one question, then forgets": "глава 3: одноразовая лента отвечает на один вопрос, а затем всё забывает",
     "either ask for all three gradients in a single call, or make the tape persistent": "либо запросите все три градиента одним вызовом, либо сделайте ленту постоянной",
     "tape.gradient accepts a list of sources and returns a list of gradients": "tape.gradient принимает список источников и возвращает список градиентов",
     # ex04_softplus_vjp
