@@ -2,8 +2,8 @@
 
 The glossary (``docs/glossary.rst``) is a Sphinx glossary; its Russian
 catalog gives each term the Russian word the Russian edition uses. The
-variant translations that once crept into the catalogs (issue 27: «свёртки»
-for reductions, «persistent-лента», «корутина», slot variables three ways,
+variant translations that once crept into the catalogs («свёртки» for
+reductions, «persistent-лента», «корутина», slot variables three ways,
 …) are listed below with the word that replaces them, and no Russian text of
 the project may use them again: not the catalogs, not the terminal's Russian
 messages in the package. The chapters are named the same way in every place
@@ -43,7 +43,7 @@ VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "learning rate": ("скорость обучения", (r"темп\w* обучения", r"коэффициент\w* обучения")),
 }
 
-# Words of the book that are not glossary terms but were used in two ways (issue 27).
+# Words of the book that are not glossary terms but were once used in two ways.
 PHRASES: tuple[tuple[str, str], ...] = (
     (r"громк\w* ошибк|ошибк\w* громк|Первая громкая", "«явная ошибка»"),
     (r"\bтих(ая|ую|ой) (ошибк|утечк)|ошибка тихая", "«скрытая ошибка», «незаметная утечка»"),

@@ -24,7 +24,7 @@ from microtape.cli import exercises
 from microtape.classroom.catalog import identify, list_exercises
 from microtape.classroom.notebooks import NotebookError, code_of, starter_notebook
 from microtape.classroom.resources import starter_files
-from microtape.classroom.statements import catalog, statement, translate_starter
+from microtape.classroom.statements import catalog, statement, translate_code, translate_starter
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"
@@ -72,7 +72,8 @@ def test_exercises_notebook_writes_one_valid_notebook_per_starter(tmp_path: Path
         found = cells(path)
         assert found[0][0] == "markdown" and all(kind == "code" for kind, _ in found[1:]) and len(found) >= 3
         # the task statement, in the language asked for: its title and its grading command
-        text = translate_starter(starter.read_text(encoding="utf-8"), messages) if messages else starter.read_text(encoding="utf-8")
+        source = starter.read_text(encoding="utf-8")
+        text = translate_starter(translate_code(source), messages) if messages else source  # as exercises --lang ru writes it
         title = (statement(starter) if not messages else text.split('"""')[1]).splitlines()[0]
         assert found[0][1].startswith(f"# {title}"), (found[0][1][:80], title)
         assert f"grade {starter.stem}.ipynb" in found[0][1] and f"{starter.stem}.py" not in found[0][1]
