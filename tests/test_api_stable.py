@@ -34,7 +34,14 @@ def _signature(obj: object) -> str:
 def _describe(prefix: str, obj: object) -> list[str]:
     if inspect.isclass(obj):
         lines = [f"{prefix}: class{_signature(obj)}"]
-        for name, member in sorted(vars(obj).items()):
+        members: dict[str, object] = {}
+        for klass in reversed(obj.__mro__):  # the class's own members and those of the parts it is split into
+            exported = hasattr(mt, klass.__name__) or hasattr(mt.train, klass.__name__)
+            if klass is obj:
+                members.update(vars(klass))
+            elif klass.__module__.startswith("microtape.") and not exported:
+                members.update({k: v for k, v in vars(klass).items() if not k.startswith("__")})
+        for name, member in sorted(members.items()):
             if name.startswith("_") and name not in ("__init__", "__call__", "__getitem__", "__iter__", "__len__"):
                 continue
             if isinstance(member, property):

@@ -251,7 +251,7 @@ def english_words(html: str, glossary: bool = False) -> list[str]:
     html = _drop_balanced(html, '<div class="output_subarea', "div")
     for tag in ("p", "div", "span", "a", "section", "dl", "td", "li"):
         html = re.sub(rf'<{tag}\b[^>]*\blang="en"[^>]*>.*?</{tag}>', " ", html, flags=re.DOTALL)
-    if glossary:  # its table pairs each Russian term with the English one
+    if glossary:  # its last table (the book's own words) pairs each Russian word with the English one
         html = re.sub(r"<td><p>[^<а-яёА-ЯЁ]*</p></td>", " ", html)
     labels = re.findall(r'\b(?:alt|aria-label|placeholder)="([^"]*)"', html)
     text = unescape(re.sub(r"<[^>]+>", " ", html) + " " + " ".join(labels))

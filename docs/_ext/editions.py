@@ -69,6 +69,8 @@ THEME_WORDS = {
         ('aria-label="Toggle navigation of ', 'aria-label="Развернуть или свернуть раздел: '),
         # the API page's docstrings stay English (see above): say so to browsers and screen readers
         ('<dl class="py', '<dl lang="en" class="py'),
+        # an English word quoted on purpose (the :en: role: the glossary's English names)
+        ('<span class="lang-en">', '<span lang="en" class="lang-en">'),
     ),
 }
 _DOCSTRING = re.compile(r'<(\w+)((?: [^>]*?)?) class="([^"]*\bdocstring\b[^"]*)"')

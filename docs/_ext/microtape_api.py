@@ -77,8 +77,15 @@ def _directive(name: str, obj: object) -> list[str]:
         # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (core.runtime.TensorBase);
         # none for typing.Generic either (mt.Function's type variables have no page)
         public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ not in ("microtape.core.runtime", "typing")]
+        # a base that microtape does not export is a part of the class split off by concern
+        # (GradientTape's TapeViews): its members are documented as the class's own
+        exported = {id(o) for o in _public().values()}
+        exported |= {id(o) for m in _public().values() if isinstance(m, types.ModuleType) for o in vars(m).values()}
+        parts = [b for b in public_bases if b.__module__.startswith(PACKAGE + ".") and id(b) not in exported]
+        public_bases = [b for b in public_bases if b not in parts]
         bases = ["   :show-inheritance:"] if public_bases else []
-        return [f".. autoclass:: {target}", "   :members:", *bases, ""]
+        inherited = ["   :inherited-members: object"] if parts else []
+        return [f".. autoclass:: {target}", "   :members:", *inherited, *bases, ""]
     if callable(obj):
         return [f".. autofunction:: {target}", ""]
     return [f".. autodata:: {target}", "   :no-value:", ""]
@@ -497,9 +504,10 @@ def en_role(
 ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
     """``:en:`gradient```: an English word quoted in the Russian edition's prose.
 
-    It renders as ``<span class="lang-en">``, so a reader's browser and the
-    test that scans the Russian pages for untranslated English both know the
-    word is English on purpose (the glossary gives each term's English name).
+    It renders as ``<span class="lang-en">``, which the Russian edition marks
+    ``lang="en"`` (``editions.py``), so a reader's browser and the test that
+    scans the Russian pages for untranslated English both know the word is
+    English on purpose (the glossary gives each term's English name).
     """
     return [nodes.inline(rawtext, text, classes=["lang-en"])], []
 

@@ -41,7 +41,7 @@ from ..core.formatting import format_number
 from ..core.html import FONT, escape, table
 from ..core.tensor import Tensor
 from ..core.variable import Variable
-from .tape_view import Record
+from .backward import Record
 
 __all__ = ["Box", "Layout", "layout", "summary_html", "svg"]
 
