@@ -19,7 +19,7 @@ from ..core.registry import Op
 from ..core.tensor import Grads, Tensor
 from .backward import Record, backward
 
-__all__ = ["Accumulated", "BackwardStep", "backward_steps", "format_where"]
+__all__ = ["Accumulated", "BackwardStep", "accumulated_text", "backward_steps", "format_where", "tensor_text"]
 
 Accumulated: TypeAlias = "Tensor | None | list[Tensor | None] | dict[Any, Tensor | None]"
 """A tensor, a list or a dict (the structure of ``sources``) of ``Tensor | None``."""
@@ -30,7 +30,8 @@ def format_where(where: tuple[str, int] | None) -> str:
     return "<unknown>" if where is None else f"{where[0]}:{where[1]}"
 
 
-def _text(t: Tensor | None) -> str:
+def tensor_text(t: Tensor | None) -> str:
+    """A gradient's values as the steps print them: nested lists, ``None``, or ``<freed>``."""
     if t is None:
         return "None"
     data = t._data
@@ -83,9 +84,9 @@ class BackwardStep:
         return list(zip(self._names, values))
 
     def __str__(self) -> str:
-        grads = ", ".join(_text(g) for g in self.grads)
-        acc = ", ".join(f"{name} {_text(g)}" for name, g in self._accumulated_items())
-        return f"step {self.index}: {self.op} at {self.where}: dout {_text(self.dout)} -> grads {grads}; so far {acc}"
+        grads = ", ".join(tensor_text(g) for g in self.grads)
+        acc = accumulated_text(self, " ")
+        return f"step {self.index}: {self.op} at {self.where}: dout {tensor_text(self.dout)} -> grads {grads}; so far {acc}"
 
     def __repr__(self) -> str:
         return f"BackwardStep({self.index}, {self.op!r}, where={self.where!r})"
@@ -95,12 +96,17 @@ class BackwardStep:
             ("step", str(self.index)),
             ("op", self.op),
             ("line", self.where),
-            ("incoming gradient", _text(self.dout)),
-            *((f"VJP for input {i}", _text(g)) for i, g in enumerate(self.grads)),
-            *((f"so far: {name}", _text(g)) for name, g in self._accumulated_items()),
+            ("incoming gradient", tensor_text(self.dout)),
+            *((f"VJP for input {i}", tensor_text(g)) for i, g in enumerate(self.grads)),
+            *((f"so far: {name}", tensor_text(g)) for name, g in self._accumulated_items()),
         ]
         body = "".join(f"<tr><th>{html.escape(k)}</th><td><code>{html.escape(v)}</code></td></tr>" for k, v in rows)
         return f"<table class='microtape-backward-step'>{body}</table>"
+
+
+def accumulated_text(step: BackwardStep, sep: str = ": ") -> str:
+    """The gradients so far of ``step`` as one line: each source's name, ``sep``, its values."""
+    return ", ".join(f"{name}{sep}{tensor_text(g)}" for name, g in step._accumulated_items())
 
 
 def structured(sources: object, values: list[Tensor | None]) -> Accumulated:
