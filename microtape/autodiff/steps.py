@@ -2,7 +2,7 @@
 
 Read after ``backward.py``, whose ``walk`` runs the pass and calls back here
 after each VJP, and before ``tape.py``, whose ``backward_steps()`` is a thin
-wrapper around :func:`backward_steps` below. Nothing here re-implements the
+wrapper around ``backward_steps`` below. Nothing here re-implements the
 chain rule: the steps are what the real backward pass did, seen from the
 inside, so the last step's gradients are ``gradient()``'s, exactly.
 """
@@ -10,6 +10,7 @@ inside, so the last step's gradients are ``gradient()``'s, exactly.
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -19,7 +20,7 @@ from ..core.registry import Op
 from ..core.tensor import Grads, Tensor
 from .backward import Record, backward
 
-__all__ = ["Accumulated", "BackwardStep", "accumulated_text", "backward_steps", "format_where", "tensor_text"]
+__all__ = ["Accumulated", "BackwardStep", "accumulated_text", "backward_steps", "format_where", "short_where", "tensor_text"]
 
 Accumulated: TypeAlias = "Tensor | None | list[Tensor | None] | dict[Any, Tensor | None]"
 """A tensor, a list or a dict (the structure of ``sources``) of ``Tensor | None``."""
@@ -28,6 +29,11 @@ Accumulated: TypeAlias = "Tensor | None | list[Tensor | None] | dict[Any, Tensor
 def format_where(where: tuple[str, int] | None) -> str:
     """``file:line`` of a record's origin (``runtime.user_frame``), or ``<unknown>``."""
     return "<unknown>" if where is None else f"{where[0]}:{where[1]}"
+
+
+def short_where(where: str) -> str:
+    """``file:line`` with the file's folders left out, for one-line reports."""
+    return os.path.basename(where)
 
 
 def tensor_text(t: Tensor | None) -> str:
@@ -86,7 +92,7 @@ class BackwardStep:
     def __str__(self) -> str:
         grads = ", ".join(tensor_text(g) for g in self.grads)
         acc = accumulated_text(self, " ")
-        return f"step {self.index}: {self.op} at {self.where}: dout {tensor_text(self.dout)} -> grads {grads}; so far {acc}"
+        return f"step {self.index}: {self.op} at {short_where(self.where)}: dout {tensor_text(self.dout)} -> grads {grads}; so far {acc}"
 
     def __repr__(self) -> str:
         return f"BackwardStep({self.index}, {self.op!r}, where={self.where!r})"

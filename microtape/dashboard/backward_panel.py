@@ -3,7 +3,7 @@
 Read after ``charts.py`` (whose ``esc`` escapes every text drawn here) and
 before ``recording.py``, which keeps the rows, and ``render.py``, which puts
 the table in its card. ``Dashboard.log_backward``
-hands :func:`rows_of` the steps of ``tape.backward_steps``; they become
+hands ``rows_of`` the steps of ``tape.backward_steps``; they become
 plain strings at once (the tensors are not kept), one row per VJP, so the
 page can be drawn from another thread and served as strict JSON.
 """

@@ -1,7 +1,7 @@
 """Where a NaN came from and where it went: ``AnomalyEvent``, ``AnomalyTrace``, and the cause sentence.
 
 Read before ``anomaly.py``, whose watcher builds these: in the default mode
-it raises with :func:`cause` (which inputs, which entry, and for a gradient
+it raises with ``cause`` (which inputs, which entry, and for a gradient
 the derivative that blew up, from the table ``DERIVATIVES``); with
 ``mode="trace"`` it fills an :class:`AnomalyTrace` instead: the first op
 that made a non-finite value, then every op the value went through.
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.formatting import format_number
+from ..autodiff.steps import short_where
 from ..core.tensor import Tensor
 
 __all__ = ["DERIVATIVES", "AnomalyEvent", "AnomalyTrace", "bad_entries", "cause", "values_at"]
@@ -164,7 +165,7 @@ class AnomalyEvent:
 
     def __str__(self) -> str:
         made = "" if self.made_here else ", passed on"
-        return f"{self.op} ({self.phase}{made}) at {self.where}: {self.cause}"
+        return f"{self.op} ({self.phase}{made}) at {short_where(self.where)}: {self.cause}"
 
 
 def event(op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool) -> AnomalyEvent:

@@ -43,7 +43,7 @@ def test_a_nan_from_sqrt_0_inside_a_softmax_is_traced_to_its_line() -> None:
     assert [e.phase for e in trace.spread] == ["backward"] * len(trace.spread) and trace.spread
     assert trace.spread[-1].kind == "NaN"  # 0 * inf in the square's VJP, on the way to q's gradient
     text = str(trace)
-    assert text.splitlines()[0].startswith(f"Inf first made by sqrt (backward) at {__file__}:{line}")
+    assert text.splitlines()[0].startswith(f"Inf first made by sqrt (backward) at test_trace.py:{line}: sqrt at 0.0")
     assert "then it spread through:" in text
     assert runtime.STATE.get().anomaly is False and runtime.STATE.get().observers == ()
 
