@@ -172,7 +172,8 @@ def event(op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tenso
     """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``)."""
     entries = tuple(_unravel(i, bad.shape) for i in bad_entries(bad._data))
     values = tuple(tuple(x._data or ()) for x in inputs) if first else ()
-    made = not any(bad_entries(x._data, 1) for x in inputs)
+    # forward: made here when every input is finite; backward: the VJPs after the first pass it on
+    made = first if phase == "backward" else not any(bad_entries(x._data, 1) for x in inputs)
     return AnomalyEvent(op, phase, kind, entries, values, where, cause(op, phase, inputs, bad, index), made)
 
 
