@@ -138,7 +138,7 @@ class GradientTape:
             inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
         tracked.add(out.id)
         self._records.append((op, inputs, params, out, _NEEDS.setdefault(needs, needs)))
-        self._wheres.append(runtime.user_frame())
+        self._wheres.append(runtime.user_frame(3))  # 1 is _record, 2 registry's emit, 3 the op's call
         for x in inputs:
             x._holds += 1
         out._holds += 1

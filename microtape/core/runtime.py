@@ -319,12 +319,14 @@ _USER_FILES: dict[str, bool] = {}
 """Whether each file name seen by ``user_frame`` is the user's (outside the package, or a chapter)."""
 
 
-def user_frame() -> tuple[str, int] | None:
+def user_frame(skip: int = 1) -> tuple[str, int] | None:
     """``(file, line)`` of the innermost caller outside this package, or None.
 
     Cheap enough (about a microsecond) for a tape to call on every record:
-    each file's verdict is cached, and the text is built only when asked for."""
-    frame: FrameType | None = sys._getframe(1)
+    each file's verdict is cached, the text is built only when asked for, and
+    a caller that knows its own callers are the package's starts ``skip``
+    frames up (``sys._getframe(skip)``) instead of walking them."""
+    frame: FrameType | None = sys._getframe(skip)
     known = _USER_FILES
     while frame is not None:
         filename = frame.f_code.co_filename

@@ -204,7 +204,14 @@ class AnomalyTrace:
     dropped: int = 0
 
     def add(self, found: AnomalyEvent) -> None:
-        """Record ``found``: the first event, or one more op it spread through."""
+        """Record ``found``: the first event, or one more op it spread through.
+
+        Examples:
+            >>> trace = mt.AnomalyTrace()
+            >>> trace.add(mt.AnomalyEvent("log", "forward", "Inf", ((0,),), ((0.0,),), "me.py:3", "log(0.0) is -inf", True))
+            >>> trace.first.op, trace.spread
+            ('log', [])
+        """
         if self.first is None:
             self.first = found
         elif len(self.spread) < SPREAD_LIMIT:
