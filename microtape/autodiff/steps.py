@@ -20,15 +20,10 @@ from ..core.registry import Op
 from ..core.tensor import Grads, Tensor
 from .backward import Record, backward
 
-__all__ = ["Accumulated", "BackwardStep", "accumulated_text", "backward_steps", "format_where", "short_where", "tensor_text"]
+__all__ = ["Accumulated", "BackwardStep", "accumulated_text", "backward_steps", "short_where", "tensor_text"]
 
 Accumulated: TypeAlias = "Tensor | None | list[Tensor | None] | dict[Any, Tensor | None]"
 """A tensor, a list or a dict (the structure of ``sources``) of ``Tensor | None``."""
-
-
-def format_where(where: tuple[str, int] | None) -> str:
-    """``file:line`` of a record's origin (``runtime.user_frame``), or ``<unknown>``."""
-    return "<unknown>" if where is None else f"{where[0]}:{where[1]}"
 
 
 def short_where(where: str) -> str:
@@ -156,7 +151,7 @@ def backward_steps(
         kept.append(dout)
         kept.extend(g for g in dxs if g is not None)
         kept.extend(g for g in so_far if g is not None)
-        where = format_where(origin.get(out.id))
+        where = runtime.frame_text(origin.get(out.id))
         steps.append(BackwardStep(len(steps), op.name, where, dout, tuple(dxs), structured(sources, so_far), names))
 
     backward(tape, records, targets, [None] * len(targets), flat, False, on_step, kept)

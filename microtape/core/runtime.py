@@ -311,7 +311,11 @@ def disposed_error(t: TensorBase) -> DisposedTensorError:
 
 def user_frame_line() -> str:
     """Return ``file:line`` of the innermost caller outside this package."""
-    found = user_frame()
+    return frame_text(user_frame(2))
+
+
+def frame_text(found: tuple[str, int] | None) -> str:
+    """``file:line`` of what ``user_frame`` found, or ``<unknown>``."""
     return "<unknown>" if found is None else f"{found[0]}:{found[1]}"
 
 
