@@ -24,6 +24,8 @@ from .debug.stats import GradientMonitor as GradientMonitor
 from .debug.stats import GradStats as GradStats
 from .debug.anomaly import check_numerics as check_numerics
 from .debug.anomaly import detect_anomaly as detect_anomaly
+from .debug.trace import AnomalyEvent as AnomalyEvent
+from .debug.trace import AnomalyTrace as AnomalyTrace
 from .debug.stats import grad_stats as grad_stats
 from .debug.plots import histogram as histogram
 from .debug.printing import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
@@ -109,6 +111,7 @@ from .ops import transpose as transpose
 from .ops import where as where
 from .ops import zeros_like as zeros_like
 from .autodiff.tape import GradientTape as GradientTape
+from .autodiff.steps import BackwardStep as BackwardStep
 from .core.tensor import Tensor as Tensor
 # The creation functions come after the tensor module, so that ``mt.tensor`` names
 # the function to type checkers too, not the submodule of the same name.
@@ -131,6 +134,9 @@ from typing import TYPE_CHECKING, Final
 
 __all__ = [
     "AnomalyError",
+    "AnomalyEvent",
+    "AnomalyTrace",
+    "BackwardStep",
     "CheckpointError",
     "Dashboard",
     "DashboardError",

@@ -102,6 +102,8 @@ def selfcheck(out: TextIO | None = None) -> int:
 
 def mini_tour(out: TextIO) -> None:
     from .autodiff.functional import grads, variable_grads
+    from .autodiff.steps import accumulated_text, tensor_text
+    from .autodiff.tape import GradientTape
     from .core.memory import tidy
     from .core.variable import variable
 
@@ -121,6 +123,12 @@ def mini_tour(out: TextIO) -> None:
     dx, dy = grads(lambda a, c: a * a + c * c)([px, py])
     print("f(x, y) = x^2 + y^2 at (2, 3):", file=out)
     print(f"  df/dx = {dx!r}, df/dy = {dy!r}", file=out)
+    with GradientTape() as tape:
+        f = px * px + py * py
+    print("  the backward pass, one VJP at a time (tape.backward_steps):", file=out)
+    for step in tape.backward_steps(f, {"x": px, "y": py}):
+        vjp = ", ".join(tensor_text(g) for g in step.grads)
+        print(f"    {step.index}. {step.op}: dout {tensor_text(step.dout)} -> {vjp}; so far {accumulated_text(step, ' = ')}", file=out)
     px.assign(px - dx * 0.1)
     py.assign(py - dy * 0.1)
     print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)

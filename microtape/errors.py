@@ -323,6 +323,7 @@ class AnomalyError(MicrotapeError, ArithmeticError):
     phase: str
     kind: str
     where: str
+    cause: str
 
 
 class CheckpointError(MicrotapeError, ValueError):

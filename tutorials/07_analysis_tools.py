@@ -398,6 +398,93 @@ dash
 # * **You want to see it all at once, as it happens.** Feed a ``Dashboard``
 #   and open its page, or save its report (this chapter).
 #
+# Watching the chain rule
+# -----------------------
+#
+# Every tool so far reports a result: a gradient, a norm, a flag. When a
+# gradient surprises you, the question is *why* it has that value, and the
+# answer is the chain rule, applied one op at a time.
+# :meth:`~microtape.GradientTape.backward_steps` runs the same backward pass
+# as ``gradient()``, but stops after every VJP to show its numbers: the op,
+# the line that ran it, the gradient that reached the op's output (``dout``),
+# what its VJP returned for each input, and the gradients of the sources so
+# far (``None`` until the pass reaches a source).
+#
+# Take chapter 3's example, :math:`f = x^2 + y^2` at :math:`(2, 3)`. The pass
+# starts at ``f`` with gradient 1. We expect ``add`` to pass 1 to both
+# squares, then the square of ``y`` to turn it into :math:`2y = 6` and the
+# square of ``x`` into :math:`2x = 4`, in the reverse of the order they ran:
+chain_x = mt.variable(mt.scalar(2.0), name="chain_x")
+chain_y = mt.variable(mt.scalar(3.0), name="chain_y")
+with mt.GradientTape() as chain_tape:
+    f = chain_x.square() + chain_y.square()
+chain_steps = list(chain_tape.backward_steps(f, {"x": chain_x, "y": chain_y}))
+for chain_step in chain_steps:
+    print(chain_step)
+
+# %%
+# The last step's gradients are exactly what ``gradient()`` returns, so
+# the steps are the backward pass itself, not a model of it. Each step is also
+# an object you can question, and in Jupyter it draws itself as a small table.
+# A :class:`~microtape.Dashboard` shows the steps of one pass in its Backward
+# panel: ``dash.log_backward(tape.backward_steps(loss, sources))``.
+last = chain_steps[-1]
+print(last.op, "returned", last.grads, "for its input")
+print("gradients so far:", last.accumulated)
+
+# %%
+# Where a NaN came from, and where it went
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The same view helps when a value stops being a number. Here is a
+# cross-entropy for one example: a model that is sure the last class is
+# impossible (probability 0.0) while the label is the second class. The
+# label's zeros should switch the impossible class off, yet the loss comes out
+# NaN. With ``mode="trace"``, ``detect_anomaly`` raises nothing. It records
+# the first op that made a non-finite value and every op that value then went
+# through, forward to the loss and back through the backward pass:
+probs = mt.tensor([0.7, 0.3, 0.0])
+labels = mt.tensor([0.0, 1.0, 0.0])
+with mt.detect_anomaly(mode="trace") as trace:
+    with mt.GradientTape() as nan_tape:
+        nan_tape.watch(probs)
+        log_p = mt.log(probs)
+        cross_entropy = -(labels * log_p).sum()
+    nan_tape.gradient(cross_entropy, probs)
+print("loss:", cross_entropy.item())
+print(trace)
+
+# %%
+# Read the chain from the top. ``log(0.0)`` is ``-inf``. That alone is not
+# NaN: the label's ``0.0`` was meant to cancel it, but ``0.0 * -inf`` is NaN
+# in floating point, so the ``mul`` turns the Inf into a NaN. The NaN then
+# goes through the ``sum`` and the ``neg`` to the loss, and in the backward
+# pass the derivative of ``log`` at 0, :math:`1/x`, poisons the gradient too.
+# ``trace.first`` holds the details: the entries, the input values and the line.
+first = trace.first
+assert first is not None
+print(first.op, first.phase, first.entries, first.inputs)
+
+# %%
+# The fix belongs at the first op, not at the loss: keep ``log`` away from 0.
+# The same trace then reports nothing:
+with mt.detect_anomaly(mode="trace") as fixed:
+    safe_loss = -(labels * mt.log(probs + 1e-7)).sum()
+print("loss:", safe_loss.item())
+print(fixed)
+
+# %%
+# Without ``mode="trace"``, ``detect_anomaly`` stops at the first op, as in
+# chapter 4, and its message now says which input value and which entry
+# caused the problem:
+with mt.detect_anomaly():
+    try:
+        mt.log(probs)
+    except mt.AnomalyError as err:
+        print(str(err).splitlines()[0])
+        print("cause:", err.cause)
+
+# %%
 # What we built
 # -------------
 #

@@ -22,11 +22,15 @@ from ..core import runtime
 from ..core.creation import fill
 from ..core.registry import Op
 from ..core.runtime import STATE, Scope, new
-from ..core.tensor import Tensor
+from ..core.tensor import Grads, Tensor
 from ..ops.composite import stack
 from .arguments import wrong_gradient_shape
 
-__all__ = ["Record", "backward", "gradient_norms", "jacobian", "reaches", "walk"]
+__all__ = ["OnStep", "Record", "backward", "gradient_norms", "jacobian", "reaches", "walk"]
+
+OnStep: TypeAlias = "Callable[[Op, Tensor, Tensor, Grads, dict[int, Tensor]], None]"
+"""What ``walk`` calls after each VJP: (op, its output, the gradient that reached
+the output, what the VJP returned, the gradients accumulated so far by tensor id)."""
 
 Record: TypeAlias = "tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor, tuple[bool, ...]]"
 """(op, inputs, params, out, needs): ``needs[i]`` says whether input i was tracked
@@ -49,8 +53,13 @@ def backward(
     douts: list[Tensor | None],
     sources: list[Tensor],
     zero: bool,
+    on_step: OnStep | None = None,
+    kept: list[Tensor] | None = None,
 ) -> list[Tensor | None]:
-    """The backward pass of ``tape``: one reversed loop over its records, in its own scope."""
+    """The backward pass of ``tape``: one reversed loop over its records, in its own scope.
+
+    ``on_step`` (``steps.py``) sees each VJP as it runs; the tensors it puts in
+    ``kept`` survive the pass's scope, as the results do."""
     first_id = runtime.next_id()  # ids only grow: a result older than this is not fresh
     st = STATE.get()
     scope = Scope("gradient()")
@@ -64,13 +73,13 @@ def backward(
         )
     )
     try:
-        result = walk(records, targets, douts, sources, zero, st.observers, None)
+        result = walk(records, targets, douts, sources, zero, st.observers, None, on_step)
     except BaseException:
         STATE.reset(token)
         runtime.close_scope(scope, (), st.scopes)
         raise
     STATE.reset(token)
-    survivors = [g for g in result if g is not None]
+    survivors = [g for g in result if g is not None] + (kept or [])
     runtime.close_scope(scope, survivors, st.scopes)
     for g in survivors:
         runtime.adopt(g)
@@ -133,12 +142,14 @@ def walk(
     zero: bool,
     observers: tuple[runtime.Observer, ...],
     norms: dict[int, float] | None,
+    on_step: OnStep | None = None,
 ) -> list[Tensor | None]:
     """The loop itself: each record's VJP turns its output's gradient into its inputs' gradients.
 
     ``douts`` are the targets' output gradients (``None``: ones); ``zero`` gives
     unconnected sources zeros instead of ``None``; ``norms``, when given,
-    receives the norm of the gradient that reached each output."""
+    receives the norm of the gradient that reached each output; ``on_step``,
+    when given, is called after each VJP with the gradients so far, by tensor id."""
     grads: dict[int, Tensor] = {}
     for t, d in zip(targets, douts):
         d = fill(t.shape, 1.0) if d is None else d
@@ -171,6 +182,8 @@ def walk(
                 raise wrong_gradient_shape(op.name, inputs.index(x), dx.shape, x.shape)
             prev = grads.get(x.id)
             grads[x.id] = dx if prev is None else prev + dx
+        if on_step is not None:
+            on_step(op, out, dout, dxs, grads)
     result: list[Tensor | None] = [grads.get(s.id) for s in sources]
     if zero:
         result = [fill(s.shape, 0.0) if g is None else g for s, g in zip(sources, result)]

@@ -24,6 +24,7 @@ from .explain import explain_records
 from .explanation import GradientExplanation
 from .results import Operation
 from .tape_view import TapeViews
+from .steps import BackwardStep, backward_steps
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 
@@ -83,6 +84,8 @@ class GradientTape(TapeViews):
         self._persistent = persistent
         self._watch_vars = watch_accessed_variables
         self._records: list[Record] = []
+        self._wheres: list[tuple[str, int] | None] = []
+        """The line of user code that ran each record's op (``runtime.user_frame``), for ``backward_steps()``."""
         self._tracked: set[int] = set()
         self._watched: dict[int, Tensor] = {}
         self._variables: dict[int, Variable] = {}
@@ -138,6 +141,7 @@ class GradientTape(TapeViews):
             inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
         tracked.add(out.id)
         self._records.append((op, inputs, params, out, _NEEDS.setdefault(needs, needs)))
+        self._wheres.append(runtime.user_frame(3))  # 1 is _record, 2 registry's emit, 3 the op's call
         for x in inputs:
             x._holds += 1
         out._holds += 1
@@ -246,7 +250,7 @@ class GradientTape(TapeViews):
             >>> tape.operations
             []
         """
-        records, self._records = self._records, []
+        records, self._records, self._wheres = self._records, [], []
         self._last = None
         self._variables.clear()
         unused: list[TensorBase] = []
@@ -377,6 +381,35 @@ class GradientTape(TapeViews):
         result = explain_records(self._records, self._tracked, target, source, index, top)
         self._finish()
         return result
+
+    def backward_steps(self, target: Tensor | Sequence[Tensor], sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor]) -> Iterator[BackwardStep]:
+        """The backward pass of ``gradient(target, sources)``, one :class:`~microtape.BackwardStep` per VJP.
+
+        Steps come in the order the pass runs them (from the target back);
+        each has the op, your line that ran it, the gradient that reached
+        its output, what its VJP returned, and the gradients of ``sources``
+        so far (``None`` where the pass has not reached one yet). The last
+        step's ``accumulated`` is what ``gradient()`` returns. Uses up a
+        non-persistent tape, as ``gradient()`` does.
+
+        Examples:
+            >>> x, y = mt.scalar(2.0), mt.scalar(3.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch([x, y])
+            ...     z = x * x + y * y
+            >>> for step in tape.backward_steps(z, {"x": x, "y": y}):
+            ...     print(step.op, step.dout, step.accumulated)
+            add Tensor(1.0, shape=()) {'x': None, 'y': None}
+            mul Tensor(1.0, shape=()) {'x': None, 'y': Tensor(6.0, shape=())}
+            mul Tensor(1.0, shape=()) {'x': Tensor(4.0, shape=()), 'y': Tensor(6.0, shape=())}
+        """
+        self._check_usable()
+        targets = targets_of(target)
+        flat = sources_of(sources)
+        self._last = (targets, [None] * len(targets))
+        steps = backward_steps(self, self._records, self._wheres, targets, flat, sources)
+        self._finish()
+        return iter(steps)
 
     def _check_usable(self) -> None:
         if self._used:

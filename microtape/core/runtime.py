@@ -356,14 +356,37 @@ def disposed_error(t: TensorBase) -> DisposedTensorError:
 
 def user_frame_line() -> str:
     """Return ``file:line`` of the innermost caller outside this package."""
-    frame: FrameType | None = sys._getframe(1)
+    return frame_text(user_frame(2))
+
+
+def frame_text(found: tuple[str, int] | None) -> str:
+    """``file:line`` of what ``user_frame`` found, or ``<unknown>``."""
+    return "<unknown>" if found is None else f"{found[0]}:{found[1]}"
+
+
+_USER_FILES: dict[str, bool] = {}
+"""Whether each file name seen by ``user_frame`` is the user's (outside the package, or a chapter)."""
+
+
+def user_frame(skip: int = 1) -> tuple[str, int] | None:
+    """``(file, line)`` of the innermost caller outside this package, or None.
+
+    Cheap enough (about a microsecond) for a tape to call on every record:
+    each file's verdict is cached, the text is built only when asked for, and
+    a caller that knows its own callers are the package's starts ``skip``
+    frames up (``sys._getframe(skip)``) instead of walking them."""
+    frame: FrameType | None = sys._getframe(skip)
+    known = _USER_FILES
     while frame is not None:
         filename = frame.f_code.co_filename
-        path = os.path.abspath(filename)
-        if not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep):
-            return f"{filename}:{frame.f_lineno}"
+        mine = known.get(filename)
+        if mine is None:
+            path = os.path.abspath(filename)
+            mine = known[filename] = not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep)
+        if mine:
+            return filename, frame.f_lineno
         frame = frame.f_back
-    return "<unknown>"
+    return None
 
 
 # -- scopes -----------------------------------------------------------------

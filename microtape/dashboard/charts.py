@@ -324,6 +324,10 @@ CSS: Final = """
 .mt-dash .mt-flags{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#fff;border:1px solid #dde2ea;border-radius:6px;padding:8px 10px;margin:0 0 12px 0;white-space:pre-wrap;color:#8a1c1c;min-height:1.2em}
 .mt-dash .mt-flags.mt-calm{color:#2b6b2b}
 .mt-dash .mt-foot{font-size:12px;color:#5b6676;margin-top:10px}
+.mt-dash .mt-backward{padding:8px;overflow-x:auto}
+.mt-dash .mt-backward h2{font-size:15px;font-weight:600;margin:0 0 6px 0}
+.mt-dash .mt-backward table{border-collapse:collapse;font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.mt-dash .mt-backward th,.mt-dash .mt-backward td{border-bottom:1px solid #e6e9ee;padding:2px 6px;text-align:left;vertical-align:top}
 .mt-chart text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;fill:#1d2430}
 .mt-chart .mt-title{font-size:15px;font-weight:600}
 .mt-chart .mt-note{font-size:11px;fill:#5b6676}
@@ -352,6 +356,8 @@ SCRIPT: Final = """
       var box = document.getElementById("mt-chart-" + id);
       if (box) { box.innerHTML = msg.charts[id]; }
     });
+    var backward = document.getElementById("mt-backward");
+    if (backward && typeof msg.backward === "string") { backward.innerHTML = msg.backward; }
     status.innerHTML = msg.status;
     flags.textContent = msg.flags;
     flags.className = msg.flags_calm ? "mt-flags mt-calm" : "mt-flags";
@@ -368,28 +374,29 @@ SCRIPT: Final = """
 """
 
 
-def _body(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str) -> str:
+def _body(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str, backward: str) -> str:
     cards = "".join(f'<div class="mt-card" id="mt-chart-{esc(k)}">{svg}</div>' for k, svg in charts.items())
     return (
         f'<div class="mt-dash"><h1>{esc(title)}</h1>'
         f'<p class="mt-status" id="mt-status">{status}</p>'
         f'<div class="{"mt-flags mt-calm" if calm else "mt-flags"}" id="mt-flags">{esc(flags)}</div>'
         f'<div class="mt-grid-charts">{cards}</div>'
+        f'<div class="mt-card" id="mt-backward">{backward}</div>'
         f'<p class="mt-foot">{foot}</p></div>'
     )
 
 
-def report(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str) -> str:
-    """The charts as an HTML fragment with its own scoped style (no script)."""
-    return f"<style>{CSS}</style>" + _body(title, status, flags, calm, charts, foot)
+def report(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str, backward: str = "") -> str:
+    """The charts (and the Backward panel's table) as an HTML fragment with its own scoped style (no script)."""
+    return f"<style>{CSS}</style>" + _body(title, status, flags, calm, charts, foot, backward)
 
 
-def page(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str, live: bool) -> str:
+def page(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str, live: bool, backward: str = "") -> str:
     """A whole HTML document: the report, plus (when ``live``) the script that follows updates."""
     script = f"<script>{SCRIPT}</script>" if live else ""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>body{{margin:0;background:#f4f6f9}}{CSS}</style></head>"
-        f"<body>{_body(title, status, flags, calm, charts, foot)}{script}</body></html>\n"
+        f"<body>{_body(title, status, flags, calm, charts, foot, backward)}{script}</body></html>\n"
     )

@@ -3,7 +3,8 @@
 Read after ``page.py``. The demo trains the book's 20-step recurrent
 net with plain SGD at a learning rate that makes its gradients explode, then
 starts again from the same weights with ``clip_by_global_norm``, feeding a
-:class:`~microtape.Dashboard` at every step. The loop awaits
+:class:`~microtape.Dashboard` at every step (and its Backward panel the
+first step's backward pass). The loop awaits
 :func:`~microtape.next_frame` after each step, which is what lets the page be
 served while it trains, and it paces itself (``delay``) so a person can
 watch.
@@ -16,6 +17,7 @@ import math
 import random
 import sys
 import warnings
+from collections.abc import Callable
 from typing import Final, TextIO
 
 from .page import Dashboard, DashboardError
@@ -23,6 +25,7 @@ from ..debug.clipping import clip_by_global_norm
 from ..debug.stats import GradientMonitor
 from ..train.frames import next_frame
 from ..autodiff.functional import variable_grads
+from ..autodiff.tape import GradientTape
 from ..core.memory import dispose, tidy
 from ..ops import tanh
 from ..core.creation import random_normal, tensor, zeros
@@ -133,6 +136,8 @@ async def train_rnn(dash: Dashboard, steps: int, delay: float = 0.0, seed: int =
 
             value, raw = tidy(one_step)
             dash.log(step, loss=value, grads=raw, variables=dict(zip("WUV", params)))
+            if step == 0:  # the Backward panel: the first step's backward pass, one VJP a row
+                tidy(lambda: show_backward(dash, loss, params))
             dispose([value, *raw.values()])
             await next_frame()
             if delay:
@@ -141,6 +146,13 @@ async def train_rnn(dash: Dashboard, steps: int, delay: float = 0.0, seed: int =
         opt.dispose()
         dispose(params)
         dispose([*start, *inputs])
+
+
+def show_backward(dash: Dashboard, loss: Callable[..., Tensor], params: list[Variable]) -> None:
+    """Log one backward pass of ``loss(*params)`` in the dashboard's Backward panel."""
+    with GradientTape() as tape:
+        value = loss(*params)
+    dash.log_backward(tape.backward_steps(value, dict(zip("WUV", params))))
 
 
 def demo(host: str = "127.0.0.1", port: int = 8765, steps: int = 400, delay: float = 0.03,

@@ -18,13 +18,14 @@ import math
 import os
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Final, cast
 
 from . import charts as charts
 from .arguments import named_grads, named_variables, short_repr
+from .backward_panel import rows_of
 from .recording import Recording
 from .render import FOOT, Rendered, draw, numbers
 from .server import DashboardError, Server
@@ -34,6 +35,7 @@ from ..errors import InvalidArgumentError, explain
 from ..core.memory import memory
 from ..core.tensor import Tensor
 from ..core.variable import Variable
+from ..autodiff.steps import BackwardStep
 
 __all__ = ["Dashboard", "DashboardError"]
 
@@ -258,6 +260,22 @@ class Dashboard:
             self._run.add(step, loss_value, grad_data, weights, count, (self.explode_norm, self.vanish_norm))
             self.version += 1
 
+    def log_backward(self, steps: Iterable[BackwardStep]) -> None:
+        """Show the steps of one backward pass (``tape.backward_steps(...)``) in the page's Backward panel.
+
+        Examples:
+            >>> x, dash = mt.scalar(2.0), mt.Dashboard()
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x); y = x * x
+            >>> dash.log_backward(tape.backward_steps(y, x))
+            >>> dash.data()["backward"]["rows"][0]["accumulated"]
+            'source: 4.0'
+        """
+        rows, total = rows_of(steps)
+        with self._lock:
+            self._run.backward, self._run.backward_total, self._run.backward_step = rows, total, self._run.last_step
+            self.version += 1
+
     def mark(self, step: int, label: str) -> None:
         """Draw a labelled vertical line at ``step`` on every step chart (a new phase, a changed learning rate).
 
@@ -340,7 +358,7 @@ class Dashboard:
             return self._run.num_points()
 
     def render(self, viewers: int | None = None) -> Rendered:
-        """Draw every chart now: ``{"charts": {id: svg}, "status": html, "flags": text, "flags_calm": bool}``.
+        """Draw every chart now: ``{"charts": {id: svg}, "status": html, "flags": text, "flags_calm": bool, "backward": html}``.
 
         This is what the event stream sends; ``viewers`` adds their count to the status line.
 
@@ -365,7 +383,7 @@ class Dashboard:
             (False, True)
         """
         r = self.render()
-        return charts.page(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, live)
+        return charts.page(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, live, r["backward"])
 
     def save_html(self, path: str | os.PathLike[str]) -> Path:
         """Write the charts as one self-contained HTML file (no script, no external asset); return its path.
@@ -411,7 +429,7 @@ class Dashboard:
     def _repr_html_(self) -> str:
         """The same charts as :meth:`save_html`, for Jupyter and the book."""
         r = self.render()
-        return charts.report(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT)
+        return charts.report(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, r["backward"])
 
     def __repr__(self) -> str:
         serving = f"serving {self.url}" if self._server is not None else "not serving"

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import charts as charts
+from .backward_panel import Row
 from .series import Series
 from ..core.floats import safe_norm
 from ..debug.stats import GradientMonitor
@@ -50,6 +51,9 @@ class Snapshot:
     steps_logged: int
     last_step: int | None
     last_loss: float | None
+    backward: list[Row]
+    backward_total: int
+    backward_step: int | None
 
 
 class Recording:
@@ -78,6 +82,10 @@ class Recording:
         self.last_step: int | None = None
         self.last_loss: float | None = None
         self.steps_logged: int = 0
+        self.backward: list[Row] = []
+        """The latest backward pass ``Dashboard.log_backward`` was given, as text rows (``backward_panel.py``)."""
+        self.backward_total: int = 0
+        self.backward_step: int | None = None
         self._monitor_seen: dict[str, int] = {}
         self._monitor_flags = 0
 
@@ -199,4 +207,7 @@ class Recording:
             steps_logged=self.steps_logged,
             last_step=self.last_step,
             last_loss=self.last_loss,
+            backward=list(self.backward),
+            backward_total=self.backward_total,
+            backward_step=self.backward_step,
         )

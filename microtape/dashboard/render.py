@@ -4,7 +4,8 @@ Read after ``recording.py`` and ``charts.py``. ``draw()`` turns a
 ``Snapshot`` into what ``Dashboard.render`` returns and the event stream
 sends: one SVG per chart (the loss, the gradient norms with the monitor's
 thresholds, the update-to-weight ratios, the latest gradients' histograms,
-the live tensor count), one status line and the flags text. ``numbers()``
+the live tensor count) and the table of the last backward pass logged
+(``backward_panel.py``), one status line and the flags text. ``numbers()``
 turns it into the plain lists ``Dashboard.data`` returns. Both are pure
 functions of the snapshot, called after the dashboard's lock is released.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from typing import Final, TypedDict
 
+from . import backward_panel as backward_panel
 from . import charts as charts
 from .recording import Points, Snapshot
 
@@ -32,6 +34,7 @@ class Rendered(TypedDict):
     status: str
     flags: str
     flags_calm: bool
+    backward: str
 
 
 def draw(snap: Snapshot, explode_norm: float, vanish_norm: float, finished: bool, viewers: int | None = None) -> Rendered:
@@ -78,7 +81,8 @@ def draw(snap: Snapshot, explode_norm: float, vanish_norm: float, finished: bool
         text = f"{flag_count} flag{'s' if flag_count != 1 else ''} raised; the latest:\n" + "\n".join(flags)
     else:
         text = "no exploding or vanishing gradient flagged"
-    return {"charts": drawn, "status": " · ".join(parts), "flags": text, "flags_calm": not flag_count}
+    backward = backward_panel.table(snap.backward, snap.backward_total, snap.backward_step)
+    return {"charts": drawn, "status": " · ".join(parts), "flags": text, "flags_calm": not flag_count, "backward": backward}
 
 
 def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, vanish_norm: float) -> dict[str, object]:
@@ -101,4 +105,9 @@ def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, van
         "flags": list(snap.flags),
         "flag_count": snap.flag_count,
         "thresholds": {"explode_norm": explode_norm, "vanish_norm": vanish_norm},
+        "backward": {
+            "step": snap.backward_step,
+            "steps": snap.backward_total,
+            "rows": [dict(zip(backward_panel.KEYS, row)) for row in snap.backward],
+        },
     }

@@ -4,15 +4,17 @@ Read after ``printing.py``. ``check_numerics`` scans one tensor and raises
 with TensorFlow's wording. ``detect_anomaly`` is an observer of the engine,
 like ``profile``: while it is on, every op's output and every VJP's
 gradients are shown to it (``_AnomalyWatcher`` below), and it raises at the
-first op that makes a NaN or an Inf, naming the op, the pass and the line
-of user code; when it is off the engine does nothing for it.
+first op that makes a NaN or an Inf, naming the op, the pass, the inputs and
+entries that caused it and the line of user code; when it is off the engine
+does nothing for it. With ``mode="trace"`` it records instead (``trace.py``:
+the first op, then every op the value spread through).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from ..core import runtime
 from ..core.registry import Op
@@ -20,6 +22,7 @@ from ..core.runtime import STATE, TensorBase
 from ..errors import AnomalyError, InvalidArgumentError, NumericsError, explain
 from ..core.formatting import format_number
 from ..core.tensor import Grads, Tensor
+from .trace import AnomalyTrace, cause, event
 
 __all__ = ["check_numerics", "detect_anomaly"]
 
@@ -71,16 +74,27 @@ def check_numerics(t: Tensor, message: str) -> Tensor:
 # -- detect_anomaly ---------------------------------------------------------------
 
 
-@contextmanager
-def detect_anomaly() -> Iterator[None]:
-    """Raise :class:`~microtape.AnomalyError` at the first op that makes NaN or Inf.
+_MODES = ("raise", "trace")
+
+
+def detect_anomaly(mode: str = "raise") -> AbstractContextManager[AnomalyTrace]:
+    """Raise :class:`~microtape.AnomalyError` at the first op that makes NaN or Inf,
+    or, with ``mode="trace"``, record where it came from and where it went.
 
     Both passes are watched: the forward of every op, and every VJP in a
-    backward pass. The error names the op, the pass, the input shapes and
-    value ranges, and the line of your code that created the op. Off by
-    default. It is an observer of the ops, like ``profile`` and
-    ``leak_check``, so when off it costs nothing
+    backward pass. The error names the op, the pass, the inputs and the
+    entry that caused it (for a gradient, the derivative that blew up), the
+    input shapes and value ranges, and the line of your code that created
+    the op. Off by default. It is an observer of the ops, like ``profile``
+    and ``leak_check``, so when off it costs nothing
     (``torch.autograd.detect_anomaly`` is the PyTorch equivalent).
+
+    ``with mt.detect_anomaly(mode="trace") as trace:`` raises nothing:
+    ``trace.first`` is the first op that made a non-finite value (a
+    :class:`~microtape.AnomalyEvent`: op, pass, entries, input values, line),
+    ``trace.spread`` every op it then went through, in order, up to the
+    loss and through the backward pass to the gradient; ``print(trace)``
+    shows the chain.
 
     Examples:
         >>> x = mt.tensor([0.0, 1.0])
@@ -88,14 +102,33 @@ def detect_anomaly() -> Iterator[None]:
         ...     try:
         ...         mt.grad(lambda t: mt.sqrt(t).sum())(x)   # d sqrt at 0 is inf
         ...     except mt.AnomalyError as err:
-        ...         print(err.op, err.phase)
-        sqrt backward
+        ...         print(err.op, err.phase, "|", err.cause)
+        sqrt backward | sqrt at 0.0, entry (0,): its derivative 1/(2*sqrt(x)) is inf
+        >>> with mt.detect_anomaly(mode="trace") as trace:
+        ...     g = mt.grad(lambda t: mt.sqrt(t).sum())(x)
+        >>> print(trace.first.cause)
+        sqrt at 0.0, entry (0,): its derivative 1/(2*sqrt(x)) is inf
     """
+    if mode not in _MODES:
+        raise InvalidArgumentError(
+            explain(
+                f"detect_anomaly(mode={mode!r}) is not a mode.",
+                "mode is 'raise' (stop at the first op that makes a NaN or an Inf) or "
+                "'trace' (record that op and every op the value spreads through, and raise nothing).",
+                "write mt.detect_anomaly() to raise, or mt.detect_anomaly(mode=\"trace\") as trace: to record.",
+            ),
+            value=mode,
+        )
+    return _watching(mode == "trace")
+
+
+@contextmanager
+def _watching(tracing: bool) -> Iterator[AnomalyTrace]:
     st = STATE.get()
-    watcher = _AnomalyWatcher()
+    watcher = _AnomalyWatcher(AnomalyTrace() if tracing else None)
     STATE.set(st.but(anomaly=True, observers=st.observers + (watcher,)))
     try:
-        yield
+        yield watcher.trace if watcher.trace is not None else AnomalyTrace()  # raise mode: stays empty
     finally:
         now = STATE.get()
         STATE.set(now.but(anomaly=st.anomaly, observers=tuple(o for o in now.observers if o is not watcher)))
@@ -106,11 +139,13 @@ class _AnomalyWatcher:
 
     ``origins`` keeps the line of user code that made each op's output, by
     tensor id, while the tensor lives: a bad gradient in the backward pass
-    names the line that ran the op forward.
+    names the line that ran the op forward. With a ``trace`` it records
+    what it sees there instead of raising.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, trace: AnomalyTrace | None) -> None:
         self.origins: dict[int, str] = {}
+        self.trace = trace
 
     def on_create(self, tensor: TensorBase) -> None:
         pass
@@ -123,9 +158,16 @@ class _AnomalyWatcher:
         if STATE.get().backward:
             return  # inside a VJP: on_vjp names the primitive whose VJP it is
         kind = _bad(out._data)
-        if kind is None or any(_bad(x._data) for x in inputs):
+        if kind is None:
+            return
+        passed_on = any(_bad(x._data) for x in inputs)
+        if self.trace is not None:
+            if not passed_on or self.trace.first is not None:  # a NaN that came in as data starts no trace
+                self.trace.add(event(op.name, "forward", kind, inputs, out, where, None, self.trace.first is None))
+            return
+        if passed_on:
             return  # the NaN came in from outside; the op that made it was reported, or it is data
-        _raise_anomaly(op.name, "forward", kind, inputs, where)
+        _raise_anomaly(op.name, "forward", kind, inputs, where, cause(op.name, "forward", inputs, out))
 
     def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: Grads) -> None:
         for i, dx in enumerate(dxs):
@@ -134,7 +176,10 @@ class _AnomalyWatcher:
             kind = _bad(dx._data)
             if kind is not None:
                 where = self.origins.get(out.id, "<recorded before detect_anomaly>")
-                _raise_anomaly(op.name, "backward", kind, inputs, where, i)
+                if self.trace is not None:
+                    self.trace.add(event(op.name, "backward", kind, inputs, dx, where, i, self.trace.first is None))
+                    return  # one event per VJP
+                _raise_anomaly(op.name, "backward", kind, inputs, where, cause(op.name, "backward", inputs, dx, i), i)
 
 
 def _range(t: Tensor) -> str:
@@ -159,14 +204,14 @@ def _bad(data: list[float] | None) -> str | None:
     return None
 
 
-def _raise_anomaly(name: str, phase: str, kind: str, inputs: tuple[Tensor, ...], where: str, index: int | None = None) -> None:
+def _raise_anomaly(name: str, phase: str, kind: str, inputs: tuple[Tensor, ...], where: str, why: str, index: int | None = None) -> None:
     shapes = ", ".join(str(x.shape) for x in inputs)
     ranges = ", ".join(_range(x) for x in inputs)
     what = f"the gradient for input {index} of" if index is not None else "the output of"
     raise AnomalyError(
         explain(
             f"{phase} pass: {what} {name!r} has {kind} values.",
-            f"Inputs: shapes {shapes}; value ranges {ranges}. The op was created at {where}.",
+            f"{why}. Inputs: shapes {shapes}; value ranges {ranges}. The op was created at {where}.",
             _ANOMALY_HINTS.get(name, "look at the inputs of this op at that line; guard the domain "
             "(clip, add a small epsilon) or lower the learning rate."),
         ),
@@ -174,6 +219,7 @@ def _raise_anomaly(name: str, phase: str, kind: str, inputs: tuple[Tensor, ...],
         phase=phase,
         kind=kind,
         where=where,
+        cause=why,
     )
 
 

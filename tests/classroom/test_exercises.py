@@ -180,6 +180,12 @@ ROWS = [
     Row("ex07_profile_memory", "profile_without_tidy",
         (("mt.profile(lambda: mt.tidy(lambda: layer(x, w)))", "mt.profile(lambda: layer(x, w))"),), False,
         ("expected 1: only layer's result should survive",)),
+    Row("ex07b_trace_the_nan", "forward_pass", (('FIRST_PASS = "backward"', 'FIRST_PASS = "forward"'),), False,
+        ("  FAIL  FIRST_OP and FIRST_PASS name where the trace starts", "made its non-finite value in the other pass")),
+    Row("ex07b_trace_the_nan", "epsilon_too_large", (("+ 1e-14)", "+ 1e-4)"),), False,
+        ("  FAIL  distance is exact, and its gradient finite even at a point on the center", "from the exact distance")),
+    Row("ex07b_trace_the_nan", "maximum_guard",
+        (("mt.sqrt(((points - center) ** 2.0).sum(axis=1) + 1e-14)", "mt.sqrt(mt.maximum(((points - center) ** 2.0).sum(axis=1), 1e-12))"),), True),
 ]
 
 SPECIAL = {

@@ -131,3 +131,25 @@ def test_with_matplotlib_the_figures_are_saved_and_named(tmp_path: Path) -> None
     assert [p.name for p in saved] == ["00_gradient_debugging_1.png"]
     assert saved[0].read_bytes().startswith(b"\x89PNG")
     assert f"▸ (figure saved as {saved[0]})" in out.getvalue()
+
+
+def test_the_short_tour_steps_through_the_backward_pass_of_x2_plus_y2() -> None:
+    out = io.StringIO()
+    mini_tour(out)
+    text = out.getvalue()
+    assert "the backward pass, one VJP at a time (tape.backward_steps):" in text
+    assert "0. add: dout 1.0 -> 1.0, 1.0; so far x = None, y = None" in text
+    assert "2. mul: dout 1.0 -> 2.0, 2.0; so far x = 4.0, y = 6.0" in text  # x * x: two halves of 2x
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_tour_of_chapter_7_shows_the_steps_and_the_nan_trace(lang: str) -> None:
+    out = io.StringIO()
+    assert tour(chapter=7, out=out, lang=lang) == 0
+    text = out.getvalue()
+    assert "step 0: add at 07_analysis_tools.py:" in text and "so far x 4.0, y 6.0" in text
+    assert "Inf first made by log (forward) at 07_analysis_tools.py:" in text
+    assert "detect_anomaly: no op made a NaN or an Inf." in text
+    heading = "Наблюдаем за цепным правилом" if lang == "ru" else "Watching the chain rule"
+    assert heading in text

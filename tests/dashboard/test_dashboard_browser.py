@@ -134,3 +134,16 @@ def test_the_saved_report_renders_the_same_charts(demo_url: str, browser: webdri
     assert set(counts) == {"loss", "grads", "ratio", "hist", "tensors"}
     assert counts["loss"][0] > 1 and counts["hist"][1] > 0
     assert not browser.find_elements("tag name", "script")
+
+
+def test_the_backward_panel_shows_the_first_steps_backward_pass(demo_url: str, browser: webdriver.Chrome) -> None:
+    browser.get(demo_url)
+    deadline = time.monotonic() + PATIENCE
+    while True:  # the demo logs its first step's backward pass; the stream brings the table
+        rows = browser.find_elements("css selector", "#mt-backward tbody tr")
+        if rows or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert rows, "the Backward panel has no rows"
+    text = browser.find_element("id", "mt-backward").text
+    assert "Backward pass" in text and "tanh" in text and "matmul" in text

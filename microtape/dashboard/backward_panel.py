@@ -1,0 +1,64 @@
+"""The "Backward" panel: the steps of one backward pass as a table on the page.
+
+Read after ``charts.py`` (whose ``esc`` escapes every text drawn here) and
+before ``recording.py``, which keeps the rows, and ``render.py``, which puts
+the table in its card. ``Dashboard.log_backward``
+hands ``rows_of`` the steps of ``tape.backward_steps``; they become
+plain strings at once (the tensors are not kept), one row per VJP, so the
+page can be drawn from another thread and served as strict JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .charts import esc
+from ..autodiff.steps import BackwardStep, accumulated_text, tensor_text
+from ..errors import InvalidArgumentError, explain
+
+__all__ = ["COLUMNS", "KEYS", "MAX_ROWS", "Row", "rows_of", "table"]
+
+Row = tuple[str, str, str, str, str, str]
+"""One step as text: step, op, line, incoming gradient, VJP's gradients, gradients so far."""
+
+COLUMNS: Final = ("step", "op", "line", "incoming gradient", "VJP returned", "gradients so far")
+KEYS: Final = ("step", "op", "where", "dout", "grads", "accumulated")
+"""The same columns as keys of ``/data.json``'s rows (the names of ``BackwardStep``'s attributes)."""
+MAX_ROWS: Final = 200
+"""A long pass (a recurrent net) keeps its first rows; the panel says how many were left out."""
+
+
+def rows_of(steps: object) -> tuple[list[Row], int]:
+    """The table rows of ``steps`` (an iterable of ``BackwardStep``), at most ``MAX_ROWS``,
+    and how many steps there were; a value that is not such steps is refused before anything changes."""
+    try:
+        items = list(steps)  # type: ignore[call-overload]  # checked just below
+    except TypeError:
+        items = None
+    if items is None or not all(isinstance(s, BackwardStep) for s in items):
+        bad = type(steps).__name__ if items is None else next(type(s).__name__ for s in items if not isinstance(s, BackwardStep))
+        raise InvalidArgumentError(
+            explain(
+                f"Dashboard.log_backward() needs the steps of a backward pass, got {bad}.",
+                "The Backward panel shows one row per BackwardStep, as tape.backward_steps() yields them.",
+                "dash.log_backward(tape.backward_steps(loss, sources)) with a tape that recorded the loss.",
+            ),
+            value=bad,
+        )
+    rows = [
+        (str(s.index), s.op, s.where, tensor_text(s.dout), ", ".join(tensor_text(g) for g in s.grads), accumulated_text(s))
+        for s in items[:MAX_ROWS]
+    ]
+    return rows, len(items)
+
+
+def table(rows: list[Row], total: int, step: int | None) -> str:
+    """The panel's HTML: a title, then the rows (every text escaped), or a line saying how to fill it."""
+    at = f" (logged after step {step})" if step is not None else ""
+    head = f'<div class="mt-backward"><h2>Backward pass, one VJP a row{esc(at)}</h2>'
+    if not rows:
+        return head + "<p>No backward pass logged yet: <code>dash.log_backward(tape.backward_steps(loss, sources))</code>.</p></div>"
+    cells = "".join(f"<th>{esc(c)}</th>" for c in COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in rows)
+    more = f"<p>{total - len(rows)} more steps are left out.</p>" if total > len(rows) else ""
+    return f"{head}<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>{more}</div>"
