@@ -365,8 +365,9 @@ class GradientTape(TapeViews):
 
     def explain(self, target: Tensor, source: Tensor, index: int | tuple[int, ...] | None = None, top: int = 10) -> GradientExplanation:
         """Why entry ``index`` of the gradient of the scalar ``target`` for ``source`` has its value:
-        the paths from ``target`` back to it, the ``top`` largest first (see :func:`microtape.explain_gradient`,
-        which also knows each op's line). Like ``gradient()``, it uses up a non-persistent tape.
+        the paths from ``target`` back to it, the ``top`` largest first, each step with the line of
+        your code that ran its op (see :func:`microtape.explain_gradient`). Like ``gradient()``, it uses
+        up a non-persistent tape.
 
         Examples:
             >>> x = mt.scalar(2.0)
@@ -378,7 +379,8 @@ class GradientTape(TapeViews):
             ([('exp', 403.4), ('mul', 3.0)], 1210.3)
         """
         self._check_usable()
-        result = explain_records(self._records, self._tracked, target, source, index, top)
+        lines = {rec[3].id: runtime.frame_text(w) for rec, w in zip(self._records, self._wheres) if w is not None}
+        result = explain_records(self._records, self._tracked, target, source, index, top, lines)
         self._finish()
         return result
 
