@@ -166,7 +166,8 @@ def test_tape_explain_uses_up_a_non_persistent_tape_and_a_failed_call_does_not()
     with pytest.raises(mt.InvalidArgumentError, match="top=0"):
         tape.explain(y, x, top=0)
     e = tape.explain(y, x)
-    assert [s.op for s in e.paths[0].steps] == ["exp", "mul"] and e.paths[0].steps[0].where == "?"
+    assert [s.op for s in e.paths[0].steps] == ["exp", "mul"]
+    assert e.paths[0].steps[0].where.endswith("test_explain.py:165")  # the line of `y = mt.exp(x * 3.0)`, which the tape recorded
     with pytest.raises(mt.TapeError):
         tape.explain(y, x)
 
