@@ -20,15 +20,16 @@ import ast
 import contextlib
 import importlib.util
 import io
+import os
 import re
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
 from . import resources
-from .messages import say
+from .messages import ENV, say
 from .prose import chapter_catalog, render
 
 _RULE = "─" * 72
@@ -106,7 +107,10 @@ def _needs_plotting(stmt: ast.stmt, tainted: set[str]) -> bool:
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "matplotlib":
             return True
     reads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return bool((reads - _loop_names(stmt)) & tainted)
+    # a function's parameters are its own names, whatever a plot called a variable of the same name
+    parameters = {a.arg for n in ast.walk(stmt) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                  for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs, n.args.vararg, n.args.kwarg) if a is not None}
+    return bool((reads - _loop_names(stmt) - parameters) & tainted)
 
 
 def _drop_plotting(tree: ast.Module, tainted: set[str]) -> bool:
@@ -122,6 +126,9 @@ def _drop_plotting(tree: ast.Module, tainted: set[str]) -> bool:
         >>> tainted: set[str] = set()
         >>> _drop_plotting(tree, tainted), ast.unparse(tree), sorted(tainted)
         (True, 'x = 1', ['ax', 'fig', 'plt'])
+        >>> tree = ast.parse("def f(ax):\\n    return ax + 1")  # a parameter is not the plot's ax
+        >>> _drop_plotting(tree, tainted), ast.unparse(tree).splitlines()[0]
+        (False, 'def f(ax):')
     """
     kept: list[ast.stmt] = []
     drawing = False  # an import alone draws nothing: say nothing about it
@@ -201,18 +208,42 @@ def show(path: Path, out: TextIO, figures: Path | None = None, plots: bool | Non
     namespace: dict[str, object] = {"__name__": "__main__", "__file__": str(path)}
     tainted: set[str] | None = None if (have_matplotlib() if plots is None else plots) else set()
     saved = 0
-    for prose, code, line in cells:
-        if prose:
-            print(render(prose, catalog, lang), file=out)
-        if code:
-            print(textwrap.indent(code, "    │ "), file=out)
-            output = execute_cell(code, namespace, str(path), line, tainted, lang)
-            notes = _save_figures(path, figures, saved + 1, lang)
-            saved += len(notes)
-            output = "".join(f"{text}\n" for text in [output.rstrip("\n"), *notes] if text)
-            if output:
-                print(textwrap.indent(output.rstrip("\n"), "    ▸ "), file=out)
-        print(file=out)
+    with _figures_in(lang):
+        for prose, code, line in cells:
+            prose = "\n".join(line for line in prose.splitlines() if not _GALLERY_SETTING.match(line))
+            if prose.strip():
+                print(render(prose, catalog, lang), file=out)
+            if code:
+                # the code as the edition shows it: its comments translated where the catalog has the block
+                shown = "\n".join(line for line in catalog.get(code.strip("\n"), code).splitlines() if not _GALLERY_SETTING.match(line))
+                if shown.strip():
+                    print(textwrap.indent(shown, "    │ "), file=out)
+                output = execute_cell(code, namespace, str(path), line, tainted, lang)
+                notes = _save_figures(path, figures, saved + 1, lang)
+                saved += len(notes)
+                output = "".join(f"{text}\n" for text in [output.rstrip("\n"), *notes] if text)
+                if output:
+                    print(textwrap.indent(output.rstrip("\n"), "    ▸ "), file=out)
+            print(file=out)
+
+
+_GALLERY_SETTING = re.compile(r"\s*(# )?sphinx_gallery_\w+ *=")
+"""A sphinx-gallery setting written as a comment: the book does not show it, nor does the tour."""
+
+
+@contextlib.contextmanager
+def _figures_in(lang: str) -> Iterator[None]:
+    """While a chapter runs, its figures take their words in ``lang`` (``figures.figure_language``
+    reads ``MICROTAPE_LANG``, as the book's build sets it); the variable is put back after."""
+    before = os.environ.get(ENV)
+    os.environ[ENV] = lang
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[ENV]
+        else:
+            os.environ[ENV] = before
 
 
 def run(

@@ -153,3 +153,30 @@ def test_the_tour_of_chapter_7_shows_the_steps_and_the_nan_trace(lang: str) -> N
     assert "detect_anomaly: no op made a NaN or an Inf." in text
     heading = "Наблюдаем за цепным правилом" if lang == "ru" else "Watching the chain rule"
     assert heading in text
+
+
+def test_a_chapter_runs_with_its_figures_in_the_tours_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tour --lang ru`` draws the figures in Russian: the cells see MICROTAPE_LANG=ru, put back after."""
+    monkeypatch.setenv("MICROTAPE_LANG", "en")
+    chapter = tmp_path / "09_probe.py"
+    chapter.write_text(
+        '"""\nProbe\n=====\n\nA chapter of one cell.\n"""\n\n'
+        "# %%\n# sphinx_gallery_thumbnail_number = 1\n"
+        "from microtape.classroom.figures import figure_language\nprint('drawn in', figure_language())\n",
+        encoding="utf-8",
+    )
+    out = io.StringIO()
+    _tour.show(chapter, out, plots=False, lang="ru")
+    assert "drawn in ru" in out.getvalue()
+    assert "sphinx_gallery_thumbnail_number" not in out.getvalue()  # a gallery setting is not shown, as in the book
+    import os
+
+    assert os.environ["MICROTAPE_LANG"] == "en"
+
+
+@pytest.mark.slow
+def test_the_russian_tour_shows_the_code_comments_in_russian() -> None:
+    out = io.StringIO()
+    _tour.show(_resources.chapter_files()[3], out, plots=False, lang="ru")
+    assert "# обе переменные читались внутри ленты" in out.getvalue()
+    assert "# both variables were read inside the tape" not in out.getvalue()
