@@ -18,10 +18,13 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
+from .messages import ENV
+
 __all__ = ["ENVIRONMENT_VARIABLE", "FIGURE_WORDS", "figure_language", "figure_words"]
 
-ENVIRONMENT_VARIABLE: Final = "MICROTAPE_LANG"
-"""The environment variable that chooses the figures' language (``en`` or ``ru``)."""
+ENVIRONMENT_VARIABLE: Final = ENV
+"""The environment variable that chooses the figures' language (``en`` or ``ru``): the command
+line's own (``messages.ENV``), which the book's build and ``tour --lang`` set too."""
 
 FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
     "en": {
