@@ -206,7 +206,7 @@ ALLOWED_ENGLISH = frozenset(
     """microtape Python TensorFlow TF js Jupyter NumPy PyTorch JAX Keras Sphinx Furo Graphviz matplotlib
     asyncio pytest mypy pip pickle dataclass autograd fork Gradescope Classroom GitHub JavaScript Linux
     Windows macOS Ctrl Adam Adamax Adagrad Adadelta RMSProp Jacobian Unicode IEEE True False None inf Inf
-    float int softplus""".split()
+    float int softplus Markdown""".split()
 )
 
 

@@ -181,7 +181,8 @@ print(y)
 # with respect to x". Python does not drop arguments, and microtape says so
 # before any work is done:
 try:
-    mt.grads(lambda: x.square() + y.square())([x, y])
+    # the text's f, on purpose; the comment at the end of the next line tells mypy so
+    mt.grads(lambda: x.square() + y.square())([x, y])  # type: ignore[arg-type]
 except mt.InvalidArgumentError as err:
     print(err)
 

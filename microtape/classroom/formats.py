@@ -33,6 +33,7 @@ from typing import Final, TextIO
 
 from .._version import __version__
 from .messages import say
+from .russian import translate_line
 
 __all__ = [
     "CLASSROOM50_RESULT",
@@ -337,7 +338,7 @@ def report(entry: dict[str, object], hint: int, lang: str = "en") -> str:
     chapter = entry["chapter"]
     lines.append(say(lang, "grading_exercise", path=path, name=name, chapter=chapter, title=_in(entry, "title", lang)))
     notes = entry.get("notes")  # a notebook's skipped magic and shell lines
-    lines += [f"  {say(lang, 'note', note=note)}" for note in notes] if isinstance(notes, list) else []
+    lines += [f"  {say(lang, 'note', message=translate_line(note) if lang == 'ru' else note)}" for note in notes] if isinstance(notes, list) else []
     printed = str(entry["output"]).rstrip()
     if printed:
         tail = printed.splitlines()[-20:]

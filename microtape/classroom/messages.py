@@ -40,7 +40,6 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
         # a grading report
         "grading": "grading {path}:",
         "grading_exercise": "grading {path}: {name} (chapter {chapter}: {title})",
-        "note": "note: {note}",
         "could_not_grade": "could not grade the file",
         "printed": "the file printed (last lines):",
         "loading": "loading the file",
@@ -96,7 +95,6 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
         "no_book": "главы книги не установлены",
         "grading": "проверка {path}:",
         "grading_exercise": "проверка {path}: {name} (глава {chapter}: {title})",
-        "note": "примечание: {note}",
         "could_not_grade": "файл не удалось проверить",
         "printed": "файл напечатал (последние строки):",
         "loading": "загрузка файла",

@@ -129,6 +129,15 @@ _HELPERS: Final[tuple[tuple[str, str], ...]] = (
     (r"pass the path of your exercise file \(or a folder of them\), e\.g\. (?P<c>.*)",
      "укажите путь к файлу упражнения (или к папке с ними), например {c}"),
     (r"(?P<f>'.*'): a folder without \.py files \(or \.ipynb notebooks\)\.", "{f}: в папке нет файлов .py (и блокнотов .ipynb)."),
+    # notebooks (notebooks.py, grade_child.py, catalog.py)
+    (r"the notebook (?P<f>\S+) cannot be read: (?P<e>.*)\.", "блокнот {f} не читается: {e}."),
+    (r"open it in Jupyter and save it again \(File > Save\), or hand out a fresh starter with exercises DIR --notebook\.",
+     "откройте его в Jupyter и сохраните заново (File > Save) или раздайте новую заготовку командой exercises DIR --notebook."),
+    (r"(?P<f>'.*') is not a notebook the grader can read: (?P<e>.*)\.", "{f} — не блокнот, который может прочитать проверяющая программа: {e}."),
+    (r"open it in Jupyter and save it again, or start again from exercises DIR --notebook\.",
+     "откройте его в Jupyter и сохраните заново или начните снова с exercises DIR --notebook."),
+    (r"not run \(IPython magics and shell lines are not Python\): (?P<x>.*)",
+     "не выполнено (магические команды IPython и строки оболочки — не Python): {x}"),
 )
 
 PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = tuple(
