@@ -129,6 +129,7 @@ _HELPERS: Final[tuple[tuple[str, str], ...]] = (
     (r"pass the path of your exercise file \(or a folder of them\), e\.g\. (?P<c>.*)",
      "укажите путь к файлу упражнения (или к папке с ними), например {c}"),
     (r"(?P<f>'.*'): a folder without \.py files\.", "{f}: в папке нет файлов .py."),
+    (r"(?P<f>'.*'): a folder without \.py files \(or \.ipynb notebooks\)\.", "{f}: в папке нет файлов .py (и блокнотов .ipynb)."),
 )
 
 PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = tuple(
