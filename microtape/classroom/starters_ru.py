@@ -146,5 +146,12 @@ STARTERS_RU: Final[dict[str, str]] = {
     "TODO 2: return the profile of one call of layer(x, w) run inside tidy": "TODO 2: верните профиль одного вызова layer(x, w), выполненного внутри tidy",
     "TODO 3: return fn's peak memory in bytes beyond what was alive before it ran":
         "TODO 3: верните пиковую память fn в байтах сверх того, что было живо до её запуска",
+    # ex07b_trace_the_nan
+    "exactly on the first point": "ровно на первой точке",
+    "TODO 1: the op the trace names first, e.g. 'exp'": "TODO 1: операция, которую трассировка называет первой, например 'exp'",
+    "TODO 1: 'forward' or 'backward'": "TODO 1: 'forward' или 'backward'",
+    "The Euclidean distance from each point (a row) to ``center``, shape (rows,).": "Евклидово расстояние от каждой точки (строки) до ``center``, форма (строки,).",
+    "The mean distance from ``center`` to the points.": "Среднее расстояние от ``center`` до точек.",
+    "Plain gradient descent from ``START``; returns the loss of every step.": "Обычный градиентный спуск из ``START``; возвращает потери каждого шага.",
 }
 """Comments, function docstrings and TODO messages of the starters: English -> Russian."""
