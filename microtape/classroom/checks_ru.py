@@ -183,6 +183,25 @@ EXACT: Final[dict[str, str]] = {
     "once log_sum_exp is stable, the given training loop works": "как только log_sum_exp устойчива, данный цикл обучения работает",
     "keep loss_fn and train as they are": "оставьте loss_fn и train как есть",
     "train(100, 0.5) should return 100 finite losses, the last one below the first": "train(100, 0.5) должна вернуть 100 конечных значений потерь, последнее ниже первого",
+    # ex04e_wrong_factor
+    "Checking gradients: read the wrong factor off explain_gradient": "Проверка градиентов: прочитать неверный множитель в таблице explain_gradient",
+    "WRONG_OP names the op whose factor is wrong": "WRONG_OP называет операцию с неверным множителем",
+    "chapter 4, 'Why is the gradient wrong?': explain_gradient lists each step's op and local derivative":
+        "глава 4, «Почему градиент неверен?»: explain_gradient перечисляет для каждого шага операцию и локальную производную",
+    "print mt.explain_gradient(energy, [X], index=2) and compare each factor with the derivative of its op":
+        "напечатайте mt.explain_gradient(energy, [X], index=2) и сравните каждый множитель с производной его операции",
+    "the table has four steps; the last one is the op that reads x first": "в таблице четыре шага; последний — операция, которая первой читает x",
+    "WRONG_FACTOR is the factor the table shows for that op": "WRONG_FACTOR — множитель, который таблица показывает для этой операции",
+    "copy the number from the 'local derivative' column of the wrong step": "скопируйте число из столбца 'local derivative' (локальная производная) неверного шага",
+    "it is the factor the buggy VJP gives, before your fix, at X[2]": "это множитель, который даёт ошибочный VJP до вашего исправления, в X[2]",
+    "the table shows it with four significant digits; the exact value is what the buggy VJP computes at x = X[2]":
+        "таблица показывает его с четырьмя значащими цифрами; точное значение — то, что ошибочный VJP вычисляет при x = X[2]",
+    "energy's gradient agrees with finite differences": "градиент energy совпадает с конечными разностями",
+    "fix the VJP of the op whose factor is wrong (chapter 4)": "исправьте VJP операции с неверным множителем (глава 4)",
+    "differentiate that op's forward value again and compare with its VJP": "заново продифференцируйте прямое значение этой операции и сравните с её VJP",
+    "the power rule: the derivative of x to the n is n times x to the n - 1": "правило для степени: производная x в степени n равна n, умноженному на x в степени n - 1",
+    "energy must still compute the sum of 2·softsign(x³)": "energy должна по-прежнему вычислять сумму 2·softsign(x³)",
+    "WRONG_FACTOR is still 0.0": "WRONG_FACTOR всё ещё равно 0.0",
     # ex05_stop_the_leak
     "The computation graph: stop a leak with tidy": "Граф вычислений: остановить утечку с tidy",
     "train_step makes a correct SGD step": "train_step делает верный шаг SGD",
@@ -273,6 +292,28 @@ EXACT: Final[dict[str, str]] = {
     "peak_bytes counts every live tensor, not only fn's": "peak_bytes учитывает каждый живой тензор, а не только тензоры fn",
     "measure what is alive just before profiling, in bytes": "измерьте в байтах то, что живо перед профилированием",
     "return the profile's peak minus that baseline, as an int": "верните пик профиля минус этот исходный уровень, как int",
+    # ex07b_trace_the_nan
+    "Analysis tools: trace a NaN back to where it came from": "Инструменты анализа: проследить NaN до места, где он возник",
+    "FIRST_OP and FIRST_PASS name where the trace starts": "FIRST_OP и FIRST_PASS называют, с чего начинается трассировка",
+    "chapter 7: run fit(3, 0.1) inside `with mt.detect_anomaly(mode=\"trace\") as trace:` and print(trace)":
+        "глава 7: выполните fit(3, 0.1) внутри `with mt.detect_anomaly(mode=\"trace\") as trace:` и напечатайте print(trace)",
+    "the first line of the printed trace names the op, and in brackets the pass":
+        "первая строка напечатанной трассировки называет операцию, а в скобках — проход",
+    "copy the op's name and the pass between the quotes, in lower case": "впишите имя операции и проход между кавычками, строчными буквами",
+    "distance is exact, and its gradient finite even at a point on the center":
+        "distance точна, а её градиент конечен даже для точки, совпадающей с центром",
+    "the trace said which op's derivative is infinite, and at which input value":
+        "трассировка сказала, у какой операции бесконечная производная и при каком значении входа",
+    "sqrt has the slope 1/(2*sqrt(x)): at x = 0 it is inf, and 0 * inf is NaN": "наклон sqrt равен 1/(2*sqrt(x)): при x = 0 это inf, а 0 * inf даёт NaN",
+    "keep sqrt away from 0 by a tiny amount (a small epsilon, or a maximum), small enough for the 1e-6 tolerance":
+        "отодвиньте аргумент sqrt от 0 на крошечную величину (малое эпсилон или maximum), достаточно малую для допуска 1e-6",
+    "fit runs to the end with finite losses that fall": "fit доходит до конца, и её потери конечны и убывают",
+    "once distance is repaired, the given loop works": "как только distance исправлена, данный цикл обучения работает",
+    "keep loss_fn and fit as they are": "оставьте loss_fn и fit как есть",
+    "fit(50, 0.1) should return 50 finite losses, the last one below the first":
+        "fit(50, 0.1) должна вернуть 50 конечных значений потерь, последнее ниже первого",
+    "the gradient of distance(...).sum() with respect to the center is None: the path from the center is cut.":
+        "градиент distance(...).sum() по центру равен None: путь от центра разорван.",
     # messages and per-failure hints without values
     "two calls of make_weights returned the same variable object; each call should make a new one.":
         "два вызова make_weights вернули один и тот же объект-переменную; каждый вызов должен создавать новую.",
@@ -356,6 +397,13 @@ PATTERNS_CHECKS: Final[tuple[tuple[str, str], ...]] = (
      "CULPRIT = {a}, но VJP этой операции совпадает с конечными разностями; виновник — другая операция."),
     (r"(?P<n>\d+) of the 3 custom ops \w+ with finite differences when checked alone; the culprit finder tells you which\.",
      "собственных операций, не совпадающих с конечными разностями при отдельной проверке: {n} из 3; какие — скажет поиск виновника."),
+    (r"WRONG_OP is (?P<a>.+), expected a str such as 'custom_grad\(some_op\)'\.", "WRONG_OP равно {a}, а нужна строка вида 'custom_grad(some_op)'."),
+    (r"WRONG_OP = (?P<a>.+), but the factor of that step is the true derivative of its op; another step is wrong\.",
+     "WRONG_OP = {a}, но множитель этого шага — верная производная его операции; неверен другой шаг."),
+    (r"WRONG_FACTOR = (?P<v>.+) is the right derivative of that op at X\[2\]; the table showed what the wrong VJP gives\.",
+     "WRONG_FACTOR = {v} — верная производная этой операции в X[2]; а таблица показывала то, что даёт неверный VJP."),
+    (r"WRONG_FACTOR = (?P<v>.+) is not the local derivative the table shows for the wrong step\.",
+     "WRONG_FACTOR = {v} — не та локальная производная, которую таблица показывает для неверного шага."),
     (r"the gradient of center\(x, b\) cannot be computed: (?P<e>.*)", "градиент center(x, b) не вычисляется: {e}"),
     (r"the gradient of log_sum_exp at the rows (?P<r>.+) has (?P<n>\d+) non-finite entries \(the first is (?P<v>.+)\)\.",
      "у градиента log_sum_exp на строках {r} неконечных элементов: {n} (первый равен {v})."),
@@ -406,6 +454,20 @@ PATTERNS_CHECKS: Final[tuple[tuple[str, str], ...]] = (
      "на шаге {i} потери стали равны {v} (потери: {l}): обучение всё ещё взрывается."),
     (r"(?P<what>train\(.+\)): the loss went from (?P<a>\S+) to (?P<b>\S+); a rescued run falls\.",
      "{what}: потери изменились с {a} до {b}; у спасённого обучения они падают."),
+    (r"(?P<n>FIRST_OP|FIRST_PASS) = (?P<q>[\"'])(?P<ptodo>TODO.*)(?P=q)", "{n} = {q}{ptodo}{q}"),
+    (r"(?P<n>\w+) is (?P<a>.+), expected a str\.", "{n} равно {a}, а нужна строка (str)."),
+    (r"FIRST_OP = (?P<a>.+), but the trace names another op first\.", "FIRST_OP = {a}, но трассировка первой называет другую операцию."),
+    (r"FIRST_PASS = (?P<a>.+): (?P<op>\S+) made its non-finite value in the other pass\.",
+     "FIRST_PASS = {a}: {op} создала своё неконечное значение в другом проходе."),
+    (r"distance from (?P<a>.+) to (?P<c>.+) is (?P<v>\S+): (?P<p>.+) from the exact distance\.",
+     "distance от {a} до {c} даёт {v}: {p} по сравнению с точным расстоянием."),
+    (r"with the center (?P<c>.+) on one of the points (?P<a>.+), the gradient is (?P<g>.+): not finite\.",
+     "когда центр {c} совпадает с одной из точек {a}, градиент равен {g}: он не конечен."),
+    (r"entry (?P<k>\S+) of the center's gradient is (?P<v>\S+): (?P<p>.+) from the sum of unit vectors\.",
+     "элемент {k} градиента по центру равен {v}: {p} по сравнению с суммой единичных векторов."),
+    (r"(?P<what>fit\(.+\)): the loss became (?P<v>.+) at step (?P<i>\d+)\.", "{what}: на шаге {i} потери стали равны {v}."),
+    (r"(?P<what>.+): the loss of step (?P<i>\d+) is wrong: (?P<p>.+) from plain gradient descent\.",
+     "{what}: потери шага {i} неверны: {p} по сравнению с обычным градиентным спуском."),
     (r"leftover_tensors\((?P<l>.+)\) is wrong: it counts (?P<p>too many|too few) tensors\.", "leftover_tensors({l}) неверна: она насчитывает {p} тензоров."),
     (r"profile_layer\(x, w\) returned (?P<t>\w+), not what mt\.profile returns\.", "profile_layer(x, w) вернула {t}, а не то, что возвращает mt.profile."),
     (r"the profile saw the kernels (?P<k>.+), expected \['matmul', 'relu', 'sum'\] \(one call of layer\)\.",

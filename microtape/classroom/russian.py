@@ -69,6 +69,9 @@ _HELPERS: Final[tuple[tuple[str, str], ...]] = (
      "{what}: check_grads не прошла (не совпадают {f} из {n} элементов)."),
     (r"d (?P<o>\S+) / d (?P<a>\S+?)(?P<s> \(second derivative\))?: the analytic gradient is (?P<g>\S+), finite differences give (?P<f>\S+)",
      "d {o} / d {a}{second}: аналитический градиент равен {g}, конечные разности дают {f}"),
+    (r"culprit: the VJP of (?P<op>.+?)(?: called at (?P<at>\S+))?: for input (?P<i>\S+), with the gradient that reached it, "
+     r"it gives (?P<g>\S+), finite differences give (?P<f>\S+)",
+     "виновник: VJP операции {op}{called}: для входа {i}, с дошедшим до него градиентом, он даёт {g}, конечные разности дают {f}"),
     (r"culprit: the VJP of (?P<op>.+?)(?: called at (?P<at>\S+))?: along a random direction it gives (?P<g>\S+), finite differences give (?P<f>\S+)",
      "виновник: VJP операции {op}{called}: вдоль случайного направления он даёт {g}, конечные разности дают {f}"),
     # grade_child: what a student's code raised, a TODO, a file that does not load

@@ -16,7 +16,7 @@ from typing import Final
 
 __all__ = ["CODE_COMMENTS", "STARTERS_RU"]
 
-CODE_COMMENTS: Final[frozenset[str]] = frozenset({"grad_fn(dy, saved)", "y = 2x - 1"})
+CODE_COMMENTS: Final[frozenset[str]] = frozenset({"grad_fn(dy)", "grad_fn(dy, saved)", "y = 2x - 1"})
 """Comments that are code or a formula, the same in every language."""
 
 STARTERS_RU: Final[dict[str, str]] = {
@@ -93,6 +93,12 @@ STARTERS_RU: Final[dict[str, str]] = {
     "log(Σ exp(z)) over the last axis, one value per row, shape (rows, 1).": "log(Σ exp(z)) по последней оси, по значению на строку, форма (строки, 1).",
     "Cross-entropy of softmax(SCALE · X @ w) against LABELS.": "Перекрёстная энтропия softmax(SCALE · X @ w) относительно LABELS.",
     "Plain SGD from small weights; returns the loss of every step.": "Обычный SGD от малых весов; возвращает потери каждого шага.",
+    # ex04e_wrong_factor
+    "TODO 1: the op name, as explain_gradient's table prints it": "TODO 1: имя операции, как его печатает таблица explain_gradient",
+    "TODO 1: the local derivative the table shows for that op": "TODO 1: локальная производная, которую таблица показывает для этой операции",
+    "x³.": "x³.",
+    "x / (1 + |x|), a smooth step from -1 to 1.": "x / (1 + |x|), гладкая ступенька от -1 до 1.",
+    "The sum of 2·softsign(x³).": "Сумма 2·softsign(x³).",
     # ex05_stop_the_leak
     "TODO 1: this step is right, but every call leaves tensors alive; make it leave none.":
         "TODO 1: этот шаг верен, но каждый вызов оставляет живые тензоры; сделайте так, чтобы не оставалось ни одного.",
@@ -140,5 +146,12 @@ STARTERS_RU: Final[dict[str, str]] = {
     "TODO 2: return the profile of one call of layer(x, w) run inside tidy": "TODO 2: верните профиль одного вызова layer(x, w), выполненного внутри tidy",
     "TODO 3: return fn's peak memory in bytes beyond what was alive before it ran":
         "TODO 3: верните пиковую память fn в байтах сверх того, что было живо до её запуска",
+    # ex07b_trace_the_nan
+    "exactly on the first point": "ровно на первой точке",
+    "TODO 1: the op the trace names first, e.g. 'exp'": "TODO 1: операция, которую трассировка называет первой, например 'exp'",
+    "TODO 1: 'forward' or 'backward'": "TODO 1: 'forward' или 'backward'",
+    "The Euclidean distance from each point (a row) to ``center``, shape (rows,).": "Евклидово расстояние от каждой точки (строки) до ``center``, форма (строки,).",
+    "The mean distance from ``center`` to the points.": "Среднее расстояние от ``center`` до точек.",
+    "Plain gradient descent from ``START``; returns the loss of every step.": "Обычный градиентный спуск из ``START``; возвращает потери каждого шага.",
 }
 """Comments, function docstrings and TODO messages of the starters: English -> Russian."""

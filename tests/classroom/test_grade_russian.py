@@ -184,3 +184,22 @@ def test_the_exercises_titles_are_the_teachers_page_s() -> None:
     page = read_po(ROOT / "docs" / "locale" / "ru" / "LC_MESSAGES" / "teachers.po")
     differ = {e.title: (EXACT[e.title], page[e.title]) for e in exercises() if e.title in page and page[e.title] != EXACT[e.title]}
     assert not differ, differ
+
+
+def test_a_failed_gradient_check_with_its_culprit_reads_in_russian() -> None:
+    """The culprit line, re-checked at the op's own scale ('for input ..., with the gradient that reached it'), is translated."""
+    import types
+    from collections.abc import Callable
+
+    import microtape as mt
+    from microtape.exercise import gradcheck_failure
+
+    @mt.custom_grad
+    def cube(x: mt.Tensor) -> tuple[mt.Tensor, Callable[[mt.Tensor], mt.Tensor]]:
+        return x * x * x, lambda dy: dy * 3.0 * x  # wrong: 3·x²
+
+    report = mt.check_grads(lambda x: (cube(x) * 2.0).sum(), [mt.tensor([0.5, 1.5, -2.0])])
+    text = gradcheck_failure(report, "energy", ["x"], types.ModuleType("m"))
+    assert "culprit: the VJP of 'custom_grad(cube)'" in text
+    untranslated = [line for line in text.split("\n") if not CYRILLIC.search(russian.translate_line(line))]
+    assert not untranslated, untranslated
