@@ -23,15 +23,14 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..core import runtime
 from ..core.creation import fill
-from ..core.registry import Op
-from ..core.runtime import STATE, TensorBase, new
+from ..core.runtime import STATE, new
 from ..core.tensor import Tensor
 from ..core.types import Shape
 from ..errors import InvalidArgumentError, ShapeError, TapeError, explain
 from .backward import Record
 from .explanation import GradientExplanation, GradientPath, GradientStep
 
-__all__ = ["GradientExplanation", "GradientPath", "GradientStep", "SourceLines", "check_top", "explain_records"]
+__all__ = ["GradientExplanation", "GradientPath", "GradientStep", "check_top", "explain_records"]
 
 MAX_PATHS = 10_000
 """More paths than this are grouped by the edges into the ops that read the input."""
@@ -44,29 +43,6 @@ Node = tuple[int, int]
 """(tensor id, flat entry)."""
 Edge = tuple[Node, float, int, int]
 """(the input node, the local derivative, the record's position, which of its inputs)."""
-
-
-class SourceLines:
-    """An observer for a forward pass: the user's ``file:line`` that made each op's output, by id
-    (``explain_gradient`` uses it; ``runtime.origin_of`` finds it through ``origin``)."""
-
-    def __init__(self) -> None:
-        self.where: dict[int, str] = {}
-
-    def origin(self, tensor: TensorBase) -> str | None:
-        return self.where.get(tensor.id)
-
-    def on_create(self, tensor: TensorBase) -> None:
-        pass
-
-    def on_free(self, tensor: TensorBase) -> None:
-        pass
-
-    def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
-        self.where[out.id] = runtime.user_frame_line()
-
-    def on_vjp(self, op: Op, inputs: tuple[Tensor, ...], out: Tensor, dxs: tuple[Tensor | None, ...]) -> None:
-        pass
 
 
 def check_top(top: object) -> int:

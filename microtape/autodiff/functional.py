@@ -14,11 +14,10 @@ import inspect
 from collections.abc import Callable, Sequence
 
 from ..core import runtime
-from ..core.runtime import STATE
 from ..core.types import ListLike
 from ..errors import GradientError, GradientKeyError, InvalidArgumentError, explain
 from .arguments import USES, check_arity, check_callable, check_dy, check_input, check_output, input_list
-from .explain import SourceLines, check_top, explain_records
+from .explain import check_top, explain_records
 from .explanation import GradientExplanation
 from .results import (
     GradFunction,
@@ -381,24 +380,17 @@ def explain_gradient(
 
     def run() -> GradientExplanation:
         xs = [check_input(x, "explain_gradient", i) for i, x in enumerate(xs_raw)]
-        lines = SourceLines()
-        st = STATE.get()
-        STATE.set(st.but(observers=st.observers + (lines,)))
+        with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+            tape.watch(xs)
+            try:
+                y = f(*xs)
+            except BaseException as err:
+                tape.release()
+                if isinstance(err, TypeError):
+                    check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
+                raise
         try:
-            with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
-                tape.watch(xs)
-                try:
-                    y = f(*xs)
-                except BaseException as err:
-                    tape.release()
-                    if isinstance(err, TypeError):
-                        check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
-                    raise
-        finally:
-            now = STATE.get()
-            STATE.set(now.but(observers=tuple(o for o in now.observers if o is not lines)))
-        try:
-            return explain_records(tape._records, tape._tracked, check_output(y, "explain_gradient"), xs[wrt], index, top, lines.where, label)
+            return explain_records(tape._records, tape._tracked, check_output(y, "explain_gradient"), xs[wrt], index, top, tape._lines(), label)
         finally:
             tape.release()
 

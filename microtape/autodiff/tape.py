@@ -379,8 +379,7 @@ class GradientTape(TapeViews):
             ([('exp', 403.4), ('mul', 3.0)], 1210.3)
         """
         self._check_usable()
-        lines = {rec[3].id: runtime.frame_text(w) for rec, w in zip(self._records, self._wheres) if w is not None}
-        result = explain_records(self._records, self._tracked, target, source, index, top, lines)
+        result = explain_records(self._records, self._tracked, target, source, index, top, self._lines())
         self._finish()
         return result
 
@@ -412,6 +411,10 @@ class GradientTape(TapeViews):
         steps = backward_steps(self, self._records, self._wheres, targets, flat, sources)
         self._finish()
         return iter(steps)
+
+    def _lines(self) -> dict[int, str]:
+        """``file:line`` of the user's code that made each recorded output, by tensor id."""
+        return {rec[3].id: runtime.frame_text(w) for rec, w in zip(self._records, self._wheres) if w is not None}
 
     def _check_usable(self) -> None:
         if self._used:
