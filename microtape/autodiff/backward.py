@@ -15,6 +15,7 @@ need: an outer tape differentiates what the inner backward pass computed.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
@@ -23,10 +24,11 @@ from ..core.creation import fill
 from ..core.registry import Op
 from ..core.runtime import STATE, Scope, new
 from ..core.tensor import Grads, Tensor
+from ..core.types import ValueGrads
 from ..ops.composite import stack
 from .arguments import wrong_gradient_shape
 
-__all__ = ["OnStep", "Record", "backward", "gradient_norms", "jacobian", "reaches", "walk"]
+__all__ = ["OnStep", "Record", "backward", "gradient_norms", "jacobian", "reaches", "walk", "walk_values"]
 
 OnStep: TypeAlias = "Callable[[Op, Tensor, Tensor, Grads, dict[int, Tensor]], None]"
 """What ``walk`` calls after each VJP: (op, its output, the gradient that reached
@@ -60,25 +62,33 @@ def backward(
 
     ``on_step`` (``steps.py``) sees each VJP as it runs; the tensors it puts in
     ``kept`` survive the pass's scope, as the results do."""
-    first_id = runtime.next_id()  # ids only grow: a result older than this is not fresh
     st = STATE.get()
     scope = Scope("gradient()")
     others = tuple([t for t in st.tapes if t is not tape])
+    light = not (others or st.observers)
+    values = light and on_step is None  # nothing else watches: the pass runs on flat lists
+    first_id = 0 if values else runtime.next_id()  # ids only grow: a result older than this is not fresh
     token = STATE.set(
         st.but(
             tapes=others,
             scopes=st.scopes + (scope,),
             backward=st.backward + 1,
-            light=not (others or st.observers),
+            light=light,
         )
     )
     try:
-        result = walk(records, targets, douts, sources, zero, st.observers, None, on_step)
+        if values:
+            found = walk_values(records, targets, douts, sources, zero)
+        else:
+            result = walk(records, targets, douts, sources, zero, st.observers, None, on_step)
     except BaseException:
         STATE.reset(token)
         runtime.close_scope(scope, (), st.scopes)
         raise
     STATE.reset(token)
+    if values:
+        runtime.close_scope(scope, (), st.scopes)
+        return [None if v is None else new(Tensor, v, s.shape, "gradient") for s, v in zip(sources, found)]
     survivors = [g for g in result if g is not None] + (kept or [])
     runtime.close_scope(scope, survivors, st.scopes)
     for g in survivors:
@@ -128,7 +138,7 @@ def gradient_norms(
     token = STATE.set(STATE.get().but(tapes=(), observers=(), backward=STATE.get().backward + 1, light=True))
     try:
         douts: list[Tensor | None] = [None if v is None else new(Tensor, v, t.shape, "tensor") for t, v in zip(targets, values)]
-        walk(records, targets, douts, [], False, (), norms)
+        walk_values(records, targets, douts, [], False, norms)
     finally:
         STATE.reset(token)
     return norms
@@ -188,3 +198,78 @@ def walk(
     if zero:
         result = [fill(s.shape, 0.0) if g is None else g for s, g in zip(sources, result)]
     return result
+
+
+def walk_values(
+    records: Sequence[Record],
+    targets: list[Tensor],
+    douts: list[Tensor | None],
+    sources: list[Tensor],
+    zero: bool,
+    norms: dict[int, float] | None = None,
+) -> list[list[float] | None]:
+    """:func:`walk` on flat lists, for a first-order pass that nothing else watches.
+
+    Each record's VJP on values (``Op.vjp_values``) turns its output's
+    gradient, a list, into its inputs' gradients, lists again, so the loop
+    makes no tensor; an op without one (or one that declines) runs its tensor
+    VJP on a tensor outside the arena. The gradients are the very floats
+    :func:`walk` gives (each VJP on values does the tensor VJP's arithmetic,
+    and gradients add up in the same order). Lists are never written into,
+    so a gradient may share one with a tensor. Returns the sources' values.
+    """
+    grads: dict[int, list[float]] = {}
+    for t, d in zip(targets, douts):
+        data = [1.0] * t.size if d is None else d._data
+        assert data is not None  # output gradients are checked live
+        prev = grads.get(t.id)
+        grads[t.id] = data if prev is None else list(map(operator.add, prev, data))
+    keep = {s.id for s in sources}
+    pop = grads.pop
+    get = grads.get
+    add = operator.add
+    for op, inputs, params, out, needs in reversed(records):
+        dout = pop(out.id, None)  # each output's gradient is complete once its record is reached
+        if dout is None:
+            continue
+        if out.id in keep:
+            grads[out.id] = dout  # a source that is also an op's output: its gradient is a result
+        if norms is not None:
+            norms[out.id] = math.hypot(*dout)
+        fast = op.vjp_values
+        dxs = fast(dout, out, inputs, needs, params) if fast is not None and op.values_of is op.vjp else None
+        if dxs is None:
+            dxs = _tensor_vjp(op, dout, out, inputs, params, needs)
+        for x, dx, wanted in zip(inputs, dxs, needs):
+            if dx is None or not wanted:
+                continue
+            prev = get(x.id)
+            grads[x.id] = dx if prev is None else list(map(add, prev, dx))
+    result = [grads.get(s.id) for s in sources]
+    if zero:
+        result = [[0.0] * s.size if g is None else g for s, g in zip(sources, result)]
+    return result
+
+
+def _tensor_vjp(
+    op: Op, dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], params: dict[str, object], needs: tuple[bool, ...]
+) -> ValueGrads:
+    """An op's tensor VJP inside :func:`walk_values`: ``dout`` as a tensor outside the arena, the results as lists."""
+    vjp = op.vjp
+    assert vjp is not None  # only differentiable ops are recorded
+    d = new(Tensor, dout, out.shape, "tensor", arena=False)
+    if op.wants_needs:
+        dxs = vjp(d, out, *inputs, needs=needs, **params)
+    else:
+        dxs = vjp(d, out, *inputs, **params)
+    found: list[list[float] | None] = []
+    for i, (x, dx, wanted) in enumerate(zip(inputs, dxs, needs)):
+        if dx is None or not wanted:
+            found.append(None)
+            continue
+        if dx.shape != x.shape:
+            raise wrong_gradient_shape(op.name, i, dx.shape, x.shape)
+        if dx._data is None:
+            runtime.check_usable(dx)  # a VJP gave back a freed tensor: DisposedTensorError
+        found.append(dx._data)
+    return tuple(found)
