@@ -34,6 +34,10 @@ K = TypeVar("K")
 
 _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
 """One shared tuple per pattern of needs flags (a million records share a handful)."""
+_ONE: tuple[bool, ...] = (True,)
+_PAIRS: tuple[tuple[tuple[bool, ...], ...], ...] = (((False, False), (False, True)), ((True, False), (True, True)))
+"""The needs of a one-input and a two-input op, made once (``_PAIRS[first][second]``)."""
+_user_frame = runtime.user_frame
 
 _USED_TWICE = (
     "A non-persistent GradientTape can only be used to compute one set of gradients "
@@ -123,25 +127,34 @@ class GradientTape(TapeViews):
         if self._used:
             return
         tracked = self._tracked
-        # needs[i]: input i is tracked (a trainable variable read here is tracked from now on)
-        needs: tuple[bool, ...]
-        if len(inputs) == 2:  # most ops; spelled out, as a loop costs more than the check
+        # needs[i]: input i is tracked (a trainable variable read here is tracked from now on).
+        # One and two inputs (nearly every op) are spelled out: a loop costs more than the checks.
+        n = len(inputs)
+        if n == 2:
             a, b = inputs
-            needs = (
-                a.id in tracked or a._trainable and self._watch_read(a),
-                b.id in tracked or b._trainable and self._watch_read(b),
-            )
+            first = a.id in tracked or a._trainable and self._watch_read(a)
+            second = b.id in tracked or b._trainable and self._watch_read(b)
+            if not (first or second):
+                return
+            needs = _PAIRS[first][second]
             kept = a._kept or b._kept
+        elif n == 1:
+            a = inputs[0]
+            if not (a.id in tracked or a._trainable and self._watch_read(a)):
+                return
+            needs = _ONE
+            kept = a._kept
         else:
-            needs = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
+            flags = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
+            if True not in flags:
+                return
+            needs = _NEEDS.setdefault(flags, flags)
             kept = True in [x._kept for x in inputs]
-        if True not in needs:
-            return
         if kept:  # a variable (always kept) among the inputs: record what it holds now (TensorFlow's rule)
             inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
         tracked.add(out.id)
-        self._records.append((op, inputs, params, out, _NEEDS.setdefault(needs, needs)))
-        self._wheres.append(runtime.user_frame(3))  # 1 is _record, 2 registry's emit, 3 the op's call
+        self._records.append((op, inputs, params, out, needs))
+        self._wheres.append(_user_frame(3))  # 1 is _record, 2 registry's emit, 3 the op's call
         for x in inputs:
             x._holds += 1
         out._holds += 1

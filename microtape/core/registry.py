@@ -21,7 +21,7 @@ from time import perf_counter
 from typing import Generic, ParamSpec
 
 from . import runtime
-from .runtime import DISPATCH, STATE, new
+from .runtime import DISPATCH, LIVE, STATE, new
 from .types import Flat
 from ..errors import InvalidArgumentError, explain
 from .convert import op_scope_ends
@@ -199,8 +199,24 @@ def emit(
     An observer that raises (detect_anomaly refusing a NaN) refuses the op:
     its output is disposed and no tape records it.
     """
-    out = new(Tensor, data, shape, op.name)
+    # new(Tensor, data, shape, op.name), written out: every op of every step comes through here
+    out = _new_object(Tensor)
+    out._data = data
+    out.shape = shape
+    out.size = len(data)
+    out.id = tid = _next_id()
+    out._op = op.name
+    out._disposed = None
+    out._holds = 0
+    out._kept = False
     st = _get_state()
+    if not st.light:
+        LIVE[tid] = out
+        if st.scopes:
+            st.scopes[-1].tensors.append(out)
+        if st.observers:
+            for obs in st.observers:
+                obs.on_create(out)
     if st.observers:
         try:
             for obs in st.observers:
@@ -215,6 +231,8 @@ def emit(
 
 
 _get_state = STATE.get
+_new_object = object.__new__
+_next_id = runtime.take_id
 
 
 def _convert_all(values: Sequence[object], op: str) -> tuple[Tensor, ...]:

@@ -83,6 +83,10 @@ def next_id() -> int:
     return next(_ids)
 
 
+take_id: Final[Callable[[], int]] = _ids.__next__
+"""``next_id`` without the Python call around it, for the one hot path (``registry.emit``)."""
+
+
 class Scope:
     """One open ``tidy`` scope (or an op's own scope): a name and the tensors made inside it.
 
@@ -364,29 +368,41 @@ def frame_text(found: tuple[str, int] | None) -> str:
     return "<unknown>" if found is None else f"{found[0]}:{found[1]}"
 
 
-_USER_FILES: dict[str, bool] = {}
-"""Whether each file name seen by ``user_frame`` is the user's (outside the package, or a chapter)."""
+_USER_FILES: dict[str, dict[int, tuple[str, int]] | None] = {}
+"""Each file name ``user_frame`` has seen: ``None`` for the package's own files,
+else that file's ``(file, line)`` tuples by line, made once and shared."""
 
 
 def user_frame(skip: int = 1) -> tuple[str, int] | None:
     """``(file, line)`` of the innermost caller outside this package, or None.
 
-    Cheap enough (about a microsecond) for a tape to call on every record:
-    each file's verdict is cached, the text is built only when asked for, and
-    a caller that knows its own callers are the package's starts ``skip``
-    frames up (``sys._getframe(skip)``) instead of walking them."""
+    Cheap enough (well under a microsecond) for a tape to call on every
+    record: each file's verdict is cached, the text is built only when asked
+    for, a caller that knows its own callers are the package's starts
+    ``skip`` frames up (``sys._getframe(skip)``) instead of walking them, and
+    the same line gives the same tuple, so a million records of a loop's
+    body hold a handful of tuples between them."""
     frame: FrameType | None = sys._getframe(skip)
     known = _USER_FILES
     while frame is not None:
         filename = frame.f_code.co_filename
-        mine = known.get(filename)
-        if mine is None:
+        lines = known.get(filename, _UNSEEN)
+        if lines is _UNSEEN:
             path = os.path.abspath(filename)
-            mine = known[filename] = not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep)
-        if mine:
-            return filename, frame.f_lineno
+            mine = not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep)
+            lines = known[filename] = {} if mine else None
+        if lines is not None:
+            n = frame.f_lineno
+            found = lines.get(n)
+            if found is None:
+                found = lines[n] = (filename, n)
+            return found
         frame = frame.f_back
     return None
+
+
+_UNSEEN: Final[dict[int, tuple[str, int]]] = {}
+"""``_USER_FILES``' answer for a file not seen yet (never filled)."""
 
 
 # -- scopes -----------------------------------------------------------------

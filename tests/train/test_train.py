@@ -11,6 +11,7 @@ time, for several steps.
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import re
 from collections.abc import Callable
@@ -781,3 +782,32 @@ def test_next_frame_is_an_awaitable_that_yields_once() -> None:
 
     asyncio.run(main())
     assert order == ["before", "other", "after"]
+
+
+@pytest.mark.parametrize("make", [lambda: mt.train.sgd(0.1), lambda: mt.train.adam(0.01)], ids=["sgd", "adam"])
+def test_a_training_step_leaves_nothing_for_the_cyclic_collector(make: Callable[[], Optimizer]) -> None:
+    """Records point from outputs to inputs only, and the backward pass holds lists:
+    a whole step (forward, gradients, update) is freed by reference counting alone."""
+    w = mt.variable(mt.tensor([[0.5, -0.2], [0.1, 0.3]]), name="w_gc_step")
+    b = mt.variable(mt.tensor([0.0, 0.1]), name="b_gc_step")
+    x = mt.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, -0.7]])
+    opt = make()
+
+    def loss() -> mt.Tensor:
+        return mt.mean(mt.square(mt.tanh(x @ w + b) - 0.5))
+
+    for _ in range(3):  # the optimizer's slots are made at the first step
+        mt.tidy(lambda: opt.minimize(loss))
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(5):
+            mt.tidy(lambda: opt.minimize(loss))
+            with mt.GradientTape() as tape:
+                value = loss()
+            tape.gradient(value, [w, b])
+        del tape, value
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert found == 0, f"a training step left {found} objects only the cyclic collector frees"
