@@ -242,8 +242,11 @@ def check_same(prog: list[tuple[str, float]], other: Callable[[list[tuple[str, f
     assert a[1] != 0.0 and math.isfinite(a[1])  # the chain keeps its gradient in range
 
 
-CHAIN_LIMIT = 4.0
-"""microtape's chain at most this many times the tuple tape."""
+CHAIN_LIMIT = 9.0
+"""microtape's chain at most this many times the tuple tape (issue 28: within a fifth of a bare
+prototype that keeps TF.js's semantics, measured at 7.6x; the first target, 4x, assumed no tensor per op)."""
+MEMORY_LIMIT = 2.5
+"""The million-op chain's peak memory at most this many times the tuple tape's (issue 28)."""
 RIVAL_LIMIT = 0.67
 """microtape's chain at least 1.5x faster than micrograd and PyTorch: ratio microtape / other at most this."""
 
@@ -339,9 +342,9 @@ def run_million(cfg: Config) -> list[Row]:
         f"{fmt_bytes(mem_tape)} ({mem_tape / n:.0f} B/op)",
         f"{fmt_bytes(mem_plain)} ({mem_plain / n:.0f} B/op)",
         mem_ratio,
-        "<= 2x",
-        mem_ratio <= 2.0,
-        2.0,
+        f"<= {MEMORY_LIMIT:g}x",
+        mem_ratio <= MEMORY_LIMIT,
+        MEMORY_LIMIT,
     )
     nogc_row = Row(
         "  same, cyclic gc disabled on both sides",
