@@ -10,6 +10,8 @@ holds (``summary()``, ``to_dot()``).
 
 from __future__ import annotations
 
+import sys
+from types import FrameType
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TypeVar, overload
@@ -38,6 +40,8 @@ _ONE: tuple[bool, ...] = (True,)
 _PAIRS: tuple[tuple[tuple[bool, ...], ...], ...] = (((False, False), (False, True)), ((True, False), (True, True)))
 """The needs of a one-input and a two-input op, made once (``_PAIRS[first][second]``)."""
 _user_frame = runtime.user_frame
+_seen_code = runtime.SPOTS.get
+_getframe = sys._getframe
 
 _USED_TWICE = (
     "A non-persistent GradientTape can only be used to compute one set of gradients "
@@ -154,7 +158,17 @@ class GradientTape(TapeViews):
             inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
         tracked.add(out.id)
         self._records.append((op, inputs, params, out, needs))
-        self._wheres.append(_user_frame(3))  # 1 is _record, 2 registry's emit, 3 the op's call
+        # The line of user code that ran the op: runtime.user_frame(3) (1 is _record, 2 registry's
+        # emit, 3 the op's call), written out for the two cases of nearly every record, whose
+        # call sites it has already seen: the op called from the user's code, or through one
+        # of Tensor's operators (one package frame between).
+        frame: FrameType | None = _getframe(3)
+        seen = _seen_code(id(frame.f_code))  # type: ignore[union-attr]  # three frames up is the op's caller
+        if seen is not None and seen[1] is None:
+            frame = frame.f_back  # type: ignore[union-attr]  # as above
+            seen = None if frame is None else _seen_code(id(frame.f_code))
+        where = seen[1].get(frame.f_lasti) if seen is not None and seen[1] is not None and frame is not None else None
+        self._wheres.append(where or _user_frame(3))
         for x in inputs:
             x._holds += 1
         out._holds += 1

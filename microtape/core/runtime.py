@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields, is_dataclass
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any, Final, Protocol, TypeVar
 
 from .types import Shape
@@ -368,41 +368,57 @@ def frame_text(found: tuple[str, int] | None) -> str:
     return "<unknown>" if found is None else f"{found[0]}:{found[1]}"
 
 
-_USER_FILES: dict[str, dict[int, tuple[str, int]] | None] = {}
-"""Each file name ``user_frame`` has seen: ``None`` for the package's own files,
-else that file's ``(file, line)`` tuples by line, made once and shared."""
+_USER_FILES: dict[str, bool] = {}
+"""Whether each file name ``user_frame`` has seen is the user's (outside the package, or a chapter)."""
+SPOTS: Final[dict[int, tuple[object, dict[int, tuple[str, int]] | None]]] = {}
+"""By ``id`` of a code object ``user_frame`` has seen: the code itself (held, so that
+its id is never reused while it is a key) and ``None`` for the package's own code,
+else that code's ``(file, line)`` tuples by instruction offset, made once and shared."""
+_MOST_SPOTS: Final = 10_000
+"""``SPOTS`` starts again past this many code objects (code made on the fly, say by ``exec`` in a loop)."""
 
 
 def user_frame(skip: int = 1) -> tuple[str, int] | None:
     """``(file, line)`` of the innermost caller outside this package, or None.
 
     Cheap enough (well under a microsecond) for a tape to call on every
-    record: each file's verdict is cached, the text is built only when asked
-    for, a caller that knows its own callers are the package's starts
-    ``skip`` frames up (``sys._getframe(skip)``) instead of walking them, and
-    the same line gives the same tuple, so a million records of a loop's
-    body hold a handful of tuples between them."""
+    record: a caller that knows its own callers are the package's starts
+    ``skip`` frames up (``sys._getframe(skip)``) instead of walking them; each
+    code object's verdict is cached, and so is the line of each call site, by
+    instruction offset (asking a frame for its line number scans the code's
+    line table, thousands of instructions in a long script), and the same
+    call site gives the same tuple, so a million records of a loop's body
+    hold a handful of tuples between them."""
     frame: FrameType | None = sys._getframe(skip)
-    known = _USER_FILES
+    spots = SPOTS
     while frame is not None:
-        filename = frame.f_code.co_filename
-        lines = known.get(filename, _UNSEEN)
-        if lines is _UNSEEN:
-            path = os.path.abspath(filename)
-            mine = not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep)
-            lines = known[filename] = {} if mine else None
-        if lines is not None:
-            n = frame.f_lineno
-            found = lines.get(n)
+        code = frame.f_code
+        seen = spots.get(id(code))
+        if seen is None:
+            seen = _see(code)
+        here = seen[1]
+        if here is not None:
+            at = frame.f_lasti
+            found = here.get(at)
             if found is None:
-                found = lines[n] = (filename, n)
+                found = here[at] = (code.co_filename, frame.f_lineno)
             return found
         frame = frame.f_back
     return None
 
 
-_UNSEEN: Final[dict[int, tuple[str, int]]] = {}
-"""``_USER_FILES``' answer for a file not seen yet (never filled)."""
+def _see(code: CodeType) -> tuple[object, dict[int, tuple[str, int]] | None]:
+    """Judge a code object ``user_frame`` meets for the first time, and remember it."""
+    filename = code.co_filename
+    mine = _USER_FILES.get(filename)
+    if mine is None:
+        path = os.path.abspath(filename)
+        mine = _USER_FILES[filename] = not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep)
+    if len(SPOTS) >= _MOST_SPOTS:
+        SPOTS.clear()
+    seen: tuple[object, dict[int, tuple[str, int]] | None] = (code, {} if mine else None)
+    SPOTS[id(code)] = seen
+    return seen
 
 
 # -- scopes -----------------------------------------------------------------
