@@ -243,10 +243,10 @@ def check_same(prog: list[tuple[str, float]], other: Callable[[list[tuple[str, f
 
 
 CHAIN_LIMIT = 9.0
-"""microtape's chain at most this many times the tuple tape (issue 28: within a fifth of a bare
-prototype that keeps TF.js's semantics, measured at 7.6x; the first target, 4x, assumed no tensor per op)."""
+"""microtape's chain at most this many times the tuple tape: within a fifth of the bare engine of
+``prototype.py``, which keeps TF.js's semantics (the first target, 4x, assumed no tensor per op)."""
 MEMORY_LIMIT = 2.5
-"""The million-op chain's peak memory at most this many times the tuple tape's (issue 28)."""
+"""The million-op chain's peak memory at most this many times the tuple tape's."""
 RIVAL_LIMIT = 0.67
 """microtape's chain at least 1.5x faster than micrograd and PyTorch: ratio microtape / other at most this."""
 

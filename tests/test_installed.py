@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from microtape.core import frames as _frames
 from microtape.core import runtime as _runtime
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,13 +43,13 @@ def test_ci_runs_the_readmes_test_command_verbatim() -> None:
 
 def test_an_installed_chapter_is_the_readers_code() -> None:
     """Guards the bug: from the wheel, the tour said `called at <frozen runpy>:88` (chapters live in the package)."""
-    chapter = os.path.join(_runtime.BOOK_DIR, "04_checking_gradients.py")
-    namespace: dict[str, object] = {"user_frame_line": _runtime.user_frame_line}
+    chapter = os.path.join(_frames.BOOK_DIR, "04_checking_gradients.py")
+    namespace: dict[str, object] = {"user_frame_line": _frames.user_frame_line}
     exec(compile("\n\nwhere = user_frame_line()", chapter, "exec"), namespace)  # noqa: S102
     assert namespace["where"] == f"{chapter}:3"
-    engine = os.path.join(_runtime.PACKAGE_DIR, "ops", "__init__.py")
+    engine = os.path.join(_frames.PACKAGE_DIR, "ops", "__init__.py")
     exec(compile("where = user_frame_line()", engine, "exec"), namespace)  # noqa: S102
-    assert not str(namespace["where"]).startswith(_runtime.PACKAGE_DIR)  # the engine's own files are skipped
+    assert not str(namespace["where"]).startswith(_frames.PACKAGE_DIR)  # the engine's own files are skipped
 
 
 @pytest.mark.slow

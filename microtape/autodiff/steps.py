@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
-from ..core import runtime
+from ..core import frames, runtime
 from ..core.formatting import format_values
 from ..core.registry import Op
 from ..core.tensor import Grads, Tensor
@@ -151,7 +151,7 @@ def backward_steps(
         kept.append(dout)
         kept.extend(g for g in dxs if g is not None)
         kept.extend(g for g in so_far if g is not None)
-        where = runtime.frame_text(origin.get(out.id))
+        where = frames.frame_text(origin.get(out.id))
         steps.append(BackwardStep(len(steps), op.name, where, dout, tuple(dxs), structured(sources, so_far), names))
 
     backward(tape, records, targets, [None] * len(targets), flat, False, on_step, kept)

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TypeVar, overload
 
-from ..core import runtime
+from ..core import frames, runtime
 from ..core.registry import Op
 from ..core.runtime import STATE, TensorBase
 from ..errors import TapeError, explain
@@ -39,8 +39,8 @@ _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
 _ONE: tuple[bool, ...] = (True,)
 _PAIRS: tuple[tuple[tuple[bool, ...], ...], ...] = (((False, False), (False, True)), ((True, False), (True, True)))
 """The needs of a one-input and a two-input op, made once (``_PAIRS[first][second]``)."""
-_user_frame = runtime.user_frame
-_seen_code = runtime.SPOTS.get
+_user_frame = frames.user_frame
+_seen_code = frames.SPOTS.get
 _getframe = sys._getframe
 
 _USED_TWICE = (
@@ -93,7 +93,7 @@ class GradientTape(TapeViews):
         self._watch_vars = watch_accessed_variables
         self._records: list[Record] = []
         self._wheres: list[tuple[str, int] | None] = []
-        """The line of user code that ran each record's op (``runtime.user_frame``), for ``backward_steps()``."""
+        """The line of user code that ran each record's op (``frames.user_frame``), for ``backward_steps()``."""
         self._tracked: set[int] = set()
         self._watched: dict[int, Tensor] = {}
         self._variables: dict[int, Variable] = {}
@@ -158,7 +158,7 @@ class GradientTape(TapeViews):
             inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
         tracked.add(out.id)
         self._records.append((op, inputs, params, out, needs))
-        # The line of user code that ran the op: runtime.user_frame(3) (1 is _record, 2 registry's
+        # The line of user code that ran the op: frames.user_frame(3) (1 is _record, 2 registry's
         # emit, 3 the op's call), written out for the two cases of nearly every record, whose
         # call sites it has already seen: the op called from the user's code, or through one
         # of Tensor's operators (one package frame between).
@@ -441,7 +441,7 @@ class GradientTape(TapeViews):
 
     def _lines(self) -> dict[int, str]:
         """``file:line`` of the user's code that made each recorded output, by tensor id."""
-        return {rec[3].id: runtime.frame_text(w) for rec, w in zip(self._records, self._wheres) if w is not None}
+        return {rec[3].id: frames.frame_text(w) for rec, w in zip(self._records, self._wheres) if w is not None}
 
     def _check_usable(self) -> None:
         if self._used:

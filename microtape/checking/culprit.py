@@ -17,7 +17,7 @@ import math
 import random
 from collections.abc import Callable
 
-from ..core import runtime
+from ..core import frames, runtime
 from ..core.registry import Op
 from ..core.runtime import DISPATCH, TensorBase, new
 from ..core.types import Shape
@@ -51,7 +51,7 @@ class _OpRecorder:
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
         if op.differentiable and op.vjp is not None:
             copies = [(list(x._data or []), x.shape) for x in inputs]
-            self.calls.append((op, copies, dict(params), runtime.user_frame_line()))
+            self.calls.append((op, copies, dict(params), frames.user_frame_line()))
             if self.keep_outputs:
                 self.outputs.append(out)
 

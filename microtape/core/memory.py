@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar, cast, overload
 
-from . import runtime
+from . import frames, runtime
 from .registry import Op
 from .runtime import LIVE, STATE, TensorBase
 from .types import Shape
@@ -417,7 +417,7 @@ class _LeakTracker:
         self.freed: dict[int, str] = {}
 
     def on_create(self, tensor: TensorBase) -> None:
-        self.made[tensor.id] = (tensor, runtime.user_frame_line())
+        self.made[tensor.id] = (tensor, frames.user_frame_line())
 
     def on_free(self, tensor: TensorBase) -> None:
         found = self.made.pop(tensor.id, None)

@@ -121,6 +121,15 @@ class Primitive(Generic[P]):
         data, shape = op.forward(*args, **kwargs) if kwargs else op.forward(*args)
         return emit(op, args, kwargs or _NO_PARAMS, data, shape)  # type: ignore[arg-type]
 
+    def on_live(self, x: Tensor, y: Tensor) -> Tensor:
+        """Run this two-input op on two live tensors, without the checks of a call:
+        what Tensor's operators do with a Python number's tensor (``runtime.ON_LIVE``)."""
+        op = self.op
+        if _get_state().observers:
+            return apply(op, (x, y), _NO_PARAMS)  # timed for profile
+        data, shape = op.forward(x, y)
+        return emit(op, (x, y), _NO_PARAMS, data, shape)
+
     def _call_slow(self, args: tuple[object, ...], kwargs: dict[str, object]) -> Tensor:
         """Bind numbers, lists and settings, run, then dispose the tensors made
         from numbers here: the op's own scope, as TF.js's ``op()``. A tape that
@@ -282,6 +291,8 @@ def primitive(
         OPS[name] = op
         prim = Primitive(op, forward)
         DISPATCH[name] = prim
+        if n_inputs == 2:
+            runtime.ON_LIVE[name] = prim.on_live
         return prim
 
     return wrap

@@ -31,6 +31,8 @@ __all__ = ["Grads", "Tensor", "TensorFn", "TensorLike"]
 DISPATCH: Final = cast("dict[str, Callable[..., Tensor]]", runtime.DISPATCH)
 """The ops by name (``runtime.DISPATCH``, typed: every op returns a Tensor); methods call through it."""
 _get_state = runtime.STATE.get
+ON_LIVE: Final = cast("dict[str, Callable[[Tensor, Tensor], Tensor]]", runtime.ON_LIVE)
+"""The two-input ops by name, run on two live tensors (``runtime.ON_LIVE``, typed)."""
 DTYPE: Final = "float64"
 BYTES_PER_ENTRY: Final = 8
 
@@ -50,7 +52,7 @@ def number_operator(dunder: str, name: str, reflected: bool = False) -> BinaryOp
             if (type(other) is float or type(other) is int) and x._disposed is None:
                 c = new(Tensor, [float(other)], (), "tensor", False)
                 try:
-                    return DISPATCH[name](c, x)
+                    return ON_LIVE[name](c, x)  # both live: the op without a call's checks
                 finally:
                     op_scope_ends(c)
             return DISPATCH[name](other, x)
@@ -61,7 +63,7 @@ def number_operator(dunder: str, name: str, reflected: bool = False) -> BinaryOp
             if (type(other) is float or type(other) is int) and x._disposed is None:
                 c = new(Tensor, [float(other)], (), "tensor", False)
                 try:
-                    return DISPATCH[name](x, c)
+                    return ON_LIVE[name](x, c)  # both live: the op without a call's checks
                 finally:
                     op_scope_ends(c)
             return DISPATCH[name](x, other)

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from ..core import runtime
+from ..core import frames, runtime
 from ..core.registry import Op
 from ..core.runtime import STATE, TensorBase
 from ..errors import AnomalyError, InvalidArgumentError, NumericsError, explain
@@ -154,7 +154,7 @@ class _AnomalyWatcher:
         self.origins.pop(tensor.id, None)
 
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
-        where = self.origins[out.id] = runtime.user_frame_line()
+        where = self.origins[out.id] = frames.user_frame_line()
         if STATE.get().backward:
             return  # inside a VJP: on_vjp names the primitive whose VJP it is
         kind = _bad(out._data)

@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar, cast, overload
 
-from ..core import runtime
+from ..core import frames, runtime
 from ..core.registry import OPS, Op
 from ..core.runtime import STATE, TensorBase, observing
 from ..core.tensor import Tensor
@@ -115,7 +115,7 @@ class _Tracer:
             ))
         ins = [self.slot(x) for x in inputs]
         s = self.program.add(
-            Slot("op", out.shape, op=op, params=dict(params), inputs=ins, where=runtime.user_frame_line(),
+            Slot("op", out.shape, op=op, params=dict(params), inputs=ins, where=frames.user_frame_line(),
                  in_shapes=[x.shape for x in inputs])
         )
         self.bind(out._data, s)
@@ -152,7 +152,7 @@ class _Tracer:
         else:
             src = self.program.add(Slot("const", variable.shape, value=data))
             self.bind(data, src)
-        self.program.add(Slot(kind, variable.shape, var=variable, inputs=[src], where=runtime.user_frame_line()))
+        self.program.add(Slot(kind, variable.shape, var=variable, inputs=[src], where=frames.user_frame_line()))
 
     def on_update(
         self, owner: object, apply: Callable[[Any, list[Any], list[list[float]]], None],
@@ -165,7 +165,7 @@ class _Tracer:
             self.iterations.append((owner, getattr(owner, "iterations", 0)))
             self.program.add(Slot(
                 "update", (), owner=owner, apply=apply, variables=[v for v in variables if isinstance(v, Variable)],
-                inputs=[self.slot(g) for g in grads], label=label, where=runtime.user_frame_line(),
+                inputs=[self.slot(g) for g in grads], label=label, where=frames.user_frame_line(),
             ))
 
     def pause(self) -> None:
