@@ -46,6 +46,7 @@ from pathlib import Path
 
 import microtape as mt
 import other_engines
+from prototype import prototype_chain
 from _timing import Config, Row, Timing, compare, fmt_bytes, fmt_time, peak_bytes, ratio_row
 
 X0 = 0.5
@@ -311,7 +312,17 @@ def run(cfg: Config) -> list[Row]:
         "(info)",
         None,
     )
-    return [main_row, closure_row, *other_engine_rows(n, cfg)]
+    check_same(prog, lambda p: prototype_chain(p, X0))
+    tp = compare(lambda: prototype_chain(prog, X0), lambda: plain_chain(prog), cfg)
+    floor_row = Row(
+        "  same chain, bare prototype (prototype.py) vs tuple tape",
+        f"{fmt_time(tp.a)} ({_per_op(tp, n)})",
+        fmt_time(tp.b),
+        tp.ratio,
+        "(info)",
+        None,
+    )
+    return [main_row, closure_row, floor_row, *other_engine_rows(n, cfg)]
 
 
 def run_million(cfg: Config) -> list[Row]:
@@ -334,6 +345,7 @@ def run_million(cfg: Config) -> list[Row]:
     tc = compare(lambda: tape_chain(prog), lambda: closure_chain(prog), cfg, reps=reps, number=1)
     mem_tape = peak_bytes(lambda: tape_chain(prog))
     mem_plain = peak_bytes(lambda: plain_chain(prog))
+    mem_floor = peak_bytes(lambda: prototype_chain(prog, X0))
     label = f"chain of {n:,} ops"
     time_row = ratio_row(f"{label}, fwd+bwd time, vs tuple tape", t, 2.0)
     mem_ratio = mem_tape / mem_plain
@@ -362,7 +374,15 @@ def run_million(cfg: Config) -> list[Row]:
         "(info)",
         None,
     )
-    return [time_row, nogc_row, closure_row, mem_row]
+    floor_row = Row(
+        "  same, bare prototype (prototype.py) vs tuple tape",
+        f"{fmt_bytes(mem_floor)} ({mem_floor / n:.0f} B/op)",
+        f"{fmt_bytes(mem_plain)} ({mem_plain / n:.0f} B/op)",
+        mem_floor / mem_plain,
+        "(info)",
+        None,
+    )
+    return [time_row, nogc_row, closure_row, mem_row, floor_row]
 
 
 if __name__ == "__main__":
