@@ -1,7 +1,8 @@
 """Shared pytest set-up: ``mt`` in every doctest, no tape or scope left open, and the slow tier.
 
-A test that uses one of the expensive module fixtures below (both book builds,
-the wheel in a fresh venv, grading the whole exercise table) is marked
+A test that uses one of the expensive fixtures named below (both book builds,
+the session fixture of ``tests/conftest.py``; the wheel in a fresh venv; grading
+the whole exercise table) is marked
 ``slow`` here, so ``pytest -m "not slow"`` leaves it out however it is named,
 and gets a time limit that covers the fixture's set-up (pytest-timeout counts
 it in the first test that uses it).

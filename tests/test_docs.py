@@ -1,10 +1,13 @@
 """The book builds with ``sphinx -W`` in English and in Russian, shows real computed output,
 breaks on a broken chapter, and its Russian catalogs are complete and up to date.
 
-One copy of ``docs/``, ``tutorials/`` and the package goes into a temporary
-folder, and both editions are built there in subprocesses, in the layout the
-README gives (English in ``out/``, Russian in ``out/ru/``), so the
-repository's own ``docs/book/`` and ``docs/_build/`` are never touched.
+Both editions are the session fixture ``editions`` (``tests/conftest.py``, built by
+``tests/book_builds.py``): one copy of ``docs/``, ``tutorials/`` and the package in a
+temporary folder, both editions built there in subprocesses, in the layout the README
+gives (English in ``out/``, Russian in ``out/ru/``), with ``-W`` and no ``dot`` on PATH,
+so the repository's own ``docs/book/`` and ``docs/_build/`` are never touched. The same
+build gives ``test_notebooks.py`` the notebooks it runs. The tests below that need a build
+of their own (twice the same edition, a broken chapter, the gettext catalogs) make it.
 """
 
 from __future__ import annotations
@@ -16,65 +19,17 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from .book_builds import NO_DOT_PATH, Editions, build, copy_project, sphinx
+
 ROOT = Path(__file__).resolve().parents[1]
-NO_DOT_PATH = os.pathsep.join(
-    d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "dot").exists()
-)
-"""The PATH the book is built with: Graphviz's ``dot`` left out, since the book must not need it."""
-
-_GENERATED = shutil.ignore_patterns("_build", "__pycache__", "*.pyc", "*.mo", "sg_execution_times.rst")
-
-
-def GENERATED(folder: str, names: list[str]) -> set[str]:
-    """What the copy leaves out: build output, and the gallery's generated ``docs/book/``
-    (but not ``docs/locale/ru/LC_MESSAGES/book/``, the chapters' catalogs)."""
-    skipped = set(_GENERATED(folder, names))
-    if Path(folder) == ROOT / "docs" and "book" in names:
-        skipped.add("book")
-    return skipped
 PAGES = ("index", "api", "tfjs", "teachers", "exercises", "glossary", "bridge", "book/index")
 REFRESH = "python docs/update_catalogs.py"
-
-
-def copy_project(dest: Path) -> Path:
-    """Copy what the build needs into ``dest``; return ``dest``."""
-    for name in ("docs", "tutorials", "microtape"):
-        shutil.copytree(ROOT / name, dest / name, ignore=GENERATED)
-    for name in ("pyproject.toml", "README.md"):
-        if (ROOT / name).exists():
-            shutil.copy2(ROOT / name, dest / name)
-    return dest
-
-
-def sphinx(project: Path, *args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "MPLBACKEND": "Agg",
-        "PYTHONPATH": os.pathsep.join([str(project), os.environ.get("PYTHONPATH", "")]),
-        "PYTHONHASHSEED": "0",
-    }
-    env.pop("DOCS_LANG", None)
-    if path is not None:
-        env["PATH"] = path
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-q", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def build(project: Path, out: str = "out", *options: str) -> subprocess.CompletedProcess[str]:
-    return sphinx(project, "-b", "html", *options, "docs", out)
 
 
 def page_text(path: Path) -> str:
@@ -113,29 +68,6 @@ def load_catalog_tool() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@dataclass
-class Editions:
-    project: Path
-    english: subprocess.CompletedProcess[str]
-    russian: subprocess.CompletedProcess[str]
-
-    @property
-    def en(self) -> Path:
-        return self.project / "out"
-
-    @property
-    def ru(self) -> Path:
-        return self.project / "out" / "ru"
-
-
-@pytest.fixture(scope="module")
-def editions(tmp_path_factory: pytest.TempPathFactory) -> Editions:
-    project = copy_project(tmp_path_factory.mktemp("book"))
-    english = sphinx(project, "-b", "html", "docs", "out", path=NO_DOT_PATH)
-    russian = sphinx(project, "-b", "html", "-D", "language=ru", "docs", "out/ru", path=NO_DOT_PATH)
-    return Editions(project, english, russian)
 
 
 def test_english_edition_builds_with_real_output(editions: Editions) -> None:

@@ -1,28 +1,27 @@
 """Every chapter's downloadable notebook runs in a real Jupyter kernel, in each edition that offers one.
 
-The book is built as ``tests/test_docs.py`` builds it (a copy of the project in a
-temporary folder made by its ``copy_project``, both editions, in the same
-layout), but without running the chapters in Sphinx (``-D plot_gallery=0``:
-the notebooks are written either way, and the kernel runs them here) and
-without ``-W`` (whether the book is free of warnings is test_docs' business). The notebooks tested
-are the ones a reader downloads: the ``NN_*.ipynb`` files in the built
-``_downloads/`` of the English edition and of the Russian one (``ru/``). Each
-runs in a Jupyter kernel started by nbclient from a kernelspec installed into a
-temporary folder, so the kernel is this test's own Python (the venv's), never a
-``python3`` kernel a user installed elsewhere. It runs in the project copy's
-``tutorials/`` folder, where sphinx-gallery runs the chapters, so a chapter
-that reads a file next to it finds it. Any error fails the test with the cell
-number, the start of its code and the error; the executed notebooks must show
-at least one rich output (HTML, PNG or SVG: a matplotlib figure counts).
+The notebooks tested are the ones a reader downloads: the ``NN_*.ipynb`` files in the
+built ``_downloads/`` of the English edition and of the Russian one (``ru/``), from the
+book as ``test_docs.py`` builds and checks it: the session fixture ``editions``
+(``tests/conftest.py``), one build of each edition per test run, shared with
+``test_docs.py`` (sphinx-gallery writes the same notebooks whether or not it runs the
+chapters, so building the book a second time without running them only cost time).
+Whether the book is free of warnings is test_docs' business: ``-W`` still writes every
+page and download, so a warning does not hide the notebooks from this test. Each runs in
+a Jupyter kernel started by nbclient from a kernelspec installed into a temporary
+folder, so the kernel is this test's own Python (the venv's), never a ``python3`` kernel
+a user installed elsewhere. It runs in the project copy's ``tutorials/`` folder, where
+sphinx-gallery runs the chapters, so a chapter that reads a file next to it finds it.
+Any error fails the test with the cell number, the start of its code and the error; the
+executed notebooks must show at least one rich output (HTML, PNG or SVG: a matplotlib
+figure counts).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -31,50 +30,29 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbformat import NotebookNode
 
-from tests.test_docs import copy_project
+from .book_builds import Editions
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted(p.stem for p in (ROOT / "tutorials").glob("[0-9][0-9]_*.py"))
-EDITIONS = {"en": "out", "ru": "out/ru"}
 KERNEL = "microtape-test-kernel"
 RICH = ("text/html", "image/png", "image/svg+xml")
 CELL_TIMEOUT = 240  # seconds one cell may take: chapter 6 trains a small network (slow CI machines share cores)
-BUILD_TIMEOUT = 1500  # seconds one edition's build may take on a loaded machine
 
 
-def build(project: Path, out: str, *options: str) -> subprocess.CompletedProcess[str]:
-    """Build one edition's HTML (and its downloads) without running the chapters."""
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
-           "PYTHONPATH": os.pathsep.join([str(project), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    env.pop("DOCS_LANG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", "plot_gallery=0", *options, "docs", out],
-        cwd=project, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
-    )
-
-
-@dataclass
-class Book:
-    project: Path
-    kernels: Path
-    """The ``share/jupyter`` folder holding this test's kernelspec."""
-    builds: dict[str, subprocess.CompletedProcess[str]]
-
-    def notebooks(self, lang: str) -> dict[str, Path]:
-        """The chapter notebooks the edition ``lang`` offers for download, by chapter."""
-        downloads = self.project / EDITIONS[lang] / "_downloads"
-        return {p.stem: p for p in sorted(downloads.glob("*/[0-9][0-9]_*.ipynb"))} if downloads.is_dir() else {}
+def notebooks(editions: Editions, lang: str) -> dict[str, Path]:
+    """The chapter notebooks the edition ``lang`` offers for download, by chapter."""
+    downloads = (editions.en if lang == "en" else editions.ru) / "_downloads"
+    return {p.stem: p for p in sorted(downloads.glob("*/[0-9][0-9]_*.ipynb"))} if downloads.is_dir() else {}
 
 
 @pytest.fixture(scope="module")
-def book(tmp_path_factory: pytest.TempPathFactory) -> Book:
-    project = copy_project(tmp_path_factory.mktemp("notebooks"))
-    builds = {lang: build(project, out, *(["-D", "language=ru"] if lang == "ru" else [])) for lang, out in EDITIONS.items()}
+def kernels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``share/jupyter`` folder holding this test's kernelspec (this Python)."""
     from ipykernel.kernelspec import install
 
     prefix = tmp_path_factory.mktemp("kernel")
     install(kernel_name=KERNEL, display_name="microtape tests", prefix=str(prefix))
-    return Book(project, prefix / "share" / "jupyter", builds)
+    return prefix / "share" / "jupyter"
 
 
 def _where(error: CellExecutionError, nb: NotebookNode) -> str:
@@ -98,26 +76,27 @@ def execute(path: Path, workdir: Path) -> NotebookNode:
     return nb
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(2 * BUILD_TIMEOUT + 600)  # the first test builds both editions
+@pytest.mark.slow  # its time limit is conftest's for the tests that use ``editions`` (the first one builds both)
 @pytest.mark.parametrize("chapter", CHAPTERS)
-@pytest.mark.parametrize("lang", sorted(EDITIONS))
-def test_chapter_notebook_runs_in_a_kernel(book: Book, lang: str, chapter: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    built = book.builds[lang]
-    notebooks = book.notebooks(lang)
-    if lang != "en" and not notebooks and built.returncode == 0:
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_chapter_notebook_runs_in_a_kernel(
+    editions: Editions, kernels: Path, lang: str, chapter: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = editions.english if lang == "en" else editions.russian
+    offered = notebooks(editions, lang)
+    if lang != "en" and not offered and built.returncode == 0:
         pytest.skip(f"the {lang} edition offers no notebooks to download")
-    assert chapter in notebooks, (
-        f"the {lang} edition offers no notebook of {chapter} ({sorted(notebooks)}); the build said:\n{built.stderr[-4000:]}"
+    assert chapter in offered, (
+        f"the {lang} edition offers no notebook of {chapter} ({sorted(offered)}); the build said:\n{built.stderr[-4000:]}"
     )
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(book.project), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join([str(book.kernels), *filter(None, [os.environ.get("JUPYTER_PATH")])]))
-    nb = execute(notebooks[chapter], book.project / "tutorials")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(editions.project), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join([str(kernels), *filter(None, [os.environ.get("JUPYTER_PATH")])]))
+    nb = execute(offered[chapter], editions.project / "tutorials")
     errors = [out for cell in nb.cells for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     assert not errors, errors
     rich = [kind for cell in nb.cells for out in cell.get("outputs", []) for kind in out.get("data", {}) if kind in RICH]
-    assert rich, f"{notebooks[chapter].name} ({lang}) shows no rich output ({', '.join(RICH)}) once executed"
+    assert rich, f"{offered[chapter].name} ({lang}) shows no rich output ({', '.join(RICH)}) once executed"
 
 
 def test_the_kernelspec_is_this_python(tmp_path: Path) -> None:
