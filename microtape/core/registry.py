@@ -121,14 +121,41 @@ class Primitive(Generic[P]):
         data, shape = op.forward(*args, **kwargs) if kwargs else op.forward(*args)
         return emit(op, args, kwargs or _NO_PARAMS, data, shape)  # type: ignore[arg-type]
 
-    def on_live(self, x: Tensor, y: Tensor) -> Tensor:
-        """Run this two-input op on two live tensors, without the checks of a call:
-        what Tensor's operators do with a Python number's tensor (``runtime.ON_LIVE``)."""
+    def with_number(self, x: Tensor, value: float, first: bool) -> Tensor:
+        """``x <op> value`` (``value <op> x`` if not ``first``) for a live ``x``: what Tensor's
+        operators do with a Python number (``runtime.WITH_NUMBER``), without a call's checks.
+
+        The number becomes the op's scalar tensor and is disposed when the op
+        returns, as in a TF.js op() scope (``convert.op_scope_ends``): outside a
+        tape ``x * 2.0`` adds one tensor to memory(), not two; a tape that
+        recorded the op holds the number's tensor until its backward pass is done.
+        """
         op = self.op
-        if _get_state().observers:
-            return apply(op, (x, y), _NO_PARAMS)  # timed for profile
-        data, shape = op.forward(x, y)
-        return emit(op, (x, y), _NO_PARAMS, data, shape)
+        st = _get_state()
+        # new(Tensor, [value], (), "tensor", scoped=False), written out: a step makes many
+        c = _new_object(Tensor)
+        c._data = [value]
+        c.shape = ()
+        c.size = 1
+        c.id = cid = _next_id()
+        c._op = "tensor"
+        c._disposed = None
+        c._holds = 0
+        c._kept = False
+        args = (x, c) if first else (c, x)
+        if st.light:  # nothing registered, nothing to dispose: it goes when the op's frame does
+            data, shape = op.forward(*args)
+            return emit(op, args, _NO_PARAMS, data, shape)
+        LIVE[cid] = c
+        try:
+            if st.observers:
+                for obs in st.observers:
+                    obs.on_create(c)
+                return apply(op, args, _NO_PARAMS)  # timed for profile
+            data, shape = op.forward(*args)
+            return emit(op, args, _NO_PARAMS, data, shape)
+        finally:
+            op_scope_ends(c)
 
     def _call_slow(self, args: tuple[object, ...], kwargs: dict[str, object]) -> Tensor:
         """Bind numbers, lists and settings, run, then dispose the tensors made
@@ -292,7 +319,7 @@ def primitive(
         prim = Primitive(op, forward)
         DISPATCH[name] = prim
         if n_inputs == 2:
-            runtime.ON_LIVE[name] = prim.on_live
+            runtime.WITH_NUMBER[name] = prim.with_number
         return prim
 
     return wrap

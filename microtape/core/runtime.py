@@ -66,9 +66,9 @@ T = TypeVar("T", bound=TensorBase)
 LIVE: Final[dict[int, TensorBase]] = {}
 VARIABLES: Final[weakref.WeakValueDictionary[str, TensorBase]] = weakref.WeakValueDictionary()
 """Every variable by name (``variable.py`` reads it with its own type)."""
-ON_LIVE: Final[dict[str, Callable[[Any, Any], Any]]] = {}
-"""Every two-input primitive by name, run on two live tensors without a call's checks
-(``Primitive.on_live``): Tensor's operators use it once a number is a tensor."""
+WITH_NUMBER: Final[dict[str, Callable[[Any, float, bool], Any]]] = {}
+"""Every two-input primitive by name, run on a live tensor and a Python number
+(``Primitive.with_number``): what Tensor's operators call."""
 DISPATCH: Final[dict[str, Callable[..., Any]]] = {}
 """Every public op and composite by name; ``Tensor`` methods call through it."""
 

@@ -24,15 +24,15 @@ from ..errors import InvalidArgumentError, explain
 from .formatting import format_number as format_number
 from .formatting import format_values, nest_values
 from .html import tensor_html
-from .convert import flatten_values, op_scope_ends
+from .convert import flatten_values
 
 __all__ = ["Grads", "Tensor", "TensorFn", "TensorLike"]
 
 DISPATCH: Final = cast("dict[str, Callable[..., Tensor]]", runtime.DISPATCH)
 """The ops by name (``runtime.DISPATCH``, typed: every op returns a Tensor); methods call through it."""
 _get_state = runtime.STATE.get
-ON_LIVE: Final = cast("dict[str, Callable[[Tensor, Tensor], Tensor]]", runtime.ON_LIVE)
-"""The two-input ops by name, run on two live tensors (``runtime.ON_LIVE``, typed)."""
+WITH_NUMBER: Final = cast("dict[str, Callable[[Tensor, float, bool], Tensor]]", runtime.WITH_NUMBER)
+"""The two-input ops by name, run on a live tensor and a Python number (``runtime.WITH_NUMBER``, typed)."""
 DTYPE: Final = "float64"
 BYTES_PER_ENTRY: Final = 8
 
@@ -43,29 +43,21 @@ def number_operator(dunder: str, name: str, reflected: bool = False) -> BinaryOp
     A Python number becomes a scalar tensor for the op and is disposed when
     the op returns (``op_scope_ends`` in ``convert.py``), as in a TF.js op()
     scope: outside a tape ``x * 2.0`` adds one tensor to memory(), not two.
-    The conversion is written out in the operator, not in a helper, so
-    ``x * 2.0`` makes no call besides the op's.
+    ``Primitive.with_number`` (``registry.py``) does all three in one call,
+    without the checks of a general call: ``x`` is live and the number is a float.
     """
     if reflected:
 
         def operator(x: Tensor, other: TensorLike) -> Tensor:
             if (type(other) is float or type(other) is int) and x._disposed is None:
-                c = new(Tensor, [float(other)], (), "tensor", False)
-                try:
-                    return ON_LIVE[name](c, x)  # both live: the op without a call's checks
-                finally:
-                    op_scope_ends(c)
+                return WITH_NUMBER[name](x, float(other), False)
             return DISPATCH[name](other, x)
 
     else:
 
         def operator(x: Tensor, other: TensorLike) -> Tensor:
             if (type(other) is float or type(other) is int) and x._disposed is None:
-                c = new(Tensor, [float(other)], (), "tensor", False)
-                try:
-                    return ON_LIVE[name](x, c)  # both live: the op without a call's checks
-                finally:
-                    op_scope_ends(c)
+                return WITH_NUMBER[name](x, float(other), True)
             return DISPATCH[name](x, other)
 
     operator.__name__ = dunder
