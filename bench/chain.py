@@ -322,7 +322,17 @@ def run(cfg: Config) -> list[Row]:
         "(info)",
         None,
     )
-    return [main_row, closure_row, floor_row, *other_engine_rows(n, cfg)]
+    check_same(prog, lambda p: prototype_chain(p, X0, False))
+    tf = compare(lambda: prototype_chain(prog, X0, False), lambda: plain_chain(prog), cfg)
+    floats_row = Row(
+        "  same, the prototype with numbers kept as floats, vs tuple tape",
+        f"{fmt_time(tf.a)} ({_per_op(tf, n)})",
+        fmt_time(tf.b),
+        tf.ratio,
+        "(info)",
+        None,
+    )
+    return [main_row, closure_row, floor_row, floats_row, *other_engine_rows(n, cfg)]
 
 
 def run_million(cfg: Config) -> list[Row]:
@@ -346,6 +356,7 @@ def run_million(cfg: Config) -> list[Row]:
     mem_tape = peak_bytes(lambda: tape_chain(prog))
     mem_plain = peak_bytes(lambda: plain_chain(prog))
     mem_floor = peak_bytes(lambda: prototype_chain(prog, X0))
+    mem_floats = peak_bytes(lambda: prototype_chain(prog, X0, False))
     label = f"chain of {n:,} ops"
     time_row = ratio_row(f"{label}, fwd+bwd time, vs tuple tape", t, 2.0)
     mem_ratio = mem_tape / mem_plain
@@ -382,7 +393,15 @@ def run_million(cfg: Config) -> list[Row]:
         "(info)",
         None,
     )
-    return [time_row, nogc_row, closure_row, mem_row, floor_row]
+    floats_row = Row(
+        "  same, the prototype with numbers kept as floats, vs tuple tape",
+        f"{fmt_bytes(mem_floats)} ({mem_floats / n:.0f} B/op)",
+        f"{fmt_bytes(mem_plain)} ({mem_plain / n:.0f} B/op)",
+        mem_floats / mem_plain,
+        "(info)",
+        None,
+    )
+    return [time_row, nogc_row, closure_row, mem_row, floor_row, floats_row]
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ table and its checks (disposed inputs, argument binding, broadcasting), the
 observers (profile, leak_check, detect_anomaly, ``mt.function``), the line of
 user code each record keeps, variables, ``needs`` flags, several open tapes,
 error messages. Only ``mul`` and ``add`` by a number and ``tanh`` exist.
+
+``numbers_as_tensors=False`` drops one piece of the semantics, the tensor
+made for each Python number (TF.js's rule, which microtape follows: the
+number is a tensor in the arena, held while a tape needs it); the record
+keeps the float instead. ``chain.py`` measures both, to show what the
+number's tensor costs by itself.
 """
 
 from __future__ import annotations
@@ -55,25 +61,30 @@ def _free(t: BareTensor) -> None:
 class BareTape:
     """Records ``(kind, inputs, out)`` for every op on a tracked tensor."""
 
-    def __init__(self) -> None:
-        self.records: list[tuple[str, tuple[BareTensor, ...], BareTensor]] = []
+    def __init__(self, numbers_as_tensors: bool = True) -> None:
+        self.records: list[tuple[str, tuple[BareTensor, ...], BareTensor, float]] = []
         self.tracked: set[int] = set()
+        self.numbers_as_tensors = numbers_as_tensors
 
     def op(self, kind: str, x: BareTensor, c: float | None, scope: list[BareTensor]) -> BareTensor:
+        k = None
         if c is None:
             inputs: tuple[BareTensor, ...] = (x,)
             out = BareTensor([math.tanh(x.data[0])], scope)
         else:
-            k = BareTensor([c], None)  # the number's tensor, in the arena, not in the scope
-            inputs = (x, k)
+            if self.numbers_as_tensors:
+                k = BareTensor([c], None)  # the number's tensor, in the arena, not in the scope
+                inputs = (x, k)
+            else:
+                inputs = (x,)
             out = BareTensor([x.data[0] * c if kind == "mul" else x.data[0] + c], scope)
         if x.id in self.tracked:
             self.tracked.add(out.id)
-            self.records.append((kind, inputs, out))
+            self.records.append((kind, inputs, out, 0.0 if c is None else c))
             for t in inputs:
                 t.holds += 1
             out.holds += 1
-        if c is not None:  # the op's own scope ends: its constant is disposed, pending while held
+        if k is not None:  # the op's own scope ends: the number's tensor is disposed, pending while held
             k.disposed = True
             if k.holds == 0:
                 _free(k)
@@ -81,13 +92,13 @@ class BareTape:
 
     def gradient(self, target: BareTensor, source: BareTensor) -> BareTensor:
         grads: dict[int, list[float]] = {target.id: [1.0]}
-        for kind, inputs, out in reversed(self.records):
+        for kind, inputs, out, c in reversed(self.records):
             dout = grads.pop(out.id, None)
             if dout is None:
                 continue
             x = inputs[0]
             if kind == "mul":
-                dx = [dout[0] * inputs[1].data[0]]
+                dx = [dout[0] * c]
             elif kind == "add":
                 dx = dout
             else:
@@ -95,7 +106,7 @@ class BareTape:
                 dx = [dout[0] * (1.0 - o * o)]
             prev = grads.get(x.id)
             grads[x.id] = dx if prev is None else [prev[0] + dx[0]]
-        for _, inputs, out in self.records:  # release what the tape held
+        for _, inputs, out, _ in self.records:  # release what the tape held
             for t in (*inputs, out):
                 t.holds -= 1
                 if t.holds == 0 and t.disposed:
@@ -104,11 +115,11 @@ class BareTape:
         return BareTensor(grads[source.id], None)
 
 
-def prototype_chain(prog: list[tuple[str, float]], x0: float) -> tuple[float, float]:
+def prototype_chain(prog: list[tuple[str, float]], x0: float, numbers_as_tensors: bool = True) -> tuple[float, float]:
     """The chain on the bare engine, inside a tidy scope: (value, d value / d x)."""
     scope: list[BareTensor] = []
     x = BareTensor([x0], scope)
-    tape = BareTape()
+    tape = BareTape(numbers_as_tensors)
     tape.tracked.add(x.id)
     y = x
     for name, c in prog:
