@@ -80,7 +80,7 @@ def backward(
         if values:
             found = walk_values(records, targets, douts, sources, zero)
         else:
-            result = walk(records, targets, douts, sources, zero, st.observers, None, on_step)
+            result = walk(records, targets, douts, sources, zero, st.observers, on_step)
     except BaseException:
         STATE.reset(token)
         runtime.close_scope(scope, (), st.scopes)
@@ -151,15 +151,15 @@ def walk(
     sources: list[Tensor],
     zero: bool,
     observers: tuple[runtime.Observer, ...],
-    norms: dict[int, float] | None,
     on_step: OnStep | None = None,
 ) -> list[Tensor | None]:
     """The loop itself: each record's VJP turns its output's gradient into its inputs' gradients.
 
     ``douts`` are the targets' output gradients (``None``: ones); ``zero`` gives
-    unconnected sources zeros instead of ``None``; ``norms``, when given,
-    receives the norm of the gradient that reached each output; ``on_step``,
-    when given, is called after each VJP with the gradients so far, by tensor id."""
+    unconnected sources zeros instead of ``None``; ``on_step``, when given, is
+    called after each VJP with the gradients so far, by tensor id. Runs when an
+    outer tape or an observer watches the pass (its VJPs are then ops they see),
+    or ``on_step`` asks for tensors; otherwise :func:`backward` uses :func:`walk_values`."""
     grads: dict[int, Tensor] = {}
     for t, d in zip(targets, douts):
         d = fill(t.shape, 1.0) if d is None else d
@@ -173,9 +173,6 @@ def walk(
             continue
         if out.id in keep:
             grads[out.id] = dout  # a source that is also an op's output: its gradient is a result
-        if norms is not None:
-            data = dout._data
-            norms[out.id] = math.hypot(*data) if data is not None else math.nan
         vjp = op.vjp
         assert vjp is not None  # only differentiable ops are recorded
         if params:
@@ -216,7 +213,9 @@ def walk_values(
     VJP on a tensor outside the arena. The gradients are the very floats
     :func:`walk` gives (each VJP on values does the tensor VJP's arithmetic,
     and gradients add up in the same order). Lists are never written into,
-    so a gradient may share one with a tensor. Returns the sources' values.
+    so a gradient may share one with a tensor. ``norms``, when given, receives
+    the norm of the gradient that reached each output (``gradient_norms``).
+    Returns the sources' values.
     """
     grads: dict[int, list[float]] = {}
     for t, d in zip(targets, douts):
