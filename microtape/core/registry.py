@@ -143,14 +143,12 @@ class Primitive(Generic[P]):
         c._holds = 0
         c._kept = False
         args = (x, c) if first else (c, x)
-        if st.light:  # nothing registered, nothing to dispose: it goes when the op's frame does
-            data, shape = op.forward(*args)
-            return emit(op, args, _NO_PARAMS, data, shape)
-        LIVE[cid] = c
         try:
-            if st.observers:
+            if not st.light:  # in a light block (a backward pass nothing watches) nothing is registered
+                LIVE[cid] = c
                 for obs in st.observers:
                     obs.on_create(c)
+            if st.observers:
                 return apply(op, args, _NO_PARAMS)  # timed for profile
             data, shape = op.forward(*args)
             return emit(op, args, _NO_PARAMS, data, shape)
