@@ -21,12 +21,11 @@ from time import perf_counter
 from typing import Generic, ParamSpec
 
 from . import runtime
-from .runtime import DISPATCH, LIVE, STATE, new
-from .types import Flat
+from .runtime import DISPATCH, LIVE, STATE
+from .types import Flat, ValueGrads
 from ..errors import InvalidArgumentError, explain
 from .convert import op_scope_ends
 from .tensor import Grads, Tensor, as_tensor
-from .types import ValueGrads
 
 __all__ = ["OPS", "Op", "Primitive", "apply", "composite", "emit", "primitive"]
 
