@@ -28,6 +28,7 @@ from ..core.shape import size_of
 from ..core.tensor import Tensor
 from ..core.types import Shape
 from ..errors import DisposedTensorError, explain
+from .specialise import specialised
 
 __all__ = ["Slot", "Trace", "compile_program"]
 
@@ -198,7 +199,25 @@ def _kernel(slot: Slot) -> Callable[..., list[float]]:
     return general
 
 
-def _live(program: Trace, results: list[int]) -> list[bool]:
+def _repeated(slots: list[Slot]) -> dict[int, int]:
+    """Op lines that repeat an earlier one (the same op, inputs and parameters): each maps to the first.
+
+    Ops are pure, so the replay computes such a line once; a step that transposes
+    one weight at every time step of a recurrent net transposes it once."""
+    first: dict[tuple[str, tuple[int, ...], str], int] = {}
+    alias: dict[int, int] = {}
+    for i, sl in enumerate(slots):
+        if sl.kind != "op" or sl.op is None:
+            continue
+        key = (sl.op.name, tuple(alias.get(j, j) for j in sl.inputs), repr(sorted(sl.params.items())))
+        if key in first:
+            alias[i] = first[key]
+        else:
+            first[key] = i
+    return alias
+
+
+def _live(program: Trace, results: list[int], alias: dict[int, int]) -> list[bool]:
     slots = program.slots
     live = [False] * len(slots)
     for s in results:
@@ -208,6 +227,8 @@ def _live(program: Trace, results: list[int]) -> list[bool]:
         if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
             live[i] = True
         if live[i]:
+            if i in alias:
+                live[alias[i]] = True
             for j in sl.inputs:
                 live[j] = True
     for s in program.inputs:
@@ -234,7 +255,13 @@ def compile_program(program: Trace) -> None:
     slots = program.slots
     results: list[int] = []
     _result_slots(program.output, results)
-    live = _live(program, results)
+    alias = _repeated(slots)
+    live = _live(program, results, alias)
+    pinned = set(results)  # lines whose list leaves the replay: never folded into a constant
+    for sl in slots:
+        if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
+            pinned.update(sl.inputs)
+    known: dict[int, list[float]] = {}  # const lines and op lines folded at trace time: their values
     name: dict[int, str] = {}
     text: list[str] = []
     code: list[str] = ["def replay(A, V, O):"]
@@ -258,7 +285,8 @@ def compile_program(program: Trace) -> None:
     for i, sl in enumerate(slots):
         if not live[i] or sl.kind == "input":
             continue
-        args = [f"[r{j}]" if j in floats else f"r{j}" for j in sl.inputs]  # each input as a list
+        ins = [alias.get(j, j) for j in sl.inputs]  # a repeated op line is read from its first
+        args = [f"[r{j}]" if j in floats else f"r{j}" for j in ins]  # each input as a list
         shown = " ".join(name[j] for j in sl.inputs)
         if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
             if sl.kind == "update":
@@ -283,10 +311,8 @@ def compile_program(program: Trace) -> None:
         name[i] = f"%{len(name)}"
         if sl.kind == "const":
             value = sl.value or []
-            if len(value) == 1:  # a one-entry slot is a float in the replay, not a list
-                floats.add(i)
-            env[f"K{i}"] = value[0] if len(value) == 1 else value
-            code.append(f"    r{i} = K{i}")
+            known[i] = value
+            _constant(i, value, code, env, floats)
             text.append(f"  {name[i]} = const {_const_text(sl.value, sl.shape)}  # {sl.shape}")
         elif sl.kind == "read":
             code.append(f"    r{i} = V[{var(sl.var)}]._data")
@@ -294,11 +320,18 @@ def compile_program(program: Trace) -> None:
         else:
             op = sl.op
             assert op is not None
-            code.append(f"    r{i} = {_expression(i, sl, args, env, floats)}")
+            if i in alias:
+                pass  # the replay reads its first line instead
+            elif i not in pinned and ins and all(j in known for j in ins):  # constants in: a constant out
+                known[i] = _kernel(sl)(*[known[j] for j in ins])
+                _constant(i, known[i], code, env, floats)
+            else:
+                code.append(f"    r{i} = {_expression(i, sl, ins, args, env, floats)}")
             params = "".join(f" {k}={v!r}" for k, v in sl.params.items())
             text.append(f"  {name[i]} = {op.name} {shown}{params}  # {sl.shape}{_line_of(sl.where)}")
     index = {s: pos for pos, s in enumerate(dict.fromkeys(results))}
-    code.append(f"    return ({''.join(f'[r{s}], ' if s in floats else f'r{s}, ' for s in index)})")
+    back = [alias.get(s, s) for s in index]
+    code.append(f"    return ({''.join(f'[r{s}], ' if s in floats else f'r{s}, ' for s in back)})")
     shown_results = ", ".join(name[s] for s in index)
     text.append(f"  return {shown_results}" if shown_results else "  return")
     program._text = [f"program {program.name}({', '.join(header)}):"] + text
@@ -312,15 +345,27 @@ def compile_program(program: Trace) -> None:
         sl.variables = []
 
 
-def _expression(i: int, sl: Slot, args: list[str], env: dict[str, object], floats: set[int]) -> str:
+def _constant(i: int, value: list[float], code: list[str], env: dict[str, object], floats: set[int]) -> None:
+    if len(value) == 1:  # a one-entry slot is a float in the replay, not a list
+        floats.add(i)
+    env[f"K{i}"] = value[0] if len(value) == 1 else value
+    code.append(f"    r{i} = K{i}")
+
+
+def _expression(i: int, sl: Slot, ins: list[int], args: list[str], env: dict[str, object], floats: set[int]) -> str:
     """The right-hand side of one op's line: inline for the simple cases, else a kernel call.
 
     An inline op on one-entry slots works on floats (and its slot joins ``floats``):
-    no list is made, which is what makes a scalar chain cheap."""
+    no list is made, which is what makes a scalar chain cheap. Other ops run the
+    kernel ``specialise.py`` writes for their shapes, or their eager forward."""
     op = sl.op
     assert op is not None
     shapes = sl.in_shapes
-    one = [f"r{j}" if j in floats else f"r{j}[0]" for j in sl.inputs]  # each input as a float
+    one = [f"r{j}" if j in floats else f"r{j}[0]" for j in ins]  # each input as a float
+    if op.name == "reshape":  # the same list, as the eager op shares it (tensors are immutable)
+        if ins[0] in floats:
+            floats.add(i)
+        return f"r{ins[0]}"
     if op.name in _INLINE2 and len(shapes) == 2 and shapes[0] == shapes[1] and not sl.params:
         if size_of(shapes[0]) == 1:
             floats.add(i)
@@ -331,5 +376,6 @@ def _expression(i: int, sl: Slot, args: list[str], env: dict[str, object], float
             floats.add(i)
             return _INLINE1[op.name].format(one[0])
         return f"[{_INLINE1[op.name].format('v')} for v in {args[0]}]"
-    env[f"F{i}"] = _kernel(sl)
+    eager = _kernel(sl)
+    env[f"F{i}"] = specialised(op.name, sl.params, shapes, sl.shape, eager) or eager
     return f"F{i}({', '.join(args)})"

@@ -1,0 +1,200 @@
+"""Kernels a replay specialises at trace time, where every shape is known.
+
+Read after ``program.py``, whose compiler asks :func:`specialised` for each
+op line before it falls back to the op's eager forward. An eager op checks
+its inputs, works out broadcasting and loop bounds, and builds its index
+tables at every call; in a replay the shapes are fixed, so that work is done
+once, here, and what is left is a closure over flat lists:
+
+* ``matmul`` with its sizes fixed. A product whose inner size is 1 is an
+  outer product, and one whose inner size is 2 is one addition per entry:
+  ``math.fsum`` of one or two numbers is that number or their IEEE sum
+  (except that fsum's zero is always ``+0.0``, which ``or 0.0`` restores),
+  so neither needs a call of ``fsum``;
+* ``add``, ``sub``, ``mul``, ``div`` and ``greater`` with the broadcast done
+  by a precomputed gather (``operator.itemgetter``) or a repeat;
+* ``sum`` along axes with its index table made once;
+* ``transpose`` and ``broadcast_to`` as one precomputed gather; ``relu``;
+  ``clone`` as a copy of the list.
+
+Every closure gives the eager kernel's floats bit for bit: the same
+``operator`` functions (an inline ``*`` can return another NaN when both
+operands are NaN), the same order of operations, the same ``math.fsum``, and
+where Python raises (``fsum``'s overflow, a division by zero) the eager
+kernel itself recomputes the entry. ``tests/train/test_specialise.py``
+compares the bits with the eager ops on IEEE corner cases.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Sequence
+from itertools import repeat
+from typing import cast
+
+from ..core.shape import broadcast_index, normalize_axes, reduce_index, reduced_shape, size_of, transpose_index
+from ..core.types import Shape
+
+__all__ = ["Kernel", "specialised"]
+
+Kernel = Callable[..., list[float]]
+"""A replay's kernel: flat lists in (one per input), a new flat list out."""
+
+_ZERO_IS_POSITIVE = math.copysign(1.0, math.fsum([-0.0])) > 0.0
+"""``math.fsum`` returns ``+0.0`` for a zero sum (true on every CPython we test; checked, not assumed)."""
+
+_add, _sub, _mul, _div = operator.add, operator.sub, operator.mul, operator.truediv
+
+
+def _greater(a: float, b: float) -> float:
+    return float(a > b)
+
+
+_BINARY: dict[str, Callable[[float, float], float]] = {
+    "add": _add,
+    "sub": _sub,
+    "mul": _mul,
+    "div": _div,
+    "greater": _greater,
+}
+"""The binary ops a replay specialises, with the function their eager kernel maps."""
+
+
+def specialised(name: str, params: dict[str, object], in_shapes: Sequence[Shape], shape: Shape, eager: Kernel) -> Kernel | None:
+    """The replay's kernel for one op line, or None where the eager forward is run as it is.
+
+    ``eager`` is that forward on flat lists; a closure calls it where Python
+    raises, so that the IEEE result of the eager kernel is the result.
+
+    Examples:
+        >>> from microtape.train.specialise import specialised
+        >>> k = specialised("matmul", {}, [(2, 1), (1, 3)], (2, 3), eager=lambda a, b: [])
+        >>> k([1.0, 2.0], [3.0, -0.0, 5.0])
+        [3.0, 0.0, 5.0, 6.0, 0.0, 10.0]
+    """
+    if name == "matmul" and len(in_shapes) == 2:
+        return _matmul(in_shapes[0], in_shapes[1], eager)
+    if name in _BINARY and len(in_shapes) == 2:
+        return _binary(_BINARY[name], in_shapes[0], in_shapes[1], shape, eager)
+    if name == "relu":
+        return _relu
+    if name == "sum" and len(in_shapes) == 1:
+        return _sum_along(in_shapes[0], params)
+    if name == "clone":
+        return list  # the same entries in the same order, in a new list as the eager kernel's
+    if name == "transpose" and len(in_shapes) == 1:
+        rank = len(in_shapes[0])
+        perm = params.get("perm")
+        p = tuple(range(rank - 1, -1, -1)) if perm is None else tuple(cast("Sequence[int]", perm))
+        if sorted(p) != list(range(rank)):
+            return None  # negative axes: the eager op normalises them
+        return _gather(transpose_index(in_shapes[0], p))
+    if name == "broadcast_to" and len(in_shapes) == 1:
+        return _gather(broadcast_index(in_shapes[0], shape))
+    return None
+
+
+def _sum_along(src: Shape, params: dict[str, object]) -> Kernel | None:
+    """A sum along some axes: the eager kernel's loop, with its index table made once."""
+    axes = normalize_axes(params.get("axis"), len(src), "sum")  # type: ignore[arg-type]
+    n_out = size_of(reduced_shape(src, axes, False))
+    if len(axes) == len(src) or n_out == 1 or size_of(src) == 0:
+        return None  # a whole sum: one call of fsum in the eager kernel
+    index = reduce_index(src, axes)
+
+    def sums(a: list[float]) -> list[float]:
+        out = [0.0] * n_out
+        for i, j in zip(index, a):  # as the eager kernel adds, in the same order
+            out[i] += j
+        return out
+
+    return sums
+
+
+def _relu(a: list[float]) -> list[float]:
+    return [0.0 if v <= 0.0 else v for v in a]  # relu's own lambda: nan stays nan
+
+
+def _gather(index: list[int]) -> Kernel:
+    """Entry ``index[i]`` of the input at position ``i``: transposes and broadcasts."""
+    if len(index) == 1:
+        only = index[0]
+        return lambda a: [a[only]]
+    if not index:
+        return lambda a: []
+    pick = operator.itemgetter(*index)
+    return lambda a: list(pick(a))
+
+
+def _operand(src: Shape, out: Shape) -> Callable[[list[float]], Sequence[float] | repeat[float]]:
+    """How one operand of a broadcasting binary op is read at the output's size."""
+    n = size_of(out)
+    if src == out:
+        return lambda a: a
+    if size_of(src) == 1:
+        return lambda a: repeat(a[0], n)
+    pick = operator.itemgetter(*broadcast_index(src, out))
+    return pick  # a tuple of floats: n > 1 here, so never a lone float
+
+
+def _binary(fn: Callable[[float, float], float], a_shape: Shape, b_shape: Shape, shape: Shape, eager: Kernel) -> Kernel | None:
+    if size_of(shape) <= 1:
+        return None  # one entry: program.py writes the scalar case inline, or the eager kernel runs
+    if fn is _greater and size_of(b_shape) == 1 and a_shape == shape:  # a mask, as relu's VJP makes
+
+        def mask(a: list[float], b: list[float]) -> list[float]:
+            bound = b[0]
+            return [1.0 if v > bound else 0.0 for v in a]  # float(v > bound)
+
+        return mask
+    left, right = _operand(a_shape, shape), _operand(b_shape, shape)
+
+    def binary(a: list[float], b: list[float]) -> list[float]:
+        try:
+            return list(map(fn, left(a), right(b)))
+        except (OverflowError, ValueError, ZeroDivisionError):  # only div raises: the eager kernel's IEEE path
+            return eager(a, b)
+
+    return binary
+
+
+def _matmul(a_shape: Shape, b_shape: Shape, eager: Kernel) -> Kernel | None:
+    n, k = a_shape if len(a_shape) == 2 else (1, a_shape[0])
+    k2, m = b_shape if len(b_shape) == 2 else (b_shape[0], 1)
+    if k != k2 or 0 in (n, k, m):
+        return None
+    fsum = math.fsum
+    if k == 1 and _ZERO_IS_POSITIVE:
+
+        def outer(a: list[float], b: list[float]) -> list[float]:
+            # fsum([p]) is p, but +0.0 for -0.0
+            return [p or 0.0 for x in a for p in map(_mul, repeat(x, m), b)]
+
+        return outer
+    if k == 2 and _ZERO_IS_POSITIVE:
+
+        def pairs(a: list[float], b: list[float]) -> list[float]:
+            # fsum([p, q]) is the correctly rounded p + q, which IEEE's addition is too; +0.0 for a zero; where
+            # fsum raises (overflow, inf - inf) the eager kernel adds left to right from 0.0: p + q again
+            b0, b1 = b[:m], b[m:]
+            return [
+                s or 0.0
+                for i in range(0, 2 * n, 2)
+                for s in map(_add, map(_mul, repeat(a[i], m), b0), map(_mul, repeat(a[i + 1], m), b1))
+            ]
+
+        return pairs
+
+    starts = range(0, n * k, k)
+    columns = range(m)
+
+    def dots(a: list[float], b: list[float]) -> list[float]:
+        rows = [a[i : i + k] for i in starts]
+        cols = [b[j::m] for j in columns]
+        try:
+            return [fsum(map(_mul, row, col)) for row in rows for col in cols]
+        except (OverflowError, ValueError):  # a dot product overflows or holds inf - inf: the eager kernel's IEEE path
+            return eager(a, b)
+
+    return dots
