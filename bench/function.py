@@ -18,19 +18,38 @@ trace, the first call, is not timed):
 * per op (information): one op of each kind, eager inside ``tidy`` against
   the same op replayed, time per op.
 
+Two prototypes, information rows, measure what the two replay targets that
+are missed would take:
+
+* the MLP step replayed with the builtin ``sum`` in place of ``math.fsum``
+  (in microtape's kernels and the replay's, swapped for that row only):
+  the same step as the hand-written lists, the same arithmetic, so it shows
+  what the exactly rounded sum costs the replay (microtape keeps ``fsum``:
+  the same bits on every Python version, and the replay gives the eager
+  step's bits);
+* the demo step's dot products alone, on lists (every matrix product the
+  step's forward and backward pass compute, the rest left out), against the
+  eager step: the most any replay that computes the same floats can gain,
+  with ``fsum`` and with the builtin ``sum``.
+
 Run: ``python bench/function.py [--quick] [--repeat N]``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import operator
 import random
 import sys
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
 
 import chain
 import mlp
 import microtape as mt
+import microtape.core.kernels
+import microtape.train.specialise
 from _timing import Config, Row, Timing, compare, fmt_time, ratio_row
 
 
@@ -114,6 +133,55 @@ def mlp_rows(cfg: Config) -> list[Row]:
     return [ratio_row(f"MLP 2-16-16-1 step, {n} points, replayed, vs lists", t, 1.1)]
 
 
+@contextlib.contextmanager
+def builtin_sum() -> Iterator[None]:
+    """Inside: microtape's kernels and the replay's add with ``sum`` where they call ``math.fsum`` (a prototype)."""
+    modules = [microtape.core.kernels, microtape.train.specialise]
+    swapped = types.SimpleNamespace(**{k: getattr(math, k) for k in dir(math) if not k.startswith("_")})
+    swapped.fsum = sum
+    for m in modules:
+        setattr(m, "math", swapped)
+    try:
+        yield
+    finally:
+        for m in modules:
+            setattr(m, "math", math)
+
+
+def mlp_sum_rows(cfg: Config) -> list[Row]:
+    """The MLP replay with the builtin sum: what would meet the 1.1x target (a prototype, not microtape's numbers)."""
+    xs, ys = mlp.two_moons(20 if cfg.quick else 100)
+    p = mlp.init_params()
+    with builtin_sum():
+        model = mlp.TapeMLP(p, xs, ys)
+
+        def body() -> mt.Tensor:
+            with mt.GradientTape() as tape:
+                loss = model.loss()
+            grads = tape.gradient(loss, model.params)
+            for v, g in zip(model.params, grads):
+                assert g is not None
+                v.assign_sub(g * mlp.LR)
+            return loss
+
+        step = mt.function(body)
+
+        def replayed() -> float:
+            loss = step()
+            value = loss.item()
+            loss.dispose()
+            return value
+
+        plain_p = [[row[:] for row in m] for m in p]
+        for _ in range(3):
+            assert math.isclose(replayed(), mlp.plain_step(plain_p, xs, ys), rel_tol=1e-12)
+        try:
+            t = compare(replayed, lambda: mlp.plain_step(plain_p, xs, ys), cfg)
+        finally:
+            model.dispose()
+    return [Row("  prototype: MLP replayed with builtin sum for fsum, vs lists", fmt_time(t.a), fmt_time(t.b), t.ratio, "(info)", None)]
+
+
 def fit_rows(cfg: Config) -> list[Row]:
     x, y = mt.keep(mt.tensor1d([1, 2, 3, 4])), mt.keep(mt.tensor1d([1, 3, 5, 7]))
 
@@ -183,8 +251,29 @@ def rnn_rows(cfg: Config) -> list[Row]:
     for _ in range(3):
         assert eager() == replayed()
     t = compare(eager, replayed, cfg)
+    rows = [_speedup_row(f"dashboard --demo step (RNN {steps}x{batch}x{hidden}), replayed vs eager", t, 3.0)]
+    # the floor: the products of matrices this step computes, and nothing else (the shapes of its program)
+    dots = [((batch, hidden), (hidden, hidden))] * (2 * steps - 1)  # h @ W forward, dz @ W.T backward (not at h0)
+    dots += [((hidden, batch), (batch, hidden))] * steps  # h.T @ dz: the gradient of W
+    dots += [((1, batch), (batch, hidden))] * steps  # x.T @ dz: the gradient of U
+    dots += [((batch, hidden), (hidden, 1)), ((hidden, batch), (batch, 1)), ((batch, 1), (1, hidden))]  # V's three
+    mats = [(_matrix(rng, a), _matrix(rng, b)) for a, b in dots]
+    for name, total in (("fsum", math.fsum), ("builtin sum", sum)):
+
+        def floor(total: Callable[[Iterator[float]], float] = total) -> None:
+            for a, b in mats:
+                cols = list(zip(*b))
+                [[total(map(operator.mul, row, c)) for c in cols] for row in a]
+
+        f = compare(eager, floor, cfg)
+        rows.append(Row(f"  floor: the demo step's dot products alone ({name}), vs eager", fmt_time(f.b), fmt_time(f.a), f.ratio,
+                        "(info: most a replay gains)", None))
     mt.dispose(start)
-    return [_speedup_row(f"dashboard --demo step (RNN {steps}x{batch}x{hidden}), replayed vs eager", t, 3.0)]
+    return rows
+
+
+def _matrix(rng: random.Random, shape: tuple[int, int]) -> list[list[float]]:
+    return [[rng.uniform(-1.0, 1.0) for _ in range(shape[1])] for _ in range(shape[0])]
 
 
 PER_OP: list[tuple[str, Callable[[mt.Tensor, mt.Tensor], mt.Tensor], tuple[int, ...]]] = [
@@ -222,7 +311,7 @@ def per_op_rows(cfg: Config) -> list[Row]:
 
 
 def run(cfg: Config) -> list[Row]:
-    return [*chain_rows(cfg), *mlp_rows(cfg), *fit_rows(cfg), *rnn_rows(cfg), *per_op_rows(cfg)]
+    return [*chain_rows(cfg), *mlp_rows(cfg), *mlp_sum_rows(cfg), *fit_rows(cfg), *rnn_rows(cfg), *per_op_rows(cfg)]
 
 
 if __name__ == "__main__":

@@ -4,11 +4,15 @@ Read with ``function.py``, which fills a ``Trace`` while it traces.
 A trace is a list of *slots* in the order the trace met them: inputs,
 constants, variable reads, op results, and the effects (``assign``,
 ``assign_add``, ``assign_sub``, an optimizer's update). Compiling it drops
-what neither the results nor an effect need, then writes the rest as one
-Python function of straight-line code over flat lists (``r3 = [r1[0] * r2[0]]``
-for a scalar product; other ops call their forward once per replay on
-carriers made at trace time: tensors outside the arena whose list is swapped
-in). Replaying it is one call of that function; its results become tensors.
+what neither the results nor an effect need, reads a line that repeats an
+earlier one (the same op, inputs and parameters) from the first, computes a
+line whose inputs are all constants once, now, and writes the rest as one
+Python function of straight-line code over flat lists (``r3 = _mul(r1, r2)``
+for a product of two one-entry values, which the replay keeps as floats). Other
+ops call the kernel ``specialise.py`` writes for their shapes, or else their
+forward, on carriers made at trace time: tensors outside the arena whose list
+is swapped in. Replaying it is one call of that function; its results become
+tensors. The listing shows every line the trace met, as the step ran it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from .specialise import specialised
 
 __all__ = ["Slot", "Trace", "compile_program"]
 
-_INLINE2 = {"add": "+", "sub": "-", "mul": "*"}
+_INLINE2 = {"add", "sub", "mul"}
 """Binary ops whose float maths never raises: written inline when both shapes are equal."""
 _INLINE1 = {"neg": "-{}", "tanh": "_tanh({})", "square": "{0} * {0}"}
 """Unary ops whose float maths never raises: written inline (on a one-entry slot, as a float)."""
@@ -369,7 +373,7 @@ def _expression(i: int, sl: Slot, ins: list[int], args: list[str], env: dict[str
     if op.name in _INLINE2 and len(shapes) == 2 and shapes[0] == shapes[1] and not sl.params:
         if size_of(shapes[0]) == 1:
             floats.add(i)
-            return f"{one[0]} {_INLINE2[op.name]} {one[1]}"
+            return f"_{op.name}({one[0]}, {one[1]})"  # the kernel's function: an inline `*` of two NaNs can give the other one
         return f"list(map(_{op.name}, {args[0]}, {args[1]}))"
     if op.name in _INLINE1 and len(shapes) == 1 and not sl.params:
         if size_of(shapes[0]) == 1:

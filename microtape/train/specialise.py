@@ -1,6 +1,6 @@
 """Kernels a replay specialises at trace time, where every shape is known.
 
-Read after ``program.py``, whose compiler asks :func:`specialised` for each
+Read after ``program.py``, whose compiler asks ``specialised`` for each
 op line before it falls back to the op's eager forward. An eager op checks
 its inputs, works out broadcasting and loop bounds, and builds its index
 tables at every call; in a replay the shapes are fixed, so that work is done
