@@ -393,13 +393,32 @@ print(fit_step.program)
 # The listing shows what the step ran. The replay compiled from it does a
 # little more, because every shape is known by then: an op whose inputs were
 # all made outside the function (constants, for the program) is computed
-# once, while compiling; a line that repeats an earlier one (the same op on
-# the same values, such as the transpose of one weight at every time step of
-# a recurrent net) is computed once per call; and the common ops run kernels
+# once, while compiling, and its line says ``folded``; a line that repeats an
+# earlier one (the same op on the same values, such as the transpose of one
+# weight at every time step of a recurrent net) is computed once per call,
+# and its line says which one it repeats; and the common ops run kernels
 # written for their shapes, a broadcast as a table of positions made once, a
 # matrix product with an inner size of 1 as an outer product. None of this
 # changes a float: each call gives what the eager step gives, bit for bit.
-#
+# Two time steps of a tiny recurrent net show both marks: we expect the
+# second ``transpose`` to repeat the first and the ``square`` of the constant
+# to be folded:
+rw = mt.variable([[0.5, -0.2], [0.1, 0.3]], name="rw")
+gain = mt.keep(mt.tensor([1.0, 2.0]))
+
+
+@mt.function
+def unrolled(h: mt.Tensor) -> mt.Tensor:
+    for _ in range(2):  # two time steps, one weight
+        h = mt.tanh(h @ rw.transpose())
+    return h * gain.square()  # gain was made outside: a constant here
+
+
+unrolled_out = unrolled(mt.tensor([[1.0, 0.0]]))
+print(unrolled.program)
+mt.dispose([unrolled_out, gain, rw])
+
+# %%
 # What replay means for ``memory()``: a call of the function behaves like
 # ``tidy`` around the step. Replayed, nothing in between is a tensor at all,
 # so after each call ``memory()`` shows what the step returned and the

@@ -12,7 +12,9 @@ for a product of two one-entry values, which the replay keeps as floats). Other
 ops call the kernel ``specialise.py`` writes for their shapes, or else their
 forward, on carriers made at trace time: tensors outside the arena whose list
 is swapped in. Replaying it is one call of that function; its results become
-tensors. The listing shows every line the trace met, as the step ran it.
+tensors. The listing shows every line the trace met, as the step ran it,
+and marks a line the replay reads from an earlier one (``repeats %5``) or
+computed while compiling (``folded``).
 """
 
 from __future__ import annotations
@@ -324,15 +326,17 @@ def compile_program(program: Trace) -> None:
         else:
             op = sl.op
             assert op is not None
-            if i in alias:
-                pass  # the replay reads its first line instead
+            if i in alias:  # the replay reads its first line instead
+                note = f", repeats {name[alias[i]]}"
             elif i not in pinned and ins and all(j in known for j in ins):  # constants in: a constant out
                 known[i] = _kernel(sl)(*[known[j] for j in ins])
                 _constant(i, known[i], code, env, floats)
+                note = ", folded"
             else:
                 code.append(f"    r{i} = {_expression(i, sl, ins, args, env, floats)}")
+                note = ""
             params = "".join(f" {k}={v!r}" for k, v in sl.params.items())
-            text.append(f"  {name[i]} = {op.name} {shown}{params}  # {sl.shape}{_line_of(sl.where)}")
+            text.append(f"  {name[i]} = {op.name} {shown}{params}  # {sl.shape}{_line_of(sl.where)}{note}")
     index = {s: pos for pos, s in enumerate(dict.fromkeys(results))}
     back = [alias.get(s, s) for s in index]
     code.append(f"    return ({''.join(f'[r{s}], ' if s in floats else f'r{s}, ' for s in back)})")
