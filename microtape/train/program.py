@@ -263,10 +263,11 @@ def compile_program(program: Trace) -> None:
     _result_slots(program.output, results)
     alias = _repeated(slots)
     live = _live(program, results, alias)
-    pinned = set(results)  # lines whose list leaves the replay: never folded into a constant
+    pinned = set(results)  # lines whose list leaves the replay (and the lines they repeat): never folded
     for sl in slots:
         if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
             pinned.update(sl.inputs)
+    pinned.update([alias[s] for s in pinned if s in alias])
     known: dict[int, list[float]] = {}  # const lines and op lines folded at trace time: their values
     name: dict[int, str] = {}
     text: list[str] = []
