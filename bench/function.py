@@ -94,11 +94,8 @@ def chain_rows(cfg: Config) -> list[Row]:
     return [Row(row.workload, f"{row.microtape} ({per})", row.baseline, row.ratio, row.target, row.met, row.limit)]
 
 
-def mlp_rows(cfg: Config) -> list[Row]:
-    xs, ys = mlp.two_moons(20 if cfg.quick else 100)
-    p = mlp.init_params()
-    eager_model = mlp.TapeMLP(p, xs, ys)
-    model = mlp.TapeMLP(p, xs, ys)
+def replayed_mlp_step(model: mlp.TapeMLP) -> Callable[[], float]:
+    """The MLP step of ``mlp.py`` (tape, gradient, ``assign_sub``) under ``mt.function``; returns the loss."""
 
     def body() -> mt.Tensor:
         with mt.GradientTape() as tape:
@@ -117,6 +114,15 @@ def mlp_rows(cfg: Config) -> list[Row]:
         loss.dispose()
         return value
 
+    return replayed
+
+
+def mlp_rows(cfg: Config) -> list[Row]:
+    xs, ys = mlp.two_moons(20 if cfg.quick else 100)
+    p = mlp.init_params()
+    eager_model = mlp.TapeMLP(p, xs, ys)
+    model = mlp.TapeMLP(p, xs, ys)
+    replayed = replayed_mlp_step(model)
     for _ in range(3):
         assert replayed() == eager_model.step()
     assert [v.data_sync() for v in model.params] == [v.data_sync() for v in eager_model.params]
@@ -154,24 +160,7 @@ def mlp_sum_rows(cfg: Config) -> list[Row]:
     p = mlp.init_params()
     with builtin_sum():
         model = mlp.TapeMLP(p, xs, ys)
-
-        def body() -> mt.Tensor:
-            with mt.GradientTape() as tape:
-                loss = model.loss()
-            grads = tape.gradient(loss, model.params)
-            for v, g in zip(model.params, grads):
-                assert g is not None
-                v.assign_sub(g * mlp.LR)
-            return loss
-
-        step = mt.function(body)
-
-        def replayed() -> float:
-            loss = step()
-            value = loss.item()
-            loss.dispose()
-            return value
-
+        replayed = replayed_mlp_step(model)
         plain_p = [[row[:] for row in m] for m in p]
         for _ in range(3):
             assert math.isclose(replayed(), mlp.plain_step(plain_p, xs, ys), rel_tol=1e-12)
