@@ -357,6 +357,8 @@ def run_million(cfg: Config) -> list[Row]:
     mem_plain = peak_bytes(lambda: plain_chain(prog))
     mem_floor = peak_bytes(lambda: prototype_chain(prog, X0))
     mem_floats = peak_bytes(lambda: prototype_chain(prog, X0, False))
+    check_same(prog, lambda p: prototype_chain(p, X0, False, False))
+    mem_unboxed = peak_bytes(lambda: prototype_chain(prog, X0, False, False))
     label = f"chain of {n:,} ops"
     time_row = ratio_row(f"{label}, fwd+bwd time, vs tuple tape", t, 2.0)
     mem_ratio = mem_tape / mem_plain
@@ -401,7 +403,15 @@ def run_million(cfg: Config) -> list[Row]:
         "(info)",
         None,
     )
-    return [time_row, nogc_row, closure_row, mem_row, floor_row, floats_row]
+    unboxed_row = Row(
+        "  same, and 0-d values held as floats, not lists, vs tuple tape",
+        f"{fmt_bytes(mem_unboxed)} ({mem_unboxed / n:.0f} B/op)",
+        f"{fmt_bytes(mem_plain)} ({mem_plain / n:.0f} B/op)",
+        mem_unboxed / mem_plain,
+        "(info)",
+        None,
+    )
+    return [time_row, nogc_row, closure_row, mem_row, floor_row, floats_row, unboxed_row]
 
 
 if __name__ == "__main__":

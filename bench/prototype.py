@@ -24,12 +24,19 @@ made for each Python number (TF.js's rule, which microtape follows: the
 number is a tensor in the arena, held while a tape needs it); the record
 keeps the float instead. ``chain.py`` measures both, to show what the
 number's tensor costs by itself.
+
+``values_as_lists=False`` (with ``numbers_as_tensors=False``) changes the
+data model as well: a 0-d tensor holds its float, not a one-entry list, which
+is what microtape's flat ``list[float]`` + shape rules out. ``chain.py``
+measures its peak memory only, to show what a million-op chain would need to
+hold 2.5 times the tuple tape.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 __all__ = ["prototype_chain"]
 
@@ -38,11 +45,13 @@ ARENA: dict[int, BareTensor] = {}
 
 
 class BareTensor:
-    """A tensor: a flat list, a shape, an id, and its lifetime (disposed? held by tapes?)."""
+    """A tensor: a flat list, a shape, an id, and its lifetime (disposed? held by tapes?).
+
+    With ``values_as_lists=False`` its data is the float itself."""
 
     __slots__ = ("data", "shape", "id", "disposed", "holds")
 
-    def __init__(self, data: list[float], scope: list[BareTensor] | None) -> None:
+    def __init__(self, data: Any, scope: list[BareTensor] | None) -> None:
         self.data = data
         self.shape: tuple[int, ...] = ()
         self.id = tid = next(_ids)
@@ -61,23 +70,26 @@ def _free(t: BareTensor) -> None:
 class BareTape:
     """Records ``(kind, inputs, out)`` for every op on a tracked tensor."""
 
-    def __init__(self, numbers_as_tensors: bool = True) -> None:
+    def __init__(self, numbers_as_tensors: bool = True, values_as_lists: bool = True) -> None:
         self.records: list[tuple[str, tuple[BareTensor, ...], BareTensor, float]] = []
         self.tracked: set[int] = set()
         self.numbers_as_tensors = numbers_as_tensors
+        self.lists = values_as_lists
 
     def op(self, kind: str, x: BareTensor, c: float | None, scope: list[BareTensor]) -> BareTensor:
         k = None
+        v = x.data[0] if self.lists else x.data
         if c is None:
             inputs: tuple[BareTensor, ...] = (x,)
-            out = BareTensor([math.tanh(x.data[0])], scope)
+            r = math.tanh(v)
         else:
             if self.numbers_as_tensors:
                 k = BareTensor([c], None)  # the number's tensor, in the arena, not in the scope
                 inputs = (x, k)
             else:
                 inputs = (x,)
-            out = BareTensor([x.data[0] * c if kind == "mul" else x.data[0] + c], scope)
+            r = v * c if kind == "mul" else v + c
+        out = BareTensor([r] if self.lists else r, scope)
         if x.id in self.tracked:
             self.tracked.add(out.id)
             self.records.append((kind, inputs, out, 0.0 if c is None else c))
@@ -102,7 +114,7 @@ class BareTape:
             elif kind == "add":
                 dx = dout
             else:
-                o = out.data[0]
+                o = out.data[0] if self.lists else out.data
                 dx = [dout[0] * (1.0 - o * o)]
             prev = grads.get(x.id)
             grads[x.id] = dx if prev is None else [prev[0] + dx[0]]
@@ -115,17 +127,19 @@ class BareTape:
         return BareTensor(grads[source.id], None)
 
 
-def prototype_chain(prog: list[tuple[str, float]], x0: float, numbers_as_tensors: bool = True) -> tuple[float, float]:
+def prototype_chain(
+    prog: list[tuple[str, float]], x0: float, numbers_as_tensors: bool = True, values_as_lists: bool = True
+) -> tuple[float, float]:
     """The chain on the bare engine, inside a tidy scope: (value, d value / d x)."""
     scope: list[BareTensor] = []
-    x = BareTensor([x0], scope)
-    tape = BareTape(numbers_as_tensors)
+    x = BareTensor([x0] if values_as_lists else x0, scope)
+    tape = BareTape(numbers_as_tensors, values_as_lists)
     tape.tracked.add(x.id)
     y = x
     for name, c in prog:
         y = tape.op(name, y, None if name == "tanh" else c, scope)
     g = tape.gradient(y, x)
-    value, grad = y.data[0], g.data[0]
+    value, grad = (y.data[0] if values_as_lists else y.data), g.data[0]
     for t in scope:  # the scope ends: dispose what it made
         if not t.disposed:
             t.disposed = True
