@@ -22,7 +22,7 @@ Two prototypes, information rows, measure what the two replay targets that
 are missed would take:
 
 * the MLP step replayed with the builtin ``sum`` in place of ``math.fsum``
-  (in microtape's kernels and the replay's, swapped for that row only):
+  (in microtape's kernels, which the replay calls too, swapped for that row only):
   the same step as the hand-written lists, the same arithmetic, so it shows
   what the exactly rounded sum costs the replay (microtape keeps ``fsum``:
   the same bits on every Python version, and the replay gives the eager
@@ -49,7 +49,6 @@ import chain
 import mlp
 import microtape as mt
 import microtape.core.kernels
-import microtape.train.specialise
 from _timing import Config, Row, Timing, compare, fmt_time, ratio_row
 
 
@@ -141,8 +140,8 @@ def mlp_rows(cfg: Config) -> list[Row]:
 
 @contextlib.contextmanager
 def builtin_sum() -> Iterator[None]:
-    """Inside: microtape's kernels and the replay's add with ``sum`` where they call ``math.fsum`` (a prototype)."""
-    modules = [microtape.core.kernels, microtape.train.specialise]
+    """Inside: microtape's kernels (the replay's too) add with ``sum`` where they call ``math.fsum`` (a prototype)."""
+    modules = [microtape.core.kernels]
     swapped = types.SimpleNamespace(**{k: getattr(math, k) for k in dir(math) if not k.startswith("_")})
     swapped.fsum = sum
     for m in modules:

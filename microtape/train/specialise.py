@@ -2,18 +2,19 @@
 
 Read after ``program.py``, whose compiler asks ``specialised`` for each
 op line before it falls back to the op's eager forward. An eager op checks
-its inputs, works out broadcasting and loop bounds, and builds its index
-tables at every call; in a replay the shapes are fixed, so that work is done
-once, here, and what is left is a closure over flat lists:
+its inputs, binds its arguments and works out its shapes at every call; in a
+replay the shapes are fixed, so that work is done once, here, and what is
+left is a closure over flat lists, which calls a kernel of ``kernels.py``
+directly or does the work a faster way for that shape:
 
 * ``matmul`` with its sizes fixed. A product whose inner size is 1 is an
   outer product, and one whose inner size is 2 is one addition per entry:
   ``math.fsum`` of one or two numbers is that number or their IEEE sum
   (except that fsum's zero is always ``+0.0``, which ``or 0.0`` restores),
-  so neither needs a call of ``fsum``;
+  so neither needs a call of ``fsum``; other sizes call ``matmul_flat``;
 * ``add``, ``sub``, ``mul``, ``div`` and ``greater`` with the broadcast done
   by a precomputed gather (``operator.itemgetter``) or a repeat;
-* ``sum`` along axes with its index table made once;
+* ``sum`` calling ``reduce_flat`` with its axes made once;
 * ``transpose`` and ``broadcast_to`` as one precomputed gather; ``relu``;
   ``clone`` as a copy of the list.
 
@@ -33,7 +34,8 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import cast
 
-from ..core.shape import broadcast_index, normalize_axes, reduce_index, reduced_shape, size_of, transpose_index
+from ..core.kernels import matmul_flat, reduce_flat
+from ..core.shape import broadcast_index, normalize_axes, size_of, transpose_index
 from ..core.types import Shape
 
 __all__ = ["Kernel", "specialised"]
@@ -74,7 +76,7 @@ def specialised(name: str, params: dict[str, object], in_shapes: Sequence[Shape]
         [3.0, 0.0, 5.0, 6.0, 0.0, 10.0]
     """
     if name == "matmul" and len(in_shapes) == 2:
-        return _matmul(in_shapes[0], in_shapes[1], eager)
+        return _matmul(in_shapes[0], in_shapes[1])
     if name in _BINARY and len(in_shapes) == 2:
         return _binary(_BINARY[name], in_shapes[0], in_shapes[1], shape, eager)
     if name == "relu":
@@ -95,21 +97,10 @@ def specialised(name: str, params: dict[str, object], in_shapes: Sequence[Shape]
     return None
 
 
-def _sum_along(src: Shape, params: dict[str, object]) -> Kernel | None:
-    """A sum along some axes: the eager kernel's loop, with its index table made once."""
+def _sum_along(src: Shape, params: dict[str, object]) -> Kernel:
+    """A sum: the eager kernel, called with the axes the op normalised once."""
     axes = normalize_axes(params.get("axis"), len(src), "sum")  # type: ignore[arg-type]
-    n_out = size_of(reduced_shape(src, axes, False))
-    if len(axes) == len(src) or n_out == 1 or size_of(src) == 0:
-        return None  # a whole sum: one call of fsum in the eager kernel
-    index = reduce_index(src, axes)
-
-    def sums(a: list[float]) -> list[float]:
-        out = [0.0] * n_out
-        for i, j in zip(index, a):  # as the eager kernel adds, in the same order
-            out[i] += j
-        return out
-
-    return sums
+    return lambda a: reduce_flat(a, src, axes, False, "sum")[0]  # keepdims changes the shape, not the values
 
 
 def _relu(a: list[float]) -> list[float]:
@@ -159,12 +150,11 @@ def _binary(fn: Callable[[float, float], float], a_shape: Shape, b_shape: Shape,
     return binary
 
 
-def _matmul(a_shape: Shape, b_shape: Shape, eager: Kernel) -> Kernel | None:
+def _matmul(a_shape: Shape, b_shape: Shape) -> Kernel | None:
     n, k = a_shape if len(a_shape) == 2 else (1, a_shape[0])
     k2, m = b_shape if len(b_shape) == 2 else (b_shape[0], 1)
     if k != k2 or 0 in (n, k, m):
         return None
-    fsum = math.fsum
     if k == 1 and _ZERO_IS_POSITIVE:
 
         def outer(a: list[float], b: list[float]) -> list[float]:
@@ -176,7 +166,7 @@ def _matmul(a_shape: Shape, b_shape: Shape, eager: Kernel) -> Kernel | None:
 
         def pairs(a: list[float], b: list[float]) -> list[float]:
             # fsum([p, q]) is the correctly rounded p + q, which IEEE's addition is too; +0.0 for a zero; where
-            # fsum raises (overflow, inf - inf) the eager kernel adds left to right from 0.0: p + q again
+            # fsum raises (overflow, inf - inf) matmul_flat adds left to right from 0.0: p + q again
             b0, b1 = b[:m], b[m:]
             return [
                 s or 0.0
@@ -185,16 +175,4 @@ def _matmul(a_shape: Shape, b_shape: Shape, eager: Kernel) -> Kernel | None:
             ]
 
         return pairs
-
-    starts = range(0, n * k, k)
-    columns = range(m)
-
-    def dots(a: list[float], b: list[float]) -> list[float]:
-        rows = [a[i : i + k] for i in starts]
-        cols = [b[j::m] for j in columns]
-        try:
-            return [fsum(map(_mul, row, col)) for row in rows for col in cols]
-        except (OverflowError, ValueError):  # a dot product overflows or holds inf - inf: the eager kernel's IEEE path
-            return eager(a, b)
-
-    return dots
+    return lambda a, b: matmul_flat(a, b, n, k, m)
