@@ -231,11 +231,12 @@ mt.grad(mt.grad(lambda s: s**3))(t)
 
 # %%
 # This works because each VJP is written with ops, which an open tape can
-# record. When nothing records the pass (no other tape open, no profiler or
-# other observer), there is no one to record them, so ``gradient()`` runs
-# each VJP on the flat lists of values instead: the same arithmetic, the
-# same floats, and no tensor besides the gradients it returns. That halves
-# the cost of a first-order pass; the result is the same either way.
+# record. There is only one VJP per op, and every pass calls it: when
+# nothing records the pass (no other tape open, no profiler or other
+# observer), the tensors its ops make simply stay out of the arena and are
+# freed as soon as the next step no longer needs them. So the rule printed
+# beside each op is the one that runs, at every order: edit it, and every
+# gradient changes with it.
 
 # %%
 # Jacobians

@@ -22,7 +22,7 @@ from typing import Generic, ParamSpec
 
 from . import runtime
 from .runtime import DISPATCH, LIVE, STATE
-from .types import Flat, ValueGrads
+from .types import Flat
 from ..errors import InvalidArgumentError, explain
 from .convert import op_scope_ends
 from .tensor import Grads, Tensor, as_tensor
@@ -54,16 +54,6 @@ class Op:
     wants_needs: bool = False
     """The VJP takes ``needs=(bool, ...)``: which inputs need a gradient, so it can
     skip the others (a constant operand's gradient is never asked for)."""
-    vjp_values: Callable[..., ValueGrads | None] | None = None
-    """The same VJP on flat lists, for a first-order backward pass that no other
-    tape or observer watches (``backward.walk_values``): ``(dout, out, inputs,
-    needs, params)`` with ``dout`` a list, giving one list (or ``None``) per
-    input, the same floats the tensor VJP gives, or ``None`` as a whole to
-    leave this call to the tensor VJP."""
-    values_of: Callable[..., Grads] | None = None
-    """The tensor VJP that ``vjp_values`` mirrors: a pass uses ``vjp_values`` only
-    while ``vjp`` is still that function, so replacing ``vjp`` (a test planting
-    a bug, a reader experimenting) needs nothing else."""
 
 
 _NO_PARAMS: dict[str, object] = {}  # shared by calls without settings; never mutated
@@ -89,21 +79,6 @@ class Primitive(Generic[P]):
         self.op.vjp = vjp
         self.op.wants_needs = "needs" in inspect.signature(vjp).parameters
         return vjp
-
-    def defvjp_values(self, vjp_values: Callable[..., ValueGrads | None]) -> Callable[..., ValueGrads | None]:
-        """Attach the VJP on flat lists, ``vjp_values(dout, out, inputs, needs, params)``.
-
-        A first-order backward pass that nothing else watches calls it instead
-        of the tensor VJP, so it makes no tensor per step: it must give the very
-        floats the tensor VJP gives (``tests/ops/test_vjp_values.py`` checks
-        every op that has one, bit for bit). Returning ``None`` hands the call
-        to the tensor VJP (a case not worth a second copy). Attach it after
-        :meth:`defvjp`: it mirrors that VJP, and is set aside if ``op.vjp`` is
-        replaced later.
-        """
-        self.op.vjp_values = vjp_values
-        self.op.values_of = self.op.vjp
-        return vjp_values
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         op = self.op

@@ -15,8 +15,6 @@ from typing import NoReturn, Protocol, TypeAlias, TypeVar, Union
 Shape: TypeAlias = tuple[int, ...]
 Flat: TypeAlias = tuple[list[float], Shape]
 """A tensor's contents without the tensor: (row-major values, shape). What kernels and op forwards return."""
-ValueGrads: TypeAlias = "tuple[list[float] | None, ...]"
-"""What a VJP on flat lists returns (``Op.vjp_values``): one gradient's values (or None) per input."""
 Nested: TypeAlias = Union[float, list["Nested"]]
 """What ``tolist()`` returns: a float, or nested lists of floats."""
 

@@ -21,12 +21,6 @@ need a gradient, and the VJP skips the others (the gradient of a constant
 operand such as the 2.0 in ``x * 2.0`` is never computed). Without it, a
 VJP returns every input's gradient.
 
-The ops a training step uses most also have a *VJP on values*
-(``@op.defvjp_values``): the same arithmetic on flat lists, which a
-first-order backward pass that nothing else watches runs instead, so that
-it makes no tensor per step (``autodiff/backward.py``'s ``walk_values``).
-It must give the very floats the tensor VJP gives, and
-``tests/ops/test_vjp_values.py`` checks that for every op that has one.
 """
 
 from __future__ import annotations
@@ -40,9 +34,7 @@ from .shape import (
     slice,
     transpose,
     unbroadcast,
-    unbroadcast_values,
     unreduce,
-    unreduce_values,
 )
 from .compare import (
     equal,
@@ -124,9 +116,7 @@ __all__ = [
     "tanh",
     "transpose",
     "unbroadcast",
-    "unbroadcast_values",
     "unreduce",
-    "unreduce_values",
     "where",
     "zeros_like",
 ]

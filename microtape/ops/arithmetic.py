@@ -15,8 +15,8 @@ import operator
 from ..core.floats import safe_div, safe_sqrt
 from ..core.kernels import map_flat, zip_flat
 from ..core.registry import primitive
-from ..core.types import Flat, ValueGrads
-from .shape import unbroadcast, unbroadcast_values
+from ..core.types import Flat
+from .shape import unbroadcast
 from ..core.tensor import Grads, Tensor
 
 __all__ = [
@@ -58,15 +58,6 @@ def _add_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
     )
 
 
-@add.defvjp_values
-def _add_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    x, y = inputs
-    return (
-        unbroadcast_values(dout, out.shape, x.shape) if needs[0] else None,
-        unbroadcast_values(dout, out.shape, y.shape) if needs[1] else None,
-    )
-
-
 # ── sub ─────────────────────────────────────────────────────────────────────
 # out = x - y (broadcast)      ∂out/∂x = 1      ∂out/∂y = -1
 
@@ -87,15 +78,6 @@ def _sub_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
     return (
         unbroadcast(dout, x.shape) if needs[0] else None,
         unbroadcast(neg(dout), y.shape) if needs[1] else None,
-    )
-
-
-@sub.defvjp_values
-def _sub_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    x, y = inputs
-    return (
-        unbroadcast_values(dout, out.shape, x.shape) if needs[0] else None,
-        unbroadcast_values(map_flat(operator.neg, dout), out.shape, y.shape) if needs[1] else None,
     )
 
 
@@ -120,16 +102,6 @@ def _mul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
     return (
         unbroadcast(mul(dout, y), x.shape) if needs[0] else None,
         unbroadcast(mul(dout, x), y.shape) if needs[1] else None,
-    )
-
-
-@mul.defvjp_values
-def _mul_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    x, y = inputs
-    shape = out.shape
-    return (
-        unbroadcast_values(zip_flat(operator.mul, dout, shape, y._data, y.shape, "mul")[0], shape, x.shape) if needs[0] else None,
-        unbroadcast_values(zip_flat(operator.mul, dout, shape, x._data, x.shape, "mul")[0], shape, y.shape) if needs[1] else None,
     )
 
 
@@ -159,20 +131,6 @@ def _div_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
     )
 
 
-@div.defvjp_values
-def _div_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    x, y = inputs
-    shape = out.shape
-    dx = dy = None
-    if needs[0]:
-        dx = unbroadcast_values(zip_flat(operator.truediv, dout, shape, y._data, y.shape, "div", safe_div)[0], shape, x.shape)
-    if needs[1]:
-        scaled = zip_flat(operator.mul, dout, shape, out._data, shape, "mul")[0]
-        quotient = zip_flat(operator.truediv, scaled, shape, y._data, y.shape, "div", safe_div)[0]
-        dy = unbroadcast_values(map_flat(operator.neg, quotient), shape, y.shape)
-    return dx, dy
-
-
 # ── neg ─────────────────────────────────────────────────────────────────────
 # out = -x                     ∂out/∂x = -1
 
@@ -191,11 +149,6 @@ def neg(x: Tensor) -> Flat:
 @neg.defvjp
 def _neg_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (neg(dout),)
-
-
-@neg.defvjp_values
-def _neg_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    return (map_flat(operator.neg, dout),)
 
 
 # ── clone ───────────────────────────────────────────────────────────────────
@@ -221,11 +174,6 @@ def _clone_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (dout,)
 
 
-@clone.defvjp_values
-def _clone_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    return (dout,)
-
-
 # ── square ──────────────────────────────────────────────────────────────────
 # out = x²                     ∂out/∂x = 2x
 
@@ -244,14 +192,6 @@ def square(x: Tensor) -> Flat:
 @square.defvjp
 def _square_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (mul(dout, x * 2.0),)
-
-
-@square.defvjp_values
-def _square_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    data = inputs[0]._data
-    assert data is not None  # a backward pass reads only live or pending tensors
-    mul_ = operator.mul  # the kernels' functions, never an inline `*`: a NaN's sign then matches too
-    return ([mul_(d, mul_(v, 2.0)) for d, v in zip(dout, data)],)
 
 
 # ── sqrt ────────────────────────────────────────────────────────────────────
@@ -274,9 +214,3 @@ def sqrt(x: Tensor) -> Flat:
 def _sqrt_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (div(dout, out * 2.0),)
 
-
-@sqrt.defvjp_values
-def _sqrt_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    assert out._data is not None  # a backward pass reads only live or pending tensors
-    twice = [operator.mul(v, 2.0) for v in out._data]
-    return (zip_flat(operator.truediv, dout, out.shape, twice, out.shape, "div", safe_div)[0],)

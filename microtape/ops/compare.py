@@ -11,7 +11,6 @@ from ..core.kernels import map_flat, zip_flat
 from ..core.registry import primitive
 from ..core.types import Flat
 from ..core.tensor import Grads, Tensor
-from ..core.runtime import new
 
 __all__ = [
     "equal",

@@ -11,11 +11,10 @@ gradient flows where a piece is selected and is 0 elsewhere. At a kink
 from __future__ import annotations
 
 import math
-import operator
 
 from ..core.kernels import map_flat, zip3_flat, zip_flat
 from ..core.registry import primitive
-from ..core.types import Flat, ValueGrads
+from ..core.types import Flat
 from ..errors import InvalidArgumentError, explain
 from .compare import greater_equal, less_equal, sign, zeros_like
 from .shape import unbroadcast
@@ -89,14 +88,6 @@ def relu(x: Tensor) -> Flat:
 @relu.defvjp
 def _relu_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (mul(dout, x.greater(0.0)),)
-
-
-@relu.defvjp_values
-def _relu_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    data = inputs[0]._data
-    assert data is not None  # a backward pass reads only live or pending tensors
-    mul = operator.mul  # the kernels' function, never an inline `*`: a NaN's sign then matches too
-    return ([mul(d, float(v > 0.0)) for d, v in zip(dout, data)],)
 
 
 # ── maximum, minimum ────────────────────────────────────────────────────────

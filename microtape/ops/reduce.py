@@ -10,8 +10,8 @@ import math
 
 from ..core.kernels import matmul_flat, reduce_flat
 from ..core.registry import primitive
-from ..core.shape import check_size, transpose_index, normalize_axes, reduce_index, reduced_shape, size_of
-from ..core.types import Axis, Flat, Shape, ValueGrads
+from ..core.shape import check_size, normalize_axes, reduce_index, reduced_shape, size_of
+from ..core.types import Axis, Flat, Shape
 from ..errors import ShapeError, explain
 from .compare import equal
 from .arithmetic import div, mul, sub
@@ -159,16 +159,6 @@ def _matmul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bo
     d2 = dout if dout.rank == 2 else reshape(dout, shape=(x2.shape[0], y2.shape[1]))
     dx = _same_shape(matmul(d2, transpose(y2)), x.shape) if needs[0] else None
     dy = _same_shape(matmul(transpose(x2), d2), y.shape) if needs[1] else None
-    return dx, dy
-
-
-@matmul.defvjp_values
-def _matmul_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    x, y = inputs
-    assert x._data is not None and y._data is not None  # a backward pass reads only live or pending tensors
-    (n, k), (_, m) = _as_2d(x, True), _as_2d(y, False)
-    dx = matmul_flat(dout, [y._data[i] for i in transpose_index((k, m), (1, 0))], n, m, k) if needs[0] else None
-    dy = matmul_flat([x._data[i] for i in transpose_index((n, k), (1, 0))], dout, k, n, m) if needs[1] else None
     return dx, dy
 
 

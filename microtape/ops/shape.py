@@ -25,7 +25,7 @@ from ..core.shape import (
     transpose_index,
     validate_shape,
 )
-from ..core.types import Axis, Flat, Shape, ValueGrads
+from ..core.types import Axis, Flat, Shape
 from ..errors import InvalidArgumentError, ShapeError, explain
 from ..core.tensor import Grads, Tensor
 
@@ -38,9 +38,7 @@ __all__ = [
     "slice",
     "transpose",
     "unbroadcast",
-    "unbroadcast_values",
     "unreduce",
-    "unreduce_values",
 ]
 
 
@@ -62,37 +60,6 @@ def unbroadcast(dout: Tensor, shape: Shape) -> Tensor:
         [lead + i for i, d in enumerate(shape) if d == 1 and dout.shape[lead + i] != 1]
     )
     return reshape(reduce_sum(dout, axis=axes, keepdims=True), shape=shape)
-
-
-def unbroadcast_values(dout: list[float], dout_shape: Shape, shape: Shape) -> list[float]:
-    """:func:`unbroadcast` on flat values (for the VJPs on lists): the same sums, the same floats.
-
-    Examples:
-        >>> from microtape.ops import unbroadcast_values
-        >>> unbroadcast_values([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3), (3,))
-        [5.0, 7.0, 9.0]
-    """
-    if dout_shape == shape:
-        return dout
-    lead = len(dout_shape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        [lead + i for i, d in enumerate(shape) if d == 1 and dout_shape[lead + i] != 1]
-    )
-    return reduce_flat(dout, dout_shape, axes, True, "sum")[0]
-
-
-def unreduce_values(dout: list[float], shape: Shape, axis: Axis = None, keepdims: bool = False) -> list[float]:
-    """:func:`unreduce` on flat values: ``dout`` copied back over the reduced axes.
-
-    Examples:
-        >>> from microtape.ops import unreduce_values
-        >>> unreduce_values([1.0, 2.0], (2, 3), axis=1)
-        [1.0, 1.0, 1.0, 2.0, 2.0, 2.0]
-    """
-    kept = reduced_shape(shape, normalize_axes(axis, len(shape), "unreduce"), keepdims=True)
-    if kept == shape:
-        return dout
-    return [dout[i] for i in broadcast_index(kept, shape)]
 
 
 def unreduce(dout: Tensor, shape: Shape, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -134,11 +101,6 @@ def reduce_sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Flat:
 @reduce_sum.defvjp
 def _sum_vjp(dout: Tensor, out: Tensor, x: Tensor, axis: Axis = None, keepdims: bool = False) -> Grads:
     return (unreduce(dout, x.shape, axis, keepdims),)
-
-
-@reduce_sum.defvjp_values
-def _sum_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    return (unreduce_values(dout, inputs[0].shape, params.get("axis"), bool(params.get("keepdims", False))),)  # type: ignore[arg-type]  # the forward checked axis
 
 
 # ── transpose ───────────────────────────────────────────────────────────────
@@ -250,11 +212,6 @@ def _reshape_vjp(dout: Tensor, out: Tensor, x: Tensor, shape: Sequence[int] = ()
     return (reshape(dout, shape=x.shape),)
 
 
-@reshape.defvjp_values
-def _reshape_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    return (dout,)  # the same entries in the same order: reshape shares the list
-
-
 # ── broadcast_to ────────────────────────────────────────────────────────────
 # out = x copied along new or size-1 axes     dx = copies' gradients summed
 
@@ -286,11 +243,6 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Flat:
 @broadcast_to.defvjp
 def _broadcast_to_vjp(dout: Tensor, out: Tensor, x: Tensor, shape: Sequence[int] = ()) -> Grads:
     return (unbroadcast(dout, x.shape),)
-
-
-@broadcast_to.defvjp_values
-def _broadcast_to_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    return (unbroadcast_values(dout, out.shape, inputs[0].shape),)
 
 
 # ── slice, pad (each is the other's adjoint) ────────────────────────────────

@@ -10,12 +10,11 @@ of ``core/floats.py`` follow IEEE-754 instead: ``inf``, ``-inf`` or ``nan``.
 from __future__ import annotations
 
 import math
-import operator
 
-from ..core.floats import safe_div, safe_cos, safe_exp, safe_log, safe_pow, safe_sin
+from ..core.floats import safe_cos, safe_exp, safe_log, safe_pow, safe_sin
 from ..core.kernels import map_flat, zip_flat
 from ..core.registry import primitive
-from ..core.types import Flat, ValueGrads
+from ..core.types import Flat
 from .shape import unbroadcast
 from .arithmetic import div, mul, neg, square
 from .piecewise import const, where
@@ -54,12 +53,6 @@ def _exp_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (mul(dout, out),)
 
 
-@exp.defvjp_values
-def _exp_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    assert out._data is not None  # a backward pass reads only live or pending tensors
-    return (list(map(operator.mul, dout, out._data)),)
-
-
 # ── log ─────────────────────────────────────────────────────────────────────
 # out = ln x                   ∂out/∂x = 1/x
 # IEEE: log 0 = -inf, log of a negative number = nan.
@@ -79,12 +72,6 @@ def log(x: Tensor) -> Flat:
 @log.defvjp
 def _log_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (div(dout, x),)
-
-
-@log.defvjp_values
-def _log_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    x = inputs[0]
-    return (zip_flat(operator.truediv, dout, x.shape, x._data, x.shape, "div", safe_div)[0],)
 
 
 # ── pow ─────────────────────────────────────────────────────────────────────
@@ -178,16 +165,6 @@ def _tanh_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (mul(dout, 1.0 - square(out)),)
 
 
-@tanh.defvjp_values
-def _tanh_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    assert out._data is not None  # a backward pass reads only live or pending tensors
-    mul, sub = operator.mul, operator.sub  # the kernels' functions, never an inline `*`: a NaN's sign then matches too
-    if len(dout) == 1:  # a scalar chain's step: no comprehension to set up
-        o = out._data[0]
-        return ([mul(dout[0], sub(1.0, o * o))],)
-    return ([mul(d, sub(1.0, o * o)) for d, o in zip(dout, out._data)],)
-
-
 # ── sigmoid ─────────────────────────────────────────────────────────────────
 # out = 1 / (1 + e^-x)         ∂out/∂x = out·(1 - out)
 
@@ -216,9 +193,3 @@ def sigmoid(x: Tensor) -> Flat:
 def _sigmoid_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (mul(dout, mul(out, 1.0 - out)),)
 
-
-@sigmoid.defvjp_values
-def _sigmoid_vjp_values(dout: list[float], out: Tensor, inputs: tuple[Tensor, ...], needs: tuple[bool, ...], params: dict[str, object]) -> ValueGrads:
-    assert out._data is not None  # a backward pass reads only live or pending tensors
-    mul, sub = operator.mul, operator.sub
-    return ([mul(d, mul(o, sub(1.0, o))) for d, o in zip(dout, out._data)],)
