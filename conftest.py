@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 import microtape as mt
-from microtape.core import runtime as _runtime
+from microtape.engine import arena as _runtime
 
 
 # fixture name -> seconds its first test may take (pyproject's default is 300)

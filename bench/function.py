@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator
 import chain
 import mlp
 import microtape as mt
-import microtape.core.kernels
+import microtape.ops.kernels
 from _timing import Config, Row, Timing, compare, fmt_time, ratio_row
 
 
@@ -141,7 +141,7 @@ def mlp_rows(cfg: Config) -> list[Row]:
 @contextlib.contextmanager
 def builtin_sum() -> Iterator[None]:
     """Inside: microtape's kernels (the replay's too) add with ``sum`` where they call ``math.fsum`` (a prototype)."""
-    modules = [microtape.core.kernels]
+    modules = [microtape.ops.kernels]
     swapped = types.SimpleNamespace(**{k: getattr(math, k) for k in dir(math) if not k.startswith("_")})
     swapped.fsum = sum
     for m in modules:

@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -68,11 +69,11 @@ def run_part(part: str, n: int, reps: int) -> None:
 
         mt.tidy(body)
 
+    work: Callable[[], object]
     if part == "mlp":
         from mlp import setup
 
-        step, _, _ = setup(quick=False)
-        work = step
+        work = setup(quick=False)[0]
     else:
         work = {"forward": forward, "recorded": recorded, "chain": lambda: tape_chain(prog)}[part]
     work()

@@ -5,7 +5,7 @@ under a second. Two tapes, each drawn after ``gradient()`` (so the drawing also
 replays the backward pass to show every gradient norm):
 
 * **200 ops, wide**: 20 branches of ``tanh(h * w_i)`` over one watched input,
-  summed (the tape of ``tests/autodiff/test_tape_svg.py``); target < 1 s.
+  summed (the tape of ``tests/views/test_tape_svg.py``); target < 1 s.
 * **1,000 ops, deep**: a chain of ``tanh``/``mul``/``add`` with a constant read
   by every ``add`` (long edges: one dummy node per layer they cross);
   information only.

@@ -64,7 +64,7 @@ extensions = [
 
 exclude_patterns = ["_build"]
 templates_path = ["_templates"]
-python_use_unqualified_type_names = True  # signatures show Tensor, not microtape.core.tensor.Tensor
+python_use_unqualified_type_names = True  # signatures show Tensor, not microtape.engine.tensor.Tensor
 nitpicky = True  # a broken :class:/:func: reference is an error, not a silent plain word
 
 # -- HTML ----------------------------------------------------------------------
@@ -95,11 +95,11 @@ autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
 autodoc_inherit_docstrings = False
 autoclass_content = "class"
-# Type aliases (microtape.core.types, and microtape.core.tensor for those that mention Tensor): show
+# Type aliases (microtape.engine.types, and microtape.engine.tensor for those that mention Tensor): show
 # the alias name in signatures instead of the expanded union, and link it to its entry on the API page.
 autodoc_type_aliases = {
-    **{name: f"microtape.core.types.{name}" for name in ("Shape", "Nested", "Axis")},
-    **{name: f"microtape.core.tensor.{name}" for name in ("Grads", "TensorLike")},
+    **{name: f"microtape.engine.types.{name}" for name in ("Shape", "Nested", "Axis")},
+    **{name: f"microtape.engine.tensor.{name}" for name in ("Grads", "TensorLike")},
 }
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False

@@ -1,13 +1,13 @@
 """microtape: a small, fully typed, pure-Python autodiff framework for learning gradient debugging.
 
-The public API, re-exported from the modules that define it. Read the
-modules in this order: ``errors``, ``_runtime``, ``_shape``, ``tensor``,
-``_kernels``, ``_registry``, ``ops``, ``composite``, ``variable``, ``tape``,
-``functional``, ``memory``, ``gradcheck``, ``debug``.
+The public API, re-exported from the modules that define it. To read the
+code, start with the engine: ``microtape/engine/__init__.py`` gives its
+reading order, and every other folder's ``__init__`` lists its own files.
 """
 
 from __future__ import annotations
 
+from . import views as _views  # noqa: F401 - installs the presentation (HTML, habits) on the engine's classes
 from . import train as train
 from .train.checkpoint import load_variables as load_variables
 from .train.checkpoint import save_variables as save_variables
@@ -24,8 +24,8 @@ from .debug.stats import GradientMonitor as GradientMonitor
 from .debug.stats import GradStats as GradStats
 from .debug.anomaly import check_numerics as check_numerics
 from .debug.anomaly import detect_anomaly as detect_anomaly
-from .debug.trace import AnomalyEvent as AnomalyEvent
-from .debug.trace import AnomalyTrace as AnomalyTrace
+from .debug.anomaly_report import AnomalyEvent as AnomalyEvent
+from .debug.anomaly_report import AnomalyTrace as AnomalyTrace
 from .debug.stats import grad_stats as grad_stats
 from .debug.plots import histogram as histogram
 from .debug.printing import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
@@ -46,15 +46,15 @@ from .errors import TidyError as TidyError
 from .errors import UnsupportedAttributeError as UnsupportedAttributeError
 from .errors import UnsupportedOperationError as UnsupportedOperationError
 from .errors import VariableError as VariableError
-from .train.frames import next_frame as next_frame
-from .train.function import Function as Function
-from .train.function import function as function
+from .dashboard.next_frame import next_frame as next_frame
+from .replay.function import Function as Function
+from .replay.function import function as function
 from .autodiff.functional import GradMap as GradMap
 from .autodiff.functional import VariableGrads as VariableGrads
 from .autodiff.custom import custom_grad as custom_grad
-from .autodiff.explanation import GradientExplanation as GradientExplanation
-from .autodiff.explanation import GradientPath as GradientPath
-from .autodiff.explanation import GradientStep as GradientStep
+from .explain.report import GradientExplanation as GradientExplanation
+from .explain.report import GradientPath as GradientPath
+from .explain.report import GradientStep as GradientStep
 from .autodiff.functional import explain_gradient as explain_gradient
 from .autodiff.functional import grad as grad
 from .autodiff.functional import grads as grads
@@ -64,14 +64,14 @@ from .autodiff.functional import variable_grads as variable_grads
 from .checking.gradcheck import GradCheckReport as GradCheckReport
 from .checking.gradcheck import check_grads as check_grads
 from .checking.gradcheck import numerical_grad as numerical_grad
-from .core.memory import MemoryInfo as MemoryInfo
-from .core.memory import ProfileInfo as ProfileInfo
-from .core.memory import dispose as dispose
-from .core.memory import keep as keep
-from .core.memory import leak_check as leak_check
-from .core.memory import memory as memory
-from .core.memory import profile as profile
-from .core.memory import tidy as tidy
+from .engine.memory import MemoryInfo as MemoryInfo
+from .debug.profiling import ProfileInfo as ProfileInfo
+from .engine.memory import dispose as dispose
+from .engine.memory import keep as keep
+from .debug.leaks import leak_check as leak_check
+from .engine.memory import memory as memory
+from .debug.profiling import profile as profile
+from .engine.memory import tidy as tidy
 from .ops import abs as abs  # noqa: A004 - tf.abs
 from .ops import add as add
 from .ops import broadcast_to as broadcast_to
@@ -110,26 +110,26 @@ from .ops import tanh as tanh
 from .ops import transpose as transpose
 from .ops import where as where
 from .ops import zeros_like as zeros_like
-from .autodiff.tape import GradientTape as GradientTape
-from .autodiff.steps import BackwardStep as BackwardStep
-from .core.tensor import Tensor as Tensor
+from .autodiff.gradient_tape import GradientTape as GradientTape
+from .explain.steps import BackwardStep as BackwardStep
+from .engine.tensor import Tensor as Tensor
 # The creation functions come after the tensor module, so that ``mt.tensor`` names
 # the function to type checkers too, not the submodule of the same name.
-from .core.creation import fill as fill
-from .core.creation import ones as ones
-from .core.creation import ones_like as ones_like
-from .core.creation import random_normal as random_normal
-from .core.creation import random_uniform as random_uniform
-from .core.creation import scalar as scalar
-from .core.creation import tensor as tensor
-from .core.creation import tensor1d as tensor1d
-from .core.creation import tensor2d as tensor2d
-from .core.creation import zeros as zeros
-from .core.variable import Variable as Variable
-from .core.variable import variable as variable
+from .ops.creation import fill as fill
+from .ops.creation import ones as ones
+from .ops.creation import ones_like as ones_like
+from .ops.creation import random_normal as random_normal
+from .ops.creation import random_uniform as random_uniform
+from .ops.creation import scalar as scalar
+from .ops.creation import tensor as tensor
+from .ops.creation import tensor1d as tensor1d
+from .ops.creation import tensor2d as tensor2d
+from .ops.creation import zeros as zeros
+from .engine.variable import Variable as Variable
+from .engine.variable import variable as variable
 
 from ._version import __version__ as __version__
-from .core import habits
+from .views import habits
 from typing import TYPE_CHECKING, Final
 
 __all__ = [

@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .core.registry import OPS
+from .engine.primitive import OPS
 from .checking.samples import CASES, Case
 from .checking.gradcheck import check_grads
-from .core.creation import tensor
-from .core.tensor import Tensor
+from .ops.creation import tensor
+from .engine.tensor import Tensor
 from .errors import MicrotapeError
-from .classroom import messages
+from .i18n import messages
 
 __all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
 
@@ -39,7 +39,7 @@ LANGUAGES = messages.LANGUAGES
 
 def _run_case(case: Case, mode: str, order: int) -> tuple[bool, float]:
     op = OPS[case.name]
-    from .core.runtime import DISPATCH, run_in_scope
+    from .engine.arena import DISPATCH, run_in_scope
 
     fn = DISPATCH[case.name]
 
@@ -102,10 +102,10 @@ def selfcheck(out: TextIO | None = None) -> int:
 
 def mini_tour(out: TextIO) -> None:
     from .autodiff.functional import grads, variable_grads
-    from .autodiff.steps import accumulated_text, tensor_text
-    from .autodiff.tape import GradientTape
-    from .core.memory import tidy
-    from .core.variable import variable
+    from .explain.steps import accumulated_text, tensor_text
+    from .autodiff.gradient_tape import GradientTape
+    from .engine.memory import tidy
+    from .engine.variable import variable
 
     print("microtape tour: the Russian text's two first examples\n", file=out)
     w = variable(0.5, name="tour_w")
@@ -152,7 +152,7 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
         True
     """
     stream = out if out is not None else sys.stdout
-    from .classroom import tour
+    from .book import tour
 
     return tour.run(chapter, stream, fallback=mini_tour, pause=input if pause else None, figures=figures, lang=lang)
 
@@ -203,7 +203,7 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     in the way nothing is copied (exit code 1). With ``lang="ru"`` each
     starter's task statement (its docstring) is written in Russian, from the
     catalog of the book's exercises page, and so are its comments, function
-    docstrings and TODO messages (``classroom/starters_ru.py``); the code
+    docstrings and TODO messages (``i18n/starters_ru.py``); the code
     stays as it is. With ``notebook``, each starter is written as a Jupyter
     notebook (``exNN_name.ipynb``: the task statement in a Markdown cell, the
     code in code cells), which ``grade`` accepts like the ``.py`` file.
@@ -224,10 +224,10 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         >>> code, names[0]
         (0, 'ex00_gradient_by_hand.ipynb')
     """
-    from .classroom import messages as messages_of
-    from .classroom import resources
-    from .classroom import statements
-    from .classroom.notebooks import starter_notebook
+    from .i18n import messages as messages_of
+    from .book import resources
+    from .book import statements
+    from .book.notebooks import starter_notebook
 
     stream = out if out is not None else sys.stdout
     if lang not in LANGUAGES:
@@ -285,8 +285,8 @@ def list_exercises(out: TextIO | None = None, lang: str = "en") -> int:
         ['ex00_gradient_by_hand', '0', 'написание', '15']
     """
     from .classroom.catalog import exercises as known
-    from .classroom.messages import say
-    from .classroom.russian import translate_line
+    from .i18n.messages import say
+    from .i18n.grader_ru import translate_line
 
     stream = out if out is not None else sys.stdout
     found = known()
@@ -307,7 +307,7 @@ def list_exercises(out: TextIO | None = None, lang: str = "en") -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m microtape``."""
-    from .classroom.command_line import build_parser, language_of
+    from .i18n.command_line import build_parser, language_of
 
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets "?", never a crash (--help too)
         replace_unencodable(stream)

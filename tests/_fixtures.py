@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from microtape.core.variable import VARIABLES
+from microtape.engine.variable import VARIABLES
 
 
 @pytest.fixture(autouse=True)

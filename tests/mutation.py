@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # What guards what: the test files a mutant of each area must make fail.
 OPS = ("tests/ops/test_ops.py",)
-ARENA = ("tests/core/test_memory.py", "tests/autodiff/test_tape.py")
+ARENA = ("tests/engine/test_memory.py", "tests/autodiff/test_tape.py")
 OPTIMIZERS = ("tests/train/test_train.py", "tests/test_planted_bugs.py")
 CHECKER = ("tests/checking/test_gradcheck.py",)
 GRADER = ("tests/test_planted_bugs.py", "tests/classroom/test_exercises.py")
@@ -63,8 +63,8 @@ class Mutant:
 
 
 ARI, PW, TR = "microtape/ops/arithmetic.py", "microtape/ops/piecewise.py", "microtape/ops/transcendental.py"
-RED, SHP = "microtape/ops/reduce.py", "microtape/ops/shape.py"
-RT, TAPE, MEM = "microtape/core/runtime.py", "microtape/autodiff/tape.py", "microtape/core/memory.py"
+RED, SHP = "microtape/ops/reduce.py", "microtape/ops/shape_ops.py"
+RT, TAPE, MEM = "microtape/engine/arena.py", "microtape/engine/tape.py", "microtape/engine/memory.py"
 OPT = "microtape/train/optimizers.py"
 
 MUTANTS: list[Mutant] = [
@@ -148,8 +148,8 @@ MUTANTS: list[Mutant] = [
     Mutant("checkpoint-bool-dimension", "microtape/train/checkpoint_format.py", "isinstance(d, int) and not isinstance(d, bool) and d >= 0",
            "isinstance(d, int) and d >= 0", CHECKPOINT),
     Mutant("checkpoint-config-any-type", "microtape/train/checkpoint_format.py", 'if not isinstance(raw["config"], dict):', "if False:", CHECKPOINT),
-    Mutant("habit-index-hint-empty", "microtape/core/habits.py", "{(1,) + (-1,) * rest}", "{(0,) + (-1,) * rest}", HABITS),
-    Mutant("habit-less-names-greater", "microtape/core/habits.py", '"<": "less"', '"<": "greater"', HABITS),
+    Mutant("habit-index-hint-empty", "microtape/views/habits.py", "{(1,) + (-1,) * rest}", "{(0,) + (-1,) * rest}", HABITS),
+    Mutant("habit-less-names-greater", "microtape/views/habits.py", '"<": "less"', '"<": "greater"', HABITS),
 ]
 
 

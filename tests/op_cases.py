@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import microtape as mt
-from microtape.core.registry import OPS
-from microtape.core.runtime import DISPATCH
+from microtape.engine.primitive import OPS
+from microtape.engine.arena import DISPATCH
 from microtape.checking.samples import CASES, SMOOTH, Case
 
 __all__ = ["ALL_CASES", "CASES", "SMOOTH", "Case", "call", "inputs_of"]

@@ -11,9 +11,9 @@ import pytest
 
 from microtape import cli
 
-from microtape.classroom import resources as _resources
+from microtape.book import resources as _resources
 
-from microtape.classroom import statements as _statements
+from microtape.book import statements as _statements
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,38 +1,38 @@
-"""The layering of the code: packages in layers, no import cycle, no hidden import, no private name shared.
+"""The layering of the code: a sealed engine on a budget, packages in layers, no import cycle.
 
 * ``microtape/`` is a handful of top-level modules (``errors``, ``_version``
   at the bottom; ``__init__``, ``__main__``, ``cli`` and the ``exercise``
-  alias for check files at the top) and one subpackage per concern, in the
-  order of the book: ``core``, ``ops``, ``autodiff``, ``checking``,
-  ``debug``, ``train``, ``classroom``, ``dashboard``. A module of a
-  subpackage imports only its own subpackage, the subpackages below it and
-  the bottom modules; ``core`` imports no other subpackage.
+  alias for check files at the top) and one subpackage per job, bottom to
+  top: ``engine``, ``ops``, ``views``, ``explain``, ``autodiff``,
+  ``checking``, ``debug``, ``train``, ``replay``, ``i18n``, ``book``,
+  ``classroom``, ``dashboard``. A module of a subpackage imports only its
+  own subpackage, the subpackages below it and the bottom modules; the
+  engine imports nothing of microtape but ``errors``, and its import closure
+  holds at most ``ENGINE_BUDGET`` lines of code (the figure is printed).
 * The import graph of the package, the tests and the benchmarks has no
   cycle. Every ``import`` and ``from ... import`` is read with ``ast``: at
   module level, inside functions and under ``if TYPE_CHECKING:`` alike, so an
   import moved into a function or hidden from the interpreter still counts.
-  An edge goes from a module to each module of this repository it imports
-  (``from . import x`` counts as importing ``x`` when ``x`` is a module; a
-  module's own parent packages are not edges, since Python has run them
-  before it). A cycle is printed as the chain of modules that closes it.
-* No module of the package imports another one inside a function (which
-  would hide an edge from a reader of the imports at the top), except the
+* No module of the package imports another one inside a function, except the
   command line, which imports each command's module when that command runs.
 * No module uses another module's private (``_``) name, and no test or
   benchmark imports a private module or name of the package.
-* The README's "How to read the engine" lists the packages bottom to top and,
-  inside each, its modules in an order where each imports only modules listed
-  before it.
-* No module of the package is over 500 lines; no module's name repeats its
-  folder's name as a prefix; the tests folder mirrors the package's folders.
+* Each folder's ``__init__`` docstring names every file it holds, in an order
+  where each imports only files named before it (the engine's is the reading
+  order); every module opens with its job; no two modules share a name, no
+  module's name repeats its folder's; the tests folder mirrors the package's.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import io
 import re
+import tokenize
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TREES = ("microtape", "tests", "bench")
@@ -155,12 +155,17 @@ def _cycle_through(graph: dict[str, set[str]], component: set[str]) -> list[str]
     return sorted(component)
 
 
-PACKAGES = ("core", "ops", "autodiff", "checking", "debug", "train", "classroom", "dashboard")
-"""The subpackages, bottom to top (the order of the book)."""
+PACKAGES = (
+    "engine", "ops", "views", "explain", "autodiff", "checking", "debug",
+    "train", "replay", "i18n", "book", "classroom", "dashboard",
+)
+"""The subpackages, bottom to top: each imports only the ones before it."""
 BOTTOM = {"errors", "_version"}
 """Top-level modules every layer may import."""
 TOP = {"__init__", "__main__", "cli", "exercise"}
 """Top-level modules above every subpackage."""
+ENGINE_BUDGET = 2000
+"""Lines of code (docstrings, comments and blank lines not counted) the engine's import closure may hold."""
 
 
 def _layer(module: str) -> int:
@@ -178,15 +183,15 @@ def _layer(module: str) -> int:
 
 def test_the_graph_sees_every_kind_of_import() -> None:
     graph = import_graph()
-    assert "microtape.core.runtime" in graph["microtape.core.tensor"]  # from . import runtime
+    assert "microtape.engine.arena" in graph["microtape.engine.tensor"]  # from . import runtime
     assert "microtape" in graph["tests.test_api"]  # import microtape as mt
     hidden = (
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from .tensor import Tensor\n"
         "def f() -> None:\n    from .. import ops\n"
     )
-    modules = {"microtape.core.types", "microtape.core.tensor", "microtape.ops"}
-    assert imports_of("microtape.core.types", False, hidden, modules) == {"microtape.core.tensor", "microtape.ops"}
+    modules = {"microtape.engine.types", "microtape.engine.tensor", "microtape.ops"}
+    assert imports_of("microtape.engine.types", False, hidden, modules) == {"microtape.engine.tensor", "microtape.ops"}
     assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
     assert find_cycles({"a": {"b"}, "b": set()}) == []
 
@@ -217,8 +222,11 @@ def test_each_subpackage_imports_only_the_ones_below_it() -> None:
             elif _layer(target) > _layer(module):
                 upward.append(f"{module} imports {target}, a higher layer")
     assert not upward, "imports that go up the layers:\n" + "\n".join(upward)
-    core = {t.split(".")[1] for m, ts in graph.items() if m.startswith("microtape.core") for t in ts if t.count(".") >= 1}
-    assert core <= {"core", *BOTTOM}, f"core imports {sorted(core - {'core'})}"
+    outside = sorted(
+        f"{m} imports {t}" for m, ts in graph.items() if m.startswith("microtape.engine")
+        for t in ts if not (t.startswith("microtape.engine") or t == "microtape.errors")
+    )
+    assert not outside, "the engine imports nothing of microtape but errors:\n" + "\n".join(outside)
 
 
 LAZY_OK = {"cli.py"}
@@ -284,42 +292,96 @@ def test_no_private_name_used_across_modules() -> None:
     assert not uses, "private names used outside their module:\n" + "\n".join(uses)
 
 
-def _readme_engine_order() -> list[tuple[str, list[str]]]:
-    """[(folder, [module stems in reading order])] from the README, bottom to top ("" is the top level)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## How to read the engine", 1)[1].split("\n## ", 1)[0]
-    order: list[tuple[str, list[str]]] = []
-    for item in re.split(r"\n(?=\d+\. )", section):
-        folder = re.match(r"\d+\. \*\*`(\w+)/`\*\*", item)
-        stems = re.findall(r"`(\w+)\.py`", item)
-        if folder:
-            order.append((folder.group(1), stems))
-        elif re.match(r"\d+\. ", item):
-            order.append(("", stems))
-    return order
+def _listed_files(docstring: str) -> list[str]:
+    """The module stems a folder's docstring names (``tape.py`` gives ``tape``), in order, once each."""
+    stems: list[str] = []
+    for stem in re.findall(r"``(\w+)\.py``", docstring):
+        if stem not in stems:
+            stems.append(stem)
+    return stems
 
 
-def test_the_readme_lists_the_engine_folder_by_folder_bottom_to_top() -> None:
-    order = _readme_engine_order()
+@pytest.mark.parametrize("folder", PACKAGES)
+def test_each_folder_says_what_it_holds_in_reading_order(folder: str) -> None:
+    """A folder's ``__init__`` docstring names every file it holds, each after the files it imports:
+    the engine's is *the* reading order (README and the engine page link to it)."""
+    init = ROOT / "microtape" / folder / "__init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+    files = sorted(p.stem for p in init.parent.glob("*.py") if p.name != "__init__.py")
+    listed = _listed_files(doc)
+    assert set(listed) >= set(files), f"microtape/{folder}/__init__.py does not name {sorted(set(files) - set(listed))}"
     graph = import_graph()
-    folders = [f for f, _ in order if f]
-    assert folders == list(PACKAGES), f"README lists the folders {folders}, the layers are {list(PACKAGES)}"
-    listed: list[str] = []
-    for folder, stems in order:
-        listed += [f"microtape.{folder}.{s}" if folder else f"microtape.{s}" for s in stems]
-    names = [n.removesuffix(".__init__") for n in listed]
-    assert len(names) == len(set(names)), f"listed twice: {sorted({m for m in names if names.count(m) > 1})}"
-    package = {n for n in graph if n.startswith("microtape.") and n not in set(f"microtape.{p}" for p in PACKAGES)}
-    assert not package - set(names) - {"microtape.__main__"}, f"not in the README's list: {sorted(package - set(names))}"
-    for i, name in enumerate(names):
-        assert name in graph, f"README lists {name}, which does not exist"
-        upward = sorted(graph[name] & set(names[i + 1 :]))
-        assert not upward, f"README lists {name} before {upward}, which it imports"
+    order = [f"microtape.{folder}.{stem}" for stem in listed if stem in files]
+    for i, name in enumerate(order):
+        later = sorted(graph[name] & set(order[i + 1 :]))
+        assert not later, f"microtape/{folder}/__init__.py lists {name} before {later}, which it imports"
 
 
-def test_no_module_of_the_package_is_over_500_lines() -> None:
-    long = {_short(p): n for p in _package_modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
-    assert not long, f"split these by concept: {long}"
+def test_each_module_opens_with_its_job() -> None:
+    """Every module's docstring opens with a line (at most three) that says the module's job."""
+    vague: list[str] = []
+    for path in _package_modules():
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        first = (doc or "").split("\n\n")[0]
+        if not doc or len(first.splitlines()) > 3 or first.strip().startswith("TODO"):
+            vague.append(_short(path))
+    assert not vague, f"open these modules with one to three lines that say their job: {vague}"
+
+
+def code_lines(source: str) -> int:
+    """Lines that hold code: not blank, not only a comment, not part of a docstring."""
+    tree = ast.parse(source)
+    docs: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            docs.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))  # docstrings, attribute docs
+    lines: set[int] = set()
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in skip:
+            lines.update(n for n in range(tok.start[0], tok.end[0] + 1) if n not in docs)
+    return len(lines)
+
+
+def engine_closure() -> list[str]:
+    """``microtape.engine`` and every module it imports, directly or not."""
+    graph = import_graph()
+    seen = {"microtape.engine"}
+    todo = ["microtape.engine", *(m for m in graph if m.startswith("microtape.engine."))]
+    while todo:
+        for dep in graph[todo.pop()]:
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return sorted(seen | {m for m in graph if m.startswith("microtape.engine.")})
+
+
+def test_the_engine_fits_its_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    """The engine a student reads is small: at most ENGINE_BUDGET lines of code in its import
+    closure (as tinygrad's CI counts its lines); the figure is printed on every run."""
+    modules = _modules()
+    counts = {m: code_lines(modules[m].read_text(encoding="utf-8")) for m in engine_closure()}
+    total = sum(counts.values())
+    with capsys.disabled():
+        print(f"\nthe engine: {total} lines of code in {len(counts)} modules (budget {ENGINE_BUDGET})")
+    assert counts.keys() >= {"microtape.engine.tape", "microtape.engine.backward", "microtape.errors"}
+    assert set(counts) <= {*(m for m in modules if m.startswith("microtape.engine")), "microtape.errors"}
+    assert total <= ENGINE_BUDGET, "over budget: " + ", ".join(f"{m} {n}" for m, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def test_code_lines_counts_code_only() -> None:
+    source = '"""Doc."""\n\n# a comment\nx = 1  # counted\n\ndef f() -> None:\n    """Doc\n    more."""\n    return None\n'
+    assert code_lines(source) == 3
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """A file name says one thing: no stem is used twice in the package (``__init__`` aside)."""
+    stems: dict[str, list[str]] = {}
+    for path in _package_modules():
+        if path.name != "__init__.py":
+            stems.setdefault(path.stem, []).append(_short(path))
+    repeated = {stem: paths for stem, paths in stems.items() if len(paths) > 1}
+    assert not repeated, f"name these by what they hold: {repeated}"
 
 
 def test_no_module_repeats_its_folders_name() -> None:

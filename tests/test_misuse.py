@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 import microtape as mt
-from microtape.core import runtime as _runtime
-from microtape.core.variable import VARIABLES
+from microtape.engine import arena as _runtime
+from microtape.engine.variable import VARIABLES
 
 Action = Callable[[], object]
 
@@ -449,7 +449,7 @@ def test_cli_misuse() -> None:
 
 
 def test_habits_keep_hasattr_and_getattr_working() -> None:
-    from microtape.core.habits import HABITS
+    from microtape.views.habits import HABITS
 
     t = mt.tensor([1.0, 2.0])
     w = _var("mis_h_hasattr")

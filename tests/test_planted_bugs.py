@@ -19,7 +19,7 @@ import pytest
 
 import microtape as mt
 from microtape import cli
-from microtape.core import habits as _habits
+from microtape.views import habits as _habits
 from microtape.classroom import grader
 from microtape.classroom.processes import run_checks
 from microtape.dashboard.charts import esc

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microtape as mt
-from microtape.core import runtime as _runtime
-from microtape.core.shape import broadcast_shapes
+from microtape.engine import arena as _runtime
+from microtape.ops.index_maps import broadcast_shapes
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

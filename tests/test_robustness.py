@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
-from microtape.core.registry import OPS
-from microtape.core.runtime import DISPATCH
+from microtape.engine.primitive import OPS
+from microtape.engine.arena import DISPATCH
 
 from .op_cases import ALL_CASES, Case, call
 

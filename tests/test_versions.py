@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 import microtape as mt
-from microtape.core.kernels import matmul_flat, reduce_flat
+from microtape.ops.kernels import matmul_flat, reduce_flat
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPPORTED = ("3.10", "3.11", "3.12", "3.13")

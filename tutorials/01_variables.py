@@ -124,7 +124,7 @@ def loss_at(v: float) -> float:
 # %%
 import matplotlib.pyplot as plt
 
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 words = figure_words()
 grid = [0.75 + i / 50 for i in range(101)]

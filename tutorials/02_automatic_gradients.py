@@ -220,7 +220,7 @@ print("tensors left behind by 300 steps:", mt.memory().num_tensors - start)
 # a straight line: each step multiplies it by about the same factor.
 import matplotlib.pyplot as plt
 
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 words = figure_words()
 fig, ax = plt.subplots(figsize=(6.4, 3.2))

@@ -30,7 +30,7 @@ Jacobians), and know why the text's last snippet fails and how to fix it.
 # ``persistent=True`` we may ask it for gradients more than once. The trainable
 # variables are watched automatically, and the data are constants:
 import microtape as mt
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 line_w = mt.variable(mt.scalar(0.5), name="line_w")
 line_b = mt.variable(mt.scalar(0.0), name="line_b")

@@ -141,7 +141,7 @@ print(f"best h: forward {best_forward:.0e}, central {best_central:.0e}")
 # %%
 import matplotlib.pyplot as plt
 
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 words = figure_words()
 fig, ax = plt.subplots(figsize=(6.4, 4.2))

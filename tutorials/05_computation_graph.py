@@ -121,7 +121,7 @@ counts
 # %%
 import matplotlib.pyplot as plt
 
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 words = figure_words()
 legend = {"without tidy": words["ch5_without"], "with tidy": words["ch5_with"]}

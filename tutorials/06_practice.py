@@ -44,7 +44,7 @@ from collections.abc import Callable
 import matplotlib.pyplot as plt
 
 import microtape as mt
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 x = mt.tensor1d([1, 2, 3, 4])
 y = mt.tensor1d([1, 3, 5, 7])

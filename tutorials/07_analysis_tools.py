@@ -106,7 +106,7 @@ forward_kernels
 # %%
 import matplotlib.pyplot as plt
 
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 words = figure_words()
 fig, ax = plt.subplots(figsize=(7, 3.4))

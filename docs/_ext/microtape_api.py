@@ -12,7 +12,7 @@ signatures mention but ``microtape`` does not re-export (``tape.Operation``,
 defines a public name, if ``microtape`` does not export that very object.
 
 Signatures name objects by the module that defines them
-(``microtape.core.tensor.Tensor``); the ``missing-reference`` handler below sends
+(``microtape.engine.tensor.Tensor``); the ``missing-reference`` handler below sends
 such a reference to the documented public name (``microtape.Tensor``) when it
 is the same object, so the page builds clean under ``nitpicky = True``.
 """
@@ -40,14 +40,14 @@ PACKAGE = "microtape"
 # Book order of the sections, by the defining module's path inside the package: an entry names a
 # module or a whole subpackage (the longest match wins); a module not listed lands in "More".
 GROUPS: list[tuple[str, tuple[str, ...], str]] = [
-    ("Tensors", ("core.tensor", "core.convert", "core.creation", "core.formatting"), "Creating tensors and reading their values."),
+    ("Tensors", ("engine.tensor", "engine.convert", "ops.creation", "engine.formatting"), "Creating tensors and reading their values."),
     ("Ops", ("ops",), "Every op is a function ``mt.op(x, ...)`` and, for most, a method ``x.op(...)``."),
-    ("Variables", ("core.variable",), "Named, assignable tensors for model parameters."),
-    ("Gradients", ("autodiff",), "TF.js-style gradient functions and the explicit tape."),
-    ("Memory", ("core.memory",), "The tidy arena: scopes, ``keep``, ``dispose``, counting and profiling."),
+    ("Variables", ("engine.variable",), "Named, assignable tensors for model parameters."),
+    ("Gradients", ("autodiff", "explain"), "TF.js-style gradient functions and the explicit tape."),
+    ("Memory", ("engine.memory", "debug.profiling", "debug.leaks"), "The tidy arena: scopes, ``keep``, ``dispose``, counting and profiling."),
     ("Checking gradients", ("checking",), "Finite differences and the gradient checker."),
-    ("Debugging tools", ("debug", "train.frames"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
-    ("Training", ("train",), "Optimizers with the update rules and defaults of TF.js."),
+    ("Debugging tools", ("debug", "dashboard.next_frame"), "Printing, numerics checks, anomaly detection, statistics, clipping and text plots."),
+    ("Training", ("train", "replay"), "Optimizers with the update rules and defaults of TF.js."),
     ("Checkpoints", ("train.checkpoint", "train.checkpoint_format"), "Saving and loading variables as JSON."),
     ("Classroom", ("classroom",), "Checking exercises."),
     ("Errors", ("errors",), "Every error microtape raises on purpose is a :class:`~microtape.MicrotapeError`."),
@@ -62,7 +62,7 @@ def _public() -> dict[str, object]:
 
 
 def _home(obj: object) -> str:
-    """The defining module's path inside the package, e.g. 'core.tensor' for microtape.core.tensor."""
+    """The defining module's path inside the package, e.g. 'engine.tensor' for microtape.engine.tensor."""
     module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or PACKAGE
     return module.removeprefix(PACKAGE + ".")
 
@@ -74,11 +74,11 @@ def _directive(name: str, obj: object) -> list[str]:
     if inspect.isclass(obj) and issubclass(obj, BaseException):
         return [f".. autoexception:: {target}", "   :members:", "   :show-inheritance:", ""]
     if inspect.isclass(obj):
-        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (core.runtime.TensorBase);
+        # no "Bases: object" lines, and none for Tensor: its base is the arena's storage (engine.arena.TensorBase);
         # none for typing.Generic either (mt.Function's type variables have no page)
-        public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ not in ("microtape.core.runtime", "typing")]
+        public_bases = [b for b in obj.__bases__ if b is not object and b.__module__ not in ("microtape.engine.arena", "typing")]
         # a base that microtape does not export is a part of the class split off by concern
-        # (GradientTape's TapeViews): its members are documented as the class's own
+        # (GradientTape's engine Tape): its members are documented as the class's own
         exported = {id(o) for o in _public().values()}
         exported |= {id(o) for m in _public().values() if isinstance(m, types.ModuleType) for o in vars(m).values()}
         parts = [b for b in public_bases if b.__module__.startswith(PACKAGE + ".") and id(b) not in exported]
@@ -144,10 +144,10 @@ def supporting_types() -> list[tuple[str, type]]:
     exported = {id(obj) for obj in public.values()}
     modules = sorted({getattr(o, "__module__", "") for o in public.values() if not isinstance(o, types.ModuleType)})
     found: list[tuple[str, type]] = []
-    # core.types: the Protocols that signatures use; dashboard.render: what Dashboard.render returns;
-    # autodiff.tape_view: the Operation that GradientTape.operations lists
-    for modname in [f"{PACKAGE}.core.types", f"{PACKAGE}.dashboard.render", f"{PACKAGE}.autodiff.tape_view", *modules]:
-        if not modname.startswith(PACKAGE + ".") or modname == f"{PACKAGE}.core.runtime":
+    # engine.types: the Protocols that signatures use; dashboard.render: what Dashboard.render returns;
+    # views.tape_text: the Operation that GradientTape.operations lists
+    for modname in [f"{PACKAGE}.engine.types", f"{PACKAGE}.dashboard.render", f"{PACKAGE}.views.tape_text", *modules]:
+        if not modname.startswith(PACKAGE + ".") or modname == f"{PACKAGE}.engine.arena":
             continue
         module = importlib.import_module(modname)
         for name, obj in vars(module).items():
@@ -483,13 +483,13 @@ class ExerciseStatementsDirective(SphinxDirective):
 
     The statement's first line is the section title and the rest is parsed as
     written, so its paragraphs enter this page's gettext catalog with the
-    message ids ``microtape.classroom.statements`` looks up when ``exercises DIR --lang
+    message ids ``microtape.book.statements`` looks up when ``exercises DIR --lang
     ru`` writes the starters in Russian.
     """
 
     def run(self) -> list[nodes.Node]:
-        from microtape.classroom.resources import starter_files
-        from microtape.classroom.statements import statement
+        from microtape.book.resources import starter_files
+        from microtape.book.statements import statement
 
         lines: list[str] = []
         for path in starter_files():

@@ -1,9 +1,10 @@
-"""Differentiation: the tape and the TF.js-style gradient functions.
+"""The public autodiff API: ``GradientTape`` and the TF.js-style gradient functions.
 
-Read after ``ops/``: the backward pass calls the ops' VJPs, which are ops
-themselves, so an outer tape records them (higher orders for free). Files in
-reading order: ``results.py``, ``arguments.py``, ``backward.py``,
-``tape_view.py``, ``tape.py`` (``GradientTape``), ``functional.py`` (``grad``,
-``grads``, ``value_and_grad(s)``, ``variable_grads``) and ``custom.py``
-(``custom_grad``).
+Files, in reading order: ``function_args.py`` (what ``grad(f)`` and friends
+are given, checked first), ``results.py`` (``GradMap``, ``VariableGrads`` and
+the signatures of the functions ``grad`` returns), ``gradient_tape.py``
+(``GradientTape``: the engine's tape with the views and explanations
+composed in), ``functional.py`` (``grad``, ``grads``,
+``value_and_grad(s)``, ``variable_grads``, ``explain_gradient``) and
+``custom.py`` (``custom_grad``).
 """

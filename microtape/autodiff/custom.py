@@ -1,11 +1,8 @@
 """``custom_grad``: a function with a gradient written by hand, recorded as one op.
 
-Read after ``functional.py`` (whose ``grad`` differentiates what this wraps)
-and ``registry.py`` (``custom_grad`` makes an ``Op`` and goes through ``emit``,
-the one path of every op). ``f`` runs in its own scope with no tape
-recording; a tape records a single op whose VJP calls the user's
-``grad_fn``, and whose inputs are ``f``'s inputs followed by the tensors
-``f`` saved for it.
+``f`` runs in its own scope with no tape recording; a tape records a single
+op whose VJP calls the user's ``grad_fn``, and whose inputs are ``f``'s
+inputs followed by the tensors ``f`` saved for it.
 """
 
 from __future__ import annotations
@@ -16,14 +13,14 @@ from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import ParamSpec, overload
 
-from ..core import runtime
-from ..core.registry import Op, emit
-from ..core.runtime import STATE
-from ..core.tensor import Grads, Tensor, TensorLike, as_tensor
-from ..core.types import Flat
-from ..core.variable import Variable
+from ..engine import arena
+from ..engine.primitive import Op, emit
+from ..engine.arena import STATE
+from ..engine.tensor import Grads, Tensor, TensorLike, as_tensor
+from ..engine.types import Flat
+from ..engine.variable import Variable
 from ..errors import DisposedTensorError, InvalidArgumentError, ShapeError, explain
-from .arguments import check_callable
+from .function_args import check_callable
 from .results import GradFn
 
 __all__ = ["custom_grad"]
@@ -175,12 +172,12 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
                 )
             for t in items:
                 if t._data is None:
-                    raise runtime.disposed_error(t)
+                    raise arena.disposed_error(t)
             saved[:] = items
 
-        # no tape records f's ops; and f's tensors are registered even in a light
-        # backward pass or a gradient check, so its scope treats them the same everywhere
-        token = STATE.set(STATE.get().but(tapes=(), light=False))
+        # no tape records f's ops; and f's tensors are registered even inside a backward pass or a
+        # gradient check that skips the arena, so its scope treats them the same everywhere
+        token = STATE.set(STATE.get().replace(tapes=(), skip_arena=False))
         try:
             result = fn(*xs, save=save, **keywords) if takes_save else fn(*xs, **keywords)
         finally:
@@ -218,11 +215,11 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
     def wrapped(*args: object, **kwargs: object) -> Tensor:
         for a in args:
             if isinstance(a, Tensor) and a._disposed is not None:
-                runtime.check_usable(a)
+                arena.check_usable(a)
         st = STATE.get()
         start = perf_counter()
-        scope = runtime.Scope(name, f"the op {name} when it returned")
-        STATE.set(st.but(scopes=st.scopes + (scope,)))
+        scope = arena.Scope(name, f"the op {name} when it returned")
+        STATE.set(st.replace(scopes=st.scopes + (scope,)))
         try:
             xs = tuple([x if isinstance(x, Tensor) else as_tensor(x) for x in args])  # type: ignore[arg-type]  # as_tensor reports bad values
             # f sees a variable's values as they are now, as a tape records them (TensorFlow
@@ -240,7 +237,7 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
                 )
         except BaseException:
             STATE.set(st)
-            runtime.close_scope(scope, (), st.scopes)
+            arena.close_scope(scope, (), st.scopes)
             raise
         STATE.set(st)
         params: dict[str, object] = {
@@ -252,7 +249,7 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
         finally:
             # the op's scope ends: f's tensors (value and tensors made from numbers) go, and
             # saved ones too unless a tape holds them (then when its backward pass is done)
-            runtime.close_scope(scope, (), st.scopes)
+            arena.close_scope(scope, (), st.scopes)
         return out
 
     return wrapped

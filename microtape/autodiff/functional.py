@@ -1,6 +1,6 @@
 """TF.js-style gradient functions: each a few lines over a ``GradientTape``.
 
-Read after ``tape.py``; ``custom.py`` follows. ``grad(f)`` returns a function that opens a tape,
+``custom.py`` follows. ``grad(f)`` returns a function that opens a tape,
 watches its argument, runs ``f`` and asks the tape for the gradient, all
 inside a scope that disposes the forward pass's intermediates (as TF.js
 does). Errors are checked (``arguments.py``) before any backward work. Nothing accumulates
@@ -13,23 +13,16 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 
-from ..core import runtime
-from ..core.types import ListLike
+from ..engine import arena
+from ..engine.types import ListLike
 from ..errors import GradientError, GradientKeyError, InvalidArgumentError, explain
-from .arguments import USES, check_arity, check_callable, check_dy, check_input, check_output, input_list
-from .explain import check_top, explain_records
-from .explanation import GradientExplanation
-from .results import (
-    GradFunction,
-    GradMap,
-    GradsFunction,
-    ValueAndGradFunction,
-    ValueAndGradsFunction,
-    VariableGrads,
-)
-from .tape import GradientTape
-from ..core.tensor import Tensor, TensorFn, TensorLike
-from ..core.variable import Variable
+from .function_args import USES, check_arity, check_callable, check_dy, check_input, check_output, input_list
+from ..explain.paths import check_top, explain_records
+from ..explain.report import GradientExplanation
+from .results import GradFunction, GradMap, GradsFunction, ValueAndGradFunction, ValueAndGradsFunction, VariableGrads
+from .gradient_tape import GradientTape
+from ..engine.tensor import Tensor, TensorFn, TensorLike
+from ..engine.variable import Variable
 
 __all__ = [
     "GradFunction",
@@ -123,7 +116,7 @@ def grad(f: Callable[[Tensor], Tensor]) -> GradFunction:
     check_callable(f, "grad")
 
     def g(x: TensorLike, dy: TensorLike | None = None) -> Tensor:
-        result = runtime.run_in_scope("grad()", lambda: _vjp(f, [check_input(x, "grad")], dy, "grad")[1][0])
+        result = arena.run_in_scope("grad()", lambda: _vjp(f, [check_input(x, "grad")], dy, "grad")[1][0])
         assert isinstance(result, Tensor)
         return result
 
@@ -151,7 +144,7 @@ def grads(f: TensorFn) -> GradsFunction:
 
     def g(xs: ListLike[TensorLike], dy: TensorLike | None = None) -> list[Tensor]:
         inputs = input_list(xs, "grads")
-        result = runtime.run_in_scope("grads()", lambda: _vjp(f, _convert_inputs(inputs, "grads"), dy, "grads")[1])
+        result = arena.run_in_scope("grads()", lambda: _vjp(f, _convert_inputs(inputs, "grads"), dy, "grads")[1])
         assert isinstance(result, list)
         return result
 
@@ -173,7 +166,7 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> ValueAndGradFunction:
             y, gs = _vjp(f, [check_input(x, "value_and_grad")], dy, "value_and_grad")
             return y, gs[0]
 
-        result = runtime.run_in_scope("value_and_grad()", run)
+        result = arena.run_in_scope("value_and_grad()", run)
         assert isinstance(result, tuple)
         return result
 
@@ -193,7 +186,7 @@ def value_and_grads(f: TensorFn) -> ValueAndGradsFunction:
 
     def g(xs: ListLike[TensorLike], dy: TensorLike | None = None) -> tuple[Tensor, list[Tensor]]:
         inputs = input_list(xs, "value_and_grads")
-        result = runtime.run_in_scope(
+        result = arena.run_in_scope(
             "value_and_grads()", lambda: _vjp(f, _convert_inputs(inputs, "value_and_grads"), dy, "value_and_grads")
         )
         assert isinstance(result, tuple)
@@ -329,7 +322,7 @@ def variable_grads_as(
         gs = tape.gradient(value, connected)
         return VariableGrads(value, GradMap([(v, g) for v, g in zip(connected, gs) if g is not None]))
 
-    result = runtime.run_in_scope(f"{api}()", run)
+    result = arena.run_in_scope(f"{api}()", run)
     assert isinstance(result, VariableGrads)
     return result
 
@@ -394,7 +387,7 @@ def explain_gradient(
         finally:
             tape.release()
 
-    result = runtime.run_in_scope("explain_gradient()", run)
+    result = arena.run_in_scope("explain_gradient()", run)
     assert isinstance(result, GradientExplanation)
     return result
 

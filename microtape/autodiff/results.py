@@ -1,27 +1,25 @@
 """What the gradient functions return: ``GradMap``, ``VariableGrads``, the signatures of ``grad`` and friends,
 and ``Operation``, one recorded op as ``GradientTape.operations`` lists it.
 
-Read before ``functional.py``, whose functions return these. ``GradMap`` holds
-gradients keyed by variable name and also accepts the variable itself;
-``VariableGrads`` is the ``(value, grads)`` pair of ``variable_grads``.
+``GradMap`` holds gradients keyed by variable name and also accepts the
+variable itself; ``VariableGrads`` is the ``(value, grads)`` pair of
+``variable_grads``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from ..core.types import ListLike, Shape
+from ..engine.types import ListLike
 from ..errors import GradientKeyError, explain
-from ..core.tensor import Tensor, TensorLike
-from ..core.variable import Variable
+from ..engine.tensor import Tensor, TensorLike
+from ..engine.variable import Variable
 
 __all__ = [
     "GradFunction",
     "GradMap",
     "GradsFunction",
-    "Operation",
     "ValueAndGradFunction",
     "ValueAndGradsFunction",
     "VariableGrads",
@@ -152,30 +150,3 @@ class VariableGrads(NamedTuple):
 
     value: Tensor
     grads: GradMap
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    """One recorded op, as ``tape.operations`` shows it.
-
-    Examples:
-        >>> x = mt.tensor([1.0, 2.0])
-        >>> with mt.GradientTape() as tape:
-        ...     tape.watch(x)
-        ...     y = (x * x).sum()
-        >>> [op.name for op in tape.operations]
-        ['mul', 'sum']
-        >>> print(tape.operations[0])
-        #0 mul((2,), (2,)) -> (2,)
-    """
-
-    index: int
-    name: str
-    input_shapes: tuple[Shape, ...]
-    output_shape: Shape
-    input_ids: tuple[int, ...]
-    output_id: int
-
-    def __str__(self) -> str:
-        shapes = ", ".join(str(s) for s in self.input_shapes)
-        return f"#{self.index} {self.name}({shapes}) -> {self.output_shape}"

@@ -1,14 +1,14 @@
 """The culprit finder: which op's VJP is wrong, and which line of your code called it.
 
-Read after ``numerical.py``; ``check_grads`` (``gradcheck.py``) calls
-``find_culprit`` when a check fails. It re-runs ``f`` with an observer
-that copies each op's inputs, then checks every recorded op's VJP on its own,
-at the inputs it saw, against finite differences: first at the op's own
-scale, for the failing entry (the gradient that really reached the op, the
-direction that entry's input moves it in, a step relative to its inputs),
-then, if that names nobody, along random directions with the check's step.
-``tests/checking/test_culprit_mutation.py`` measures it by planting faults in
-every op's VJP, inside small functions and realistic losses.
+``check_grads`` (``gradcheck.py``) calls ``find_culprit`` when a check
+fails. It re-runs ``f`` with an observer that copies each op's inputs, then
+checks every recorded op's VJP on its own, at the inputs it saw, against
+finite differences: first at the op's own scale, for the failing entry (the
+gradient that really reached the op, the direction that entry's input moves
+it in, a step relative to its inputs), then, if that names nobody, along
+random directions with the check's step.
+``tests/checking/test_culprit_mutation.py`` measures it by planting faults
+in every op's VJP, inside small functions and realistic losses.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import math
 import random
 from collections.abc import Callable
 
-from ..core import frames, runtime
-from ..core.registry import Op
-from ..core.runtime import DISPATCH, TensorBase, new
-from ..core.types import Shape
+from ..engine import user_line, arena
+from ..engine.primitive import Op
+from ..engine.arena import DISPATCH, TensorBase, new
+from ..engine.types import Shape
 from .numerical import Culprit, Fn, GradCheckRow, as_output, compare_row, run_paused, slopes, values_at
-from ..autodiff.tape import GradientTape
-from ..core.tensor import Grads, Tensor
+from ..autodiff.gradient_tape import GradientTape
+from ..engine.tensor import Grads, Tensor
 
 __all__ = ["find_culprit"]
 
@@ -51,7 +51,7 @@ class _OpRecorder:
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
         if op.differentiable and op.vjp is not None:
             copies = [(list(x._data or []), x.shape) for x in inputs]
-            self.calls.append((op, copies, dict(params), frames.user_frame_line()))
+            self.calls.append((op, copies, dict(params), user_line.user_frame_line()))
             if self.keep_outputs:
                 self.outputs.append(out)
 
@@ -198,7 +198,7 @@ _STEP = (2.0**-52) ** (1 / 3)  # ~6e-6: the central difference's best relative s
 def _record(f: Fn, datas: list[list[float]], shapes: list[Shape], keep_outputs: bool = False) -> _OpRecorder:
     """The ops ``f`` calls at ``datas``, with copies of their inputs (and their outputs)."""
     recorder = _OpRecorder(keep_outputs)
-    with runtime.observing(recorder):
+    with arena.observing(recorder):
         values_at(f, datas, shapes)
     return recorder
 
@@ -213,7 +213,7 @@ def _adjoints(
     copies = [new(Tensor, list(d), s, "tensor") for d, s in zip(datas, shapes)]
     with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
         tape.watch(copies)
-        with runtime.observing(recorder):
+        with arena.observing(recorder):
             y = as_output(f(*copies))
     try:
         onehot = [0.0] * y.size
@@ -386,7 +386,7 @@ def find_culprit(
         if isinstance(found, Culprit):
             return found
     recorder = _OpRecorder()
-    with runtime.observing(recorder):
+    with arena.observing(recorder):
         run_paused(lambda: values_at(f, [list(x._values()) for x in xs], [x.shape for x in xs]))
     rng = random.Random(seed)
     check = _check_op2 if order == 2 else _check_op

@@ -1,6 +1,6 @@
 """The gradient checker: ``check_grads`` and its report.
 
-Read after ``numerical.py`` and ``culprit.py``. The reference for every gradient is the central
+The reference for every gradient is the central
 difference ``(f(x + ε) - f(x - ε)) / 2ε``: with float64 and ε = 1e-6 its
 error is around 1e-10 for smooth functions (float32 frameworks need ε near
 1e-3, because float32 keeps only 7 digits and the subtraction would lose
@@ -16,35 +16,20 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence  # Callable: TensorFn in the signatures resolves here
+from collections.abc import Callable, Sequence  # noqa: F401 - Callable: TensorFn in the signatures resolves here
 from dataclasses import dataclass, field
 from itertools import product
 
-from ..core.types import Shape, is_int, is_number
+from ..engine.types import Shape, is_int, is_number
 from .culprit import find_culprit
 from .report_html import gradcheck_html
 from ..errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
-from .numerical import (
-    Culprit,
-    Fn,
-    GradCheckRow,
-    as_output,
-    check_eps,
-    check_fn,
-    check_inputs,
-    compare_row,
-    evaluator,
-    is_close,
-    numerical_grad,
-    run_paused,
-    same_jump,
-    slopes,
-)
+from .numerical import Culprit, Fn, GradCheckRow, as_output, check_eps, check_fn, check_inputs, compare_row, evaluator, is_close, numerical_grad, run_paused, same_jump, slopes
 from ..ops import concat, reshape
-from ..autodiff.tape import GradientTape
-from ..core.formatting import format_number
-from ..core.runtime import new
-from ..core.tensor import Tensor, TensorFn
+from ..autodiff.gradient_tape import GradientTape
+from ..engine.formatting import format_number
+from ..engine.arena import new
+from ..engine.tensor import Tensor, TensorFn
 
 __all__ = ["Culprit", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
 

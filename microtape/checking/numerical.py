@@ -1,7 +1,6 @@
 """Finite differences: evaluate ``f`` without recording, ``numerical_grad``, and compare one entry.
 
-Read after ``core/memory.py``, before ``gradcheck.py`` and ``culprit.py``, which
-both build on it. The reference for every gradient is the central
+The reference for every gradient is the central
 difference ``(f(x + ε) - f(x - ε)) / 2ε``: with float64 and ε = 1e-6 its
 error is around 1e-10 for smooth functions (float32 frameworks need ε near
 1e-3, because float32 keeps only 7 digits and the subtraction would lose
@@ -16,12 +15,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..core import runtime
-from ..core.runtime import STATE, new
-from ..core.types import Shape, is_number
+from ..engine import arena
+from ..engine.arena import STATE, new
+from ..engine.types import Shape, is_number
 from ..errors import InvalidArgumentError, explain
-from ..core.convert import conversion_hint
-from ..core.tensor import Tensor, TensorFn
+from ..engine.convert import conversion_hint
+from ..engine.tensor import Tensor, TensorFn
 
 __all__ = ["Culprit", "GradCheckRow", "numerical_grad"]
 
@@ -34,17 +33,17 @@ Fn = Callable[..., Tensor]
 def run_paused(fn: Callable[[], object]) -> object:
     """Run ``fn`` with no tape recording, leaving nothing in the arena.
 
-    Its tensors skip the arena (the light mode of an unobserved backward
+    Its tensors skip the arena (``skip_arena``, as in an unobserved backward
     pass) and go as soon as nothing references them. Under ``profile`` or
     ``leak_check`` they are registered as usual, so those tools see every op
     of the check; the scope disposes them.
     """
     st = STATE.get()
-    token = STATE.set(st.but(tapes=(), light=not st.observers))
+    token = STATE.set(st.replace(tapes=(), skip_arena=not st.observers))
     try:
         # A scope still: a nested backward pass that another tape watches (order 2)
         # registers its tensors, and this scope disposes them.
-        return runtime.run_in_scope("check_grads()", fn, returns_tensors=False)
+        return arena.run_in_scope("check_grads()", fn, returns_tensors=False)
     finally:
         STATE.reset(token)
 
@@ -121,7 +120,7 @@ def check_inputs(inputs: object, api: str) -> list[Tensor]:
                 value=x,
             )
         if x._data is None:
-            raise runtime.disposed_error(x)
+            raise arena.disposed_error(x)
         out.append(x)
     return out
 

@@ -1,7 +1,6 @@
 """The ``check_grads`` report as a picture for Jupyter: rows coloured by status, the culprit highlighted.
 
-Read after ``numerical.py`` (``GradCheckRow``, ``Culprit``) and ``core/html.py``
-(the tables); ``GradCheckReport._repr_html_`` in ``gradcheck.py`` calls
+``GradCheckReport._repr_html_`` in ``gradcheck.py`` calls
 ``gradcheck_html``. ``str(report)`` stays the plain text it always was.
 """
 
@@ -10,7 +9,7 @@ from __future__ import annotations
 import linecache
 from collections.abc import Sequence
 
-from ..core.html import BAD, FONT, GOOD, MARK, WARN, escape, number, table
+from ..views.html import BAD, FONT, GOOD, MARK, WARN, escape, number, table
 from .numerical import Culprit, GradCheckRow
 
 __all__ = ["gradcheck_html", "source_line"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..core.tensor import TensorLike
+from ..engine.tensor import TensorLike
 
 __all__ = ["CASES", "Case", "SMOOTH"]
 

@@ -1,14 +1,12 @@
-"""The classroom: the tour of the book, the exercises and their grader.
+"""The classroom: exercises and their grader, nothing else.
 
-Read after the engine (``core/`` to ``train/``), which it uses but never
-changes. In reading order: ``resources.py``, ``messages.py`` (the terminal's words
-in each language), ``command_line.py`` (the parser, its help in either
-language), ``prose.py``, ``starters_ru.py`` (the starters' texts in
-Russian), ``statements.py``,
-``tour.py`` (the book in the terminal), ``exercise.py`` and
-``check_helpers.py`` (what a check file is written with; check files import
-them as ``microtape.exercise``), ``catalog.py``, ``paths.py``, ``checks_ru.py`` and ``russian.py`` (the
-checks' texts in Russian), ``formats.py``,
-``processes.py``, ``grader.py`` (``python -m microtape grade``) and
-``grade_child.py`` (the process that runs one student's file).
+Files, in reading order: ``definition.py`` (``Exercise``, ``Check``,
+``Fail``: what an exercise is), ``catalog.py`` (finding exercises and which
+one a file is), ``check_tools.py`` (what a check calls: random inputs, exact
+types, messages without the expected value; check files import it as
+``microtape.exercise``), ``formats.py`` (the text report, microtape's JSON,
+Gradescope's and Classroom 50's documents), ``submissions.py`` (what ``grade`` is
+given, per path), ``processes.py`` (a child per graded file, limits per
+check, nothing left running), ``grade_child.py`` (the child that runs a
+student's file) and ``grader.py`` (``python -m microtape grade``).
 """

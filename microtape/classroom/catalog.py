@@ -1,13 +1,12 @@
 """Finding and loading the exercises: their names, their checks, and which one a file is.
 
-Read after ``exercise.py`` and ``resources.py``; ``grader.py`` and
-``grade_child.py`` use it. The shipped check files sit in the ``checks/``
-folder of ``microtape.classroom.resources.exercises_dir()``, one per exercise,
-named after it; each makes one ``Exercise`` called ``EXERCISE``. A teacher's
-folder of hidden checks (``grade --checks DIR``) has the same layout. A
-student's file says which exercise it is with a line ``EXERCISE = "exNN_..."``,
-read here without running the file (``ast``), so a copy graded from anywhere
-is matched to its exercise.
+``grader.py`` and ``grade_child.py`` use it. The shipped check files sit in
+the ``checks/`` folder of ``microtape.book.resources.exercises_dir()``, one
+per exercise, named after it; each makes one ``Exercise`` called
+``EXERCISE``. A teacher's folder of hidden checks (``grade --checks DIR``)
+has the same layout. A student's file says which exercise it is with a line
+``EXERCISE = "exNN_..."``, read here without running the file (``ast``), so
+a copy graded from anywhere is matched to its exercise.
 """
 
 from __future__ import annotations
@@ -20,9 +19,9 @@ import sys
 import threading
 from pathlib import Path
 
-from .resources import exercises_dir
-from .exercise import Exercise
-from .notebooks import NotebookError, code_of
+from ..book.resources import exercises_dir
+from .definition import Exercise
+from ..book.notebooks import NotebookError, code_of
 
 __all__ = [
     "check_folder",

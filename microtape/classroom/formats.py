@@ -1,8 +1,7 @@
 """The documents ``grade --format`` writes: microtape's JSON, Gradescope's ``results.json``, Classroom 50's ``result.json``.
 
-Read after ``exercise.py`` and before ``grader.py``, which grades the files
-and hands their entries (one dict per graded path, described in
-:mod:`microtape.classroom.grader`) to ``document``. Each outside format is written
+``grader.py`` grades the files and hands their entries (one dict per graded
+path, described in :mod:`microtape.classroom.grader`) to ``document``. Each outside format is written
 from one table of its fields (name, type, meaning): ``GRADESCOPE_RESULTS``
 with ``GRADESCOPE_TEST``, ``CLASSROOM50_RESULT`` with
 ``CLASSROOM50_TEST``. ``problems`` checks a document against its
@@ -32,8 +31,8 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from .._version import __version__
-from .messages import say
-from .russian import translate_line
+from ..i18n.messages import say
+from ..i18n.grader_ru import translate_line
 
 __all__ = [
     "CLASSROOM50_RESULT",
@@ -313,14 +312,14 @@ def problems(doc: object, top: Sequence[Field], test: Sequence[Field], score: st
 
 
 def _in(d: dict[str, object], key: str, lang: str) -> object:
-    """``d[key]`` in ``lang``: the Russian beside it (``key_ru``, see ``microtape.classroom.russian``) when there is one."""
+    """``d[key]`` in ``lang``: the Russian beside it (``key_ru``, see ``microtape.i18n.grader_ru``) when there is one."""
     return d[f"{key}_ru"] if lang == "ru" and f"{key}_ru" in d else d.get(key)
 
 
 def report(entry: dict[str, object], hint: int, lang: str = "en") -> str:
     """The text one-file grading prints (also the ``report`` field of the JSON; ``report_ru`` with ``--lang ru``).
 
-    In ``lang="ru"`` the report's own words come from ``microtape.classroom.messages``
+    In ``lang="ru"`` the report's own words come from ``microtape.i18n.messages``
     and the checks' texts from the entry's ``*_ru`` fields.
 
     Examples:

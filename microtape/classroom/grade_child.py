@@ -3,7 +3,7 @@
 A notebook (``.ipynb``) runs as the module made of its code cells (see
 ``notebooks.py``); its errors name the cell and the line in it.
 
-Read after ``grader.py``, which starts one of these per file with
+``grader.py`` starts one of these per file with
 ``python -m microtape.classroom.grade_child FILE EVENTS MEMORY_MB FIRST SEED [CHECKS]``. Before touching
 the student's file the child caps its own address space at ``MEMORY_MB``
 (``resource.RLIMIT_AS``, where the OS has it) and the size of any file it
@@ -46,12 +46,12 @@ from collections.abc import Callable
 from typing import NoReturn
 from pathlib import Path
 
-from ..core import runtime
+from ..engine import arena
 from .processes import process_table
-from .exercise import Check, Exercise, Fail
-from .check_helpers import seed_checks
+from .definition import Check, Exercise, Fail
+from .check_tools import seed_checks
 from .catalog import identify, load_exercise
-from .notebooks import LOADED, NotebookError, code_of, place
+from ..book.notebooks import LOADED, NotebookError, code_of, place
 
 __all__ = ["run_file"]
 
@@ -100,7 +100,7 @@ def _run_check(check: Check, module: types.ModuleType, path: Path) -> tuple[str,
     """Run one check in its own context and tidy scope; return (status, detail lines)."""
 
     def run() -> None:
-        runtime.run_in_scope(f"grade: {check.name}", lambda: check.run(module))
+        arena.run_in_scope(f"grade: {check.name}", lambda: check.run(module))
 
     try:
         contextvars.copy_context().run(run)
@@ -211,7 +211,7 @@ def _load_and_check(plan: Plan, module: types.ModuleType, code: types.CodeType, 
             status, details = _run_check(check, module, file)
             emit({"event": "check", "index": index, "name": check.name, "status": status, "details": details, "hints": list(check.hints)})
 
-    contextvars.copy_context().run(lambda: runtime.run_in_scope(f"grade {file.name}", body))
+    contextvars.copy_context().run(lambda: arena.run_in_scope(f"grade {file.name}", body))
 
 
 def _limit_resources(memory_mb: int) -> None:

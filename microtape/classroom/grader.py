@@ -1,11 +1,10 @@
 """The classroom grader: ``python -m microtape grade PATH... [--format F] [--output FILE] [--checks DIR] [--seed N]``.
 
-Read after ``catalog.py`` (finding the exercises and which one a file is),
-``paths.py`` (the files to grade), ``formats.py`` and ``processes.py``; the
+The
 checks are written with :mod:`microtape.exercise` and run by
 ``microtape.classroom.grade_child``. Every exercise is a starter file that
 sets ``EXERCISE = "exNN_..."`` (found from
-``microtape.classroom.resources.exercises_dir()``) and a checks file of the
+``microtape.book.resources.exercises_dir()``) and a checks file of the
 same name in its ``checks/`` folder. The grader reads a student's
 ``EXERCISE`` without running the file (``ast``), so a copy graded from
 anywhere is matched to its exercise. A Jupyter notebook (``.ipynb``, as
@@ -65,7 +64,7 @@ With ``lang="ru"`` (``grade --lang ru``) the text report, the table and the
 summary are in Russian; the JSON keeps the keys and English texts above and
 adds the Russian beside them: ``title_ru``, ``message_ru``, ``report_ru``,
 and per check ``name_ru``, ``details_ru``, ``hints_ru`` (see
-``microtape.classroom.russian``).
+``microtape.i18n.grader_ru``).
 
 Exit status: 0 when every check of every file passed, 1 otherwise, 2 when
 nothing could be graded (every path missing, empty or not an exercise) or an
@@ -93,10 +92,10 @@ from typing import Final, TextIO
 from .processes import STOP, Outcome, run_checks, stop_on_signals
 from .._version import __version__
 from .catalog import check_folder
-from .paths import collect_paths
+from .submissions import collect_paths
 from .formats import FORMATS, STATUSES, document, report, table_head, table_row, table_summary
-from .messages import LANGUAGES, say
-from .russian import add_russian
+from ..i18n.messages import LANGUAGES, say
+from ..i18n.grader_ru import add_russian
 
 __all__ = [
     "CHECK_SHARE",

@@ -1,18 +1,16 @@
 """The grader's child processes: start one per graded file, watch it, and leave nothing behind.
 
-Read after ``exercise.py`` and before ``grader.py``, which calls
-``run_checks()`` once per file. The child (``python -m
-microtape.classroom.grade_child``) starts in a session of its own
-(``start_new_session=True``), so everything it starts with ``fork``,
-``subprocess`` or ``multiprocessing`` shares its process group and its
-session. On Linux the child also makes itself the "subreaper" of what it
-starts (``prctl``), so a daemon whose parent exits stays in its tree, and
-it kills its whole tree before it exits. When the file's grading ends,
-passed or not, ``end_all()`` kills the group, every process of the
+The child (``python -m microtape.classroom.grade_child``) starts in a
+session of its own (``start_new_session=True``), so everything it starts
+with ``fork``, ``subprocess`` or ``multiprocessing`` shares its process
+group and its session. On Linux the child also makes itself the "subreaper"
+of what it starts (``prctl``), so a daemon whose parent exits stays in its
+tree, and it kills its whole tree before it exits. When the file's grading
+ends, passed or not, ``end_all()`` kills the group, every process of the
 session (even one whose parent died and was handed to ``init``), and every
-descendant seen while the file ran (even one that called ``setsid`` to
-leave the session). The process table is read from ``/proc`` (Linux);
-elsewhere the group alone is killed.
+descendant seen while the file ran (even one that called ``setsid`` to leave
+the session). The process table is read from ``/proc`` (Linux); elsewhere
+the group alone is killed.
 
 The time limits: the file's own limit (start-up included) and, inside it, a
 limit per check. When a check runs over its limit, or its process dies, the

@@ -1,11 +1,9 @@
 """The "Backward" panel: the steps of one backward pass as a table on the page.
 
-Read after ``charts.py`` (whose ``esc`` escapes every text drawn here) and
-before ``recording.py``, which keeps the rows, and ``render.py``, which puts
-the table in its card. ``Dashboard.log_backward``
-hands ``rows_of`` the steps of ``tape.backward_steps``; they become
-plain strings at once (the tensors are not kept), one row per VJP, so the
-page can be drawn from another thread and served as strict JSON.
+``Dashboard.log_backward`` hands ``rows_of`` the steps of
+``tape.backward_steps``; they become plain strings at once (the tensors are
+not kept), one row per VJP, so the page can be drawn from another thread and
+served as strict JSON.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from .charts import esc
-from ..autodiff.steps import BackwardStep, accumulated_text, tensor_text
+from ..explain.steps import BackwardStep, accumulated_text, tensor_text
 from ..errors import InvalidArgumentError, explain
 
 __all__ = ["COLUMNS", "KEYS", "MAX_ROWS", "Row", "rows_of", "table"]

@@ -1,6 +1,6 @@
 """SVG charts and the HTML around them, for the live training page and its saved report.
 
-Read after ``series.py``; ``render.py`` draws with it. Everything here is a pure function from numbers
+``render.py`` draws with it. Everything here is a pure function from numbers
 to text: a chart is one ``<svg>`` element whose lines are ``<polyline>``
 elements, so a browser shows it, a test can count its points, and the book
 can embed it. Python draws every chart (there is no second renderer in

@@ -1,6 +1,6 @@
 """``python -m microtape dashboard --demo``: chapter 6's recurrent net, live in a browser.
 
-Read after ``page.py``. The demo trains the book's 20-step recurrent
+The demo trains the book's 20-step recurrent
 net with plain SGD at a learning rate that makes its gradients explode, then
 starts again from the same weights with ``clip_by_global_norm``, feeding a
 :class:`~microtape.Dashboard` at every step (and its Backward panel the
@@ -23,15 +23,15 @@ from typing import Final, TextIO
 from .page import Dashboard, DashboardError
 from ..debug.clipping import clip_by_global_norm
 from ..debug.stats import GradientMonitor
-from ..train.frames import next_frame
+from .next_frame import next_frame
 from ..autodiff.functional import variable_grads
-from ..autodiff.tape import GradientTape
-from ..core.memory import dispose, tidy
+from ..autodiff.gradient_tape import GradientTape
+from ..engine.memory import dispose, tidy
 from ..ops import tanh
-from ..core.creation import random_normal, tensor, zeros
-from ..core.tensor import Tensor
+from ..ops.creation import random_normal, tensor, zeros
+from ..engine.tensor import Tensor
 from ..train import sgd
-from ..core.variable import Variable, variable
+from ..engine.variable import Variable, variable
 
 __all__ = ["demo", "train_rnn"]
 

@@ -1,6 +1,6 @@
 """A live training page: loss, gradient norms, update ratios, histograms and tensor counts.
 
-Read after ``render.py`` and ``server.py``. A :class:`Dashboard` checks what a
+A :class:`Dashboard` checks what a
 training loop hands it with ``Dashboard.log`` and keeps it in a
 ``Recording`` (``recording.py``: bounded series, old points thinned, so a
 long run takes bounded memory), draws it as SVG charts (``render.py`` with
@@ -23,19 +23,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, cast
 
-from . import charts as charts
-from .arguments import named_grads, named_variables, short_repr
+from . import charts
+from .log_args import named_grads, named_variables, short_repr
 from .backward_panel import rows_of
 from .recording import Recording
 from .render import FOOT, Rendered, draw, numbers
 from .server import DashboardError, Server
-from ..core.types import is_int, is_number
+from ..engine.types import is_int, is_number
 from ..debug.stats import GradientMonitor
 from ..errors import InvalidArgumentError, explain
-from ..core.memory import memory
-from ..core.tensor import Tensor
-from ..core.variable import Variable
-from ..autodiff.steps import BackwardStep
+from ..engine.memory import memory
+from ..engine.tensor import Tensor
+from ..engine.variable import Variable
+from ..explain.steps import BackwardStep
 
 __all__ = ["Dashboard", "DashboardError"]
 

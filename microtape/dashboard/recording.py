@@ -1,16 +1,14 @@
 """What a dashboard has been fed: bounded series, the latest gradients, marks and flags.
 
-Read after ``series.py``, whose ``Series`` holds each chart line, and
-``charts.py``, whose palette gives each variable its colour. ``Dashboard.log``
-checks and reads what a training loop hands it, then gives the plain numbers
-to ``Recording.add()``, which keeps one point per series (the loss, each
-gradient norm and their global norm, each update-to-weight ratio, the live
-tensor count), the latest gradients for the histograms, and the exploding and
-vanishing flags: a ``GradientMonitor``'s, or without one the same rules
-applied here. ``Recording.snapshot()`` copies it all at one moment, for
-``render.py`` to draw. A ``Recording`` takes no lock: the dashboard holds its
-own around every call, since the page is drawn in the server's thread while
-the training loop feeds it.
+``Dashboard.log`` checks and reads what a training loop hands it, then gives
+the plain numbers to ``Recording.add()``, which keeps one point per series
+(the loss, each gradient norm and their global norm, each update-to-weight
+ratio, the live tensor count), the latest gradients for the histograms, and
+the exploding and vanishing flags: a ``GradientMonitor``'s, or without one
+the same rules applied here. ``Recording.snapshot()`` copies it all at one
+moment, for ``render.py`` to draw. A ``Recording`` takes no lock: the
+dashboard holds its own around every call, since the page is drawn in the
+server's thread while the training loop feeds it.
 """
 
 from __future__ import annotations
@@ -20,10 +18,10 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import charts as charts
+from . import charts
 from .backward_panel import Row
 from .series import Series
-from ..core.floats import safe_norm
+from ..ops.floats import safe_norm
 from ..debug.stats import GradientMonitor
 
 __all__ = ["Points", "Recording", "Snapshot"]

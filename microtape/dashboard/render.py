@@ -1,6 +1,6 @@
 """Drawing a recorded run: the five charts, the status line and the flags, and the numbers of ``/data.json``.
 
-Read after ``recording.py`` and ``charts.py``. ``draw()`` turns a
+``draw()`` turns a
 ``Snapshot`` into what ``Dashboard.render`` returns and the event stream
 sends: one SVG per chart (the loss, the gradient norms with the monitor's
 thresholds, the update-to-weight ratios, the latest gradients' histograms,
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Final, TypedDict
 
-from . import backward_panel as backward_panel
-from . import charts as charts
+from . import backward_panel
+from . import charts
 from .recording import Points, Snapshot
 
 __all__ = ["FOOT", "RATIO_RULE", "Rendered", "draw", "numbers"]

@@ -1,7 +1,5 @@
 """A bounded series of (step, value) points: old points are thinned by halving.
 
-Read before ``recording.py``, which keeps one ``Series`` per chart line, so
-a run of a million steps holds no more points than a run of a thousand.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The live page's HTTP server: asyncio streams, Server-Sent Events, nothing else.
 
-Read after ``render.py``; ``page.py`` starts it. One small server serves exactly four read-only
+``page.py`` starts it. One small server serves exactly four read-only
 paths of one page source (a :class:`~microtape.Dashboard`): ``/`` (the page),
 ``/events`` (a Server-Sent Events stream of freshly drawn charts),
 ``/data.json`` (the recorded numbers) and ``/report.html`` (the page as a

@@ -1,7 +1,10 @@
-"""Debugging tools: clipping, printing, anomaly detection, statistics, text plots.
+"""Debugging tools: NaN hunting, memory, clipping, printing, statistics and text plots.
 
-Read after ``checking/``. In reading order: ``clipping.py``, ``printing.py``
-(``mt.print``), ``anomaly.py`` (``check_numerics``, ``detect_anomaly``),
-``plots.py`` (``sparkline``, ``histogram``) and ``stats.py`` (``grad_stats``,
+Files, in reading order: ``anomaly_report.py`` (what ``detect_anomaly``
+records: where a NaN came from and where it went), ``anomaly.py``
+(``check_numerics``, ``detect_anomaly``), ``clipping.py`` (``clip_by_norm``,
+``clip_by_global_norm``), ``leaks.py`` (``leak_check``), ``plots.py``
+(``sparkline``, ``histogram``), ``printing.py`` (``mt.print``),
+``profiling.py`` (``profile``) and ``stats.py`` (``grad_stats``,
 ``GradientMonitor``).
 """

@@ -1,7 +1,6 @@
 """Finding NaN and Inf: ``check_numerics`` for one tensor, ``detect_anomaly`` for every op.
 
-Read after ``printing.py``. ``check_numerics`` scans one tensor and raises
-with TensorFlow's wording. ``detect_anomaly`` is an observer of the engine,
+``detect_anomaly`` is an observer of the engine,
 like ``profile``: while it is on, every op's output and every VJP's
 gradients are shown to it (``_AnomalyWatcher`` below), and it raises at the
 first op that makes a NaN or an Inf, naming the op, the pass, the inputs and
@@ -16,13 +15,13 @@ import math
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from ..core import frames, runtime
-from ..core.registry import Op
-from ..core.runtime import STATE, TensorBase
+from ..engine import user_line
+from ..engine.primitive import Op
+from ..engine.arena import STATE, TensorBase
 from ..errors import AnomalyError, InvalidArgumentError, NumericsError, explain
-from ..core.formatting import format_number
-from ..core.tensor import Grads, Tensor
-from .trace import AnomalyTrace, cause, event
+from ..engine.formatting import format_number
+from ..engine.tensor import Grads, Tensor
+from .anomaly_report import AnomalyTrace, cause, event
 
 __all__ = ["check_numerics", "detect_anomaly"]
 
@@ -126,12 +125,12 @@ def detect_anomaly(mode: str = "raise") -> AbstractContextManager[AnomalyTrace]:
 def _watching(tracing: bool) -> Iterator[AnomalyTrace]:
     st = STATE.get()
     watcher = _AnomalyWatcher(AnomalyTrace() if tracing else None)
-    STATE.set(st.but(anomaly=True, observers=st.observers + (watcher,)))
+    STATE.set(st.replace(anomaly=True, observers=st.observers + (watcher,)))
     try:
         yield watcher.trace if watcher.trace is not None else AnomalyTrace()  # raise mode: stays empty
     finally:
         now = STATE.get()
-        STATE.set(now.but(anomaly=st.anomaly, observers=tuple(o for o in now.observers if o is not watcher)))
+        STATE.set(now.replace(anomaly=st.anomaly, observers=tuple(o for o in now.observers if o is not watcher)))
 
 
 class _AnomalyWatcher:
@@ -154,7 +153,7 @@ class _AnomalyWatcher:
         self.origins.pop(tensor.id, None)
 
     def on_op(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor, seconds: float) -> None:
-        where = self.origins[out.id] = frames.user_frame_line()
+        where = self.origins[out.id] = user_line.user_frame_line()
         if STATE.get().backward:
             return  # inside a VJP: on_vjp names the primitive whose VJP it is
         kind = _bad(out._data)

@@ -1,8 +1,6 @@
 """Gradient clipping: ``clip_by_norm`` and ``clip_by_global_norm`` (TensorFlow's).
 
-Read after ``ops/composite.py``: like the ops there, these are built from
-primitives (``reduce_sum``, ``sqrt``, ``where``, ``maximum``) and have no VJP
-of their own, so they are differentiable. Each runs in its own scope, as a
+Each runs in its own scope, as a
 TF.js op does, so only its results stay in memory.
 """
 
@@ -12,14 +10,14 @@ import math
 from collections.abc import Sequence
 from typing import overload
 
-from ..core import runtime
-from ..core.shape import normalize_axes
-from ..core.types import is_number
+from ..engine import arena
+from ..ops.index_maps import normalize_axes
+from ..engine.types import is_number
 from ..errors import InvalidArgumentError, explain
 from ..ops import reduce_sum, sqrt, where
-from ..core.creation import ones_like
-from ..core.runtime import new
-from ..core.tensor import Tensor
+from ..ops.creation import ones_like
+from ..engine.arena import new
+from ..engine.tensor import Tensor
 
 __all__ = ["clip_by_global_norm", "clip_by_norm"]
 
@@ -75,7 +73,7 @@ def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None =
         norm = _safe_norm(reduce_sum(t * t, axis=axes, keepdims=True))
         return t * bound / norm.maximum(bound)
 
-    result = runtime.run_in_scope("clip_by_norm()", run)
+    result = arena.run_in_scope("clip_by_norm()", run)
     assert isinstance(result, Tensor)
     return result
 
@@ -137,6 +135,6 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
             scale = bound / norm.maximum(bound)
         return [None if t is None else t * scale for t in ts], norm
 
-    result = runtime.run_in_scope("clip_by_global_norm()", run)
+    result = arena.run_in_scope("clip_by_global_norm()", run)
     assert isinstance(result, tuple)
     return result

@@ -1,8 +1,6 @@
 """Text plots: ``sparkline`` (one line of bars) and ``histogram`` (one line per bin).
 
-Read after ``anomaly.py``. Both draw in plain text, so they work in a
-terminal, a log file and a doctest, and both take a tensor or a list of
-numbers. NaN and Inf cannot be placed on a scale: a sparkline shows them as
+NaN and Inf cannot be placed on a scale: a sparkline shows them as
 ``!`` and a histogram counts them on a last line. Spans are computed with
 halves, so the whole float range, from -1.8e308 to 1.8e308, does not overflow.
 """
@@ -12,10 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..core.types import is_int
+from ..engine.types import is_int
 from ..errors import InvalidArgumentError, explain
-from ..core.formatting import format_number
-from ..core.tensor import Tensor
+from ..engine.formatting import format_number
+from ..engine.tensor import Tensor
 
 __all__ = ["histogram", "sparkline"]
 

@@ -1,11 +1,11 @@
 """Printing a tensor the way TF.js's ``tf.print`` does: ``print_tensor`` (``mt.print``).
 
-Read after ``clipping.py``; nothing in this folder changes how gradients
-are computed, it makes them visible, and this is the first look: the values
-themselves. The layout is TF.js's ``tensorToString``, number for number:
-nested brackets, one innermost row per line, columns padded to a common
-width, long dimensions summarised, and each value printed as JavaScript
-prints ``parseFloat(v.toFixed(7))``.
+Nothing in this folder changes how gradients are computed, it makes them
+visible, and this is the first look: the values themselves. The layout is
+TF.js's ``tensorToString``, number for number: nested brackets, one
+innermost row per line, columns padded to a common width, long dimensions
+summarised, and each value printed as JavaScript prints
+``parseFloat(v.toFixed(7))``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Final, TextIO
 
 from ..errors import InvalidArgumentError, explain
-from ..core.tensor import Tensor
+from ..engine.tensor import Tensor
 
 __all__ = ["print_tensor"]
 

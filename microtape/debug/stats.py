@@ -1,6 +1,5 @@
 """Gradient statistics: ``GradStats``, ``grad_stats`` and the ``GradientMonitor``.
 
-Read after ``plots.py``, whose ``sparkline`` draws the monitor's report.
 ``grad_stats`` summarises each gradient (norm, max and mean of ``|g|``,
 share of zeros, NaN and Inf counts); a ``GradientMonitor`` records those
 statistics step by step and flags exploding and vanishing gradients. Norms
@@ -16,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from ..core.floats import safe_mean_abs, safe_norm
-from ..core.types import is_int
+from ..ops.floats import safe_mean_abs, safe_norm
+from ..engine.types import is_int
 from ..errors import InvalidArgumentError, explain
-from ..core.formatting import format_number
-from ..core.html import BAD, FONT, escape, sparkline_svg, table
-from ..core.tensor import Tensor
+from ..engine.formatting import format_number
+from ..views.html import BAD, FONT, escape, sparkline_svg, table
+from ..engine.tensor import Tensor
 from .plots import sparkline
 
 __all__ = ["GradStats", "GradientMonitor", "grad_stats"]

@@ -1,82 +1,41 @@
-"""Every primitive op: a maths header, the forward and the VJP side by side.
+"""Every primitive op: a maths header, the forward and its one VJP, side by side.
 
-Read after ``core/registry.py``. The entries live in six files, read in this
-order, each building only on the ones before it: ``shape.py`` (shape ops,
-sums, and ``unbroadcast``/``unreduce``, the adjoints of broadcasting and
-reducing), ``compare.py`` (comparisons, ``sign``, ``zeros_like``),
-``arithmetic.py`` (``add`` to ``sqrt``), ``piecewise.py`` (``abs``, ``relu``,
-``maximum``, ``where`` and the others whose VJPs are masks),
-``transcendental.py`` (``exp``, ``log``, ``pow``, the trigonometric functions,
-``tanh``, ``sigmoid``) and ``reduce.py`` (``reduce_max``, ``logsumexp``,
-``matmul``). This module gathers them, so ``microtape.ops.<name>`` names
-every primitive.
+The ops stand on the engine's table (``engine/primitive.py``). Files, in
+reading order, each building only on the ones before it:
+``floats.py`` (IEEE-754 scalar functions: ``1/0`` is ``inf``),
+``index_maps.py`` (broadcasting, axes and the index maps on plain ints),
+``kernels.py`` (the only loops over flat lists), ``creation.py`` (``tensor``,
+``zeros``, ``random_normal`` ...), ``shape_ops.py`` (shape ops, sums, and
+``unbroadcast``/``unreduce``, the adjoints of broadcasting and reducing),
+``compare.py`` (comparisons, ``sign``, ``zeros_like``), ``arithmetic.py``
+(``add`` to ``sqrt``), ``piecewise.py`` (``abs``, ``relu``, ``maximum``,
+``where`` and the others whose VJPs are masks), ``transcendental.py``
+(``exp``, ``log``, ``pow``, the trigonometric functions, ``tanh``,
+``sigmoid``), ``reduce.py`` (``reduce_max``, ``logsumexp``, ``matmul``);
+this module gathers the primitives, so ``microtape.ops.<name>`` names every
+one, and ``composite.py`` builds ops from them (``mean``, ``softmax``,
+``stack``), with no VJP of their own.
 
 The forward of each entry is one kernel call on flat lists; the VJP
 ``(dout, out, *inputs, **params) -> Grads`` is written with public ops, so
-an outer tape records it and higher-order gradients come for free. A VJP
-repeats its forward's keyword defaults.
+an outer tape records it and higher-order gradients come for free. It is
+the only rule of its op: every backward pass, of every order, watched or
+not, calls it. A VJP repeats its forward's keyword defaults.
 
 A binary VJP may take ``needs=(bool, bool)``: the tape says which inputs
 need a gradient, and the VJP skips the others (the gradient of a constant
 operand such as the 2.0 in ``x * 2.0`` is never computed). Without it, a
 VJP returns every input's gradient.
-
 """
 
 from __future__ import annotations
 
-from .shape import (
-    broadcast_to,
-    concat,
-    pad,
-    reduce_sum,
-    reshape,
-    slice,
-    transpose,
-    unbroadcast,
-    unreduce,
-)
-from .compare import (
-    equal,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    sign,
-    zeros_like,
-)
-from .arithmetic import (
-    add,
-    clone,
-    div,
-    mul,
-    neg,
-    sqrt,
-    square,
-    sub,
-)
-from .piecewise import (
-    abs,
-    clip_by_value,
-    maximum,
-    minimum,
-    relu,
-    where,
-)
-from .transcendental import (
-    cos,
-    exp,
-    log,
-    pow,
-    sigmoid,
-    sin,
-    tanh,
-)
-from .reduce import (
-    logsumexp,
-    matmul,
-    reduce_max,
-)
+from .shape_ops import broadcast_to, concat, pad, reduce_sum, reshape, slice, transpose, unbroadcast, unreduce
+from .compare import equal, greater, greater_equal, less, less_equal, sign, zeros_like
+from .arithmetic import add, clone, div, mul, neg, sqrt, square, sub
+from .piecewise import abs, clip_by_value, maximum, minimum, relu, where
+from .transcendental import cos, exp, log, pow, sigmoid, sin, tanh
+from .reduce import logsumexp, matmul, reduce_max
 
 __all__ = [
     "abs",

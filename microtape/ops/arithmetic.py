@@ -1,10 +1,9 @@
 """Arithmetic primitives: ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``clone``, ``square``, ``sqrt``.
 
-Read after ``shape.py`` and ``compare.py``: the first of the elementwise op
-files. The binary ops broadcast like NumPy, so their VJPs sum a gradient back
+The binary ops broadcast like NumPy, so their VJPs sum a gradient back
 to each input's shape with ``unbroadcast``. The scalar functions that follow
 IEEE-754 where Python would raise (``safe_div``, ``safe_sqrt``) are in
-``core/floats.py``.
+``ops/floats.py``.
 """
 
 from __future__ import annotations
@@ -12,12 +11,12 @@ from __future__ import annotations
 import math
 import operator
 
-from ..core.floats import safe_div, safe_sqrt
-from ..core.kernels import map_flat, zip_flat
-from ..core.registry import primitive
-from ..core.types import Flat
-from .shape import unbroadcast
-from ..core.tensor import Grads, Tensor
+from .floats import safe_div, safe_sqrt
+from .kernels import map_flat, zip_flat
+from ..engine.primitive import primitive
+from ..engine.types import Flat
+from .shape_ops import unbroadcast
+from ..engine.tensor import Grads, Tensor
 
 __all__ = [
     "add",
@@ -37,7 +36,7 @@ _BOTH = (True, True)
 # out = x + y (broadcast)      ∂out/∂x = 1      ∂out/∂y = 1
 
 
-@primitive("add", n_inputs=2)
+@primitive("add", n_inputs=2, dunder="add")
 def add(x: Tensor, y: Tensor) -> Flat:
     """Add entry by entry, broadcasting like NumPy (``tf.add``).
 
@@ -62,7 +61,7 @@ def _add_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 # out = x - y (broadcast)      ∂out/∂x = 1      ∂out/∂y = -1
 
 
-@primitive("sub", n_inputs=2)
+@primitive("sub", n_inputs=2, dunder="sub")
 def sub(x: Tensor, y: Tensor) -> Flat:
     """Subtract entry by entry, broadcasting like NumPy (``tf.sub``).
 
@@ -86,7 +85,7 @@ def _sub_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 # Broadcasting copied entries forward, so their gradients are summed back.
 
 
-@primitive("mul", n_inputs=2)
+@primitive("mul", n_inputs=2, dunder="mul")
 def mul(x: Tensor, y: Tensor) -> Flat:
     """Multiply entry by entry, broadcasting like NumPy (``tf.mul``).
 
@@ -110,7 +109,7 @@ def _mul_vjp(dout: Tensor, out: Tensor, x: Tensor, y: Tensor, needs: tuple[bool,
 # IEEE: 1/0 = inf, -1/0 = -inf, 0/0 = nan (no ZeroDivisionError).
 
 
-@primitive("div", n_inputs=2)
+@primitive("div", n_inputs=2, dunder="truediv")
 def div(x: Tensor, y: Tensor) -> Flat:
     """Divide entry by entry, broadcasting like NumPy (``tf.div``).
 

@@ -1,16 +1,13 @@
 """Comparisons, ``sign`` and ``zeros_like``: piecewise-constant primitives with a zero derivative.
 
-Read after ``shape.py``. Their VJPs return zeros that stay connected to
-the inputs, so the masks that ``relu``, ``abs``, ``maximum`` and the others
-build their VJPs from differentiate again to zeros rather than to no gradient.
 """
 
 from __future__ import annotations
 
-from ..core.kernels import map_flat, zip_flat
-from ..core.registry import primitive
-from ..core.types import Flat
-from ..core.tensor import Grads, Tensor
+from .kernels import map_flat, zip_flat
+from ..engine.primitive import primitive
+from ..engine.types import Flat
+from ..engine.tensor import Grads, Tensor
 
 __all__ = [
     "equal",

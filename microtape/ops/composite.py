@@ -1,6 +1,6 @@
 """Ops built from primitives: no VJPs here, the tape records their pieces.
 
-Read after ``__init__.py``, which gathers the primitives. If an op can be written with existing primitives it
+If an op can be written with existing primitives it
 lives here as a plain function, and its gradient (first, second, ...) comes
 from the primitives it calls.
 """
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.registry import composite
-from ..core.shape import normalize_axes, size_of
-from ..core.types import Axis
+from ..engine.primitive import composite
+from .index_maps import normalize_axes
+from ..engine.shape import size_of
+from ..engine.types import Axis
 from ..errors import InvalidArgumentError, ShapeError, explain
 from . import concat, logsumexp, neg, reduce_max, reduce_sum, reshape, sub
-from ..core.tensor import Tensor, TensorLike, as_tensor
+from ..engine.tensor import Tensor, TensorLike, as_tensor
 
 __all__ = ["log_softmax", "mean", "reduce_min", "softmax", "stack"]
 

@@ -1,26 +1,24 @@
 """Piecewise primitives: ``abs``, ``relu``, ``maximum``, ``minimum``, ``clip_by_value``, ``where``.
 
-Read after ``arithmetic.py``. Each of these ops is linear on pieces of its
-domain, and its VJP routes the gradient with a mask built by ``compare.py``
-(``sign``, ``greater_equal``, ...; ``where`` uses its own condition): the
-gradient flows where a piece is selected and is 0 elsewhere. At a kink
-(``x = 0`` for ``abs`` and ``relu``, a tie for ``maximum``, a bound of
-``clip_by_value``) the choice is TensorFlow's, stated in each entry's header.
+``where`` uses its own condition): the gradient flows where a piece is
+selected and is 0 elsewhere. At a kink (``x = 0`` for ``abs`` and ``relu``,
+a tie for ``maximum``, a bound of ``clip_by_value``) the choice is
+TensorFlow's, stated in each entry's header.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..core.kernels import map_flat, zip3_flat, zip_flat
-from ..core.registry import primitive
-from ..core.types import Flat
+from .kernels import map_flat, zip3_flat, zip_flat
+from ..engine.primitive import primitive
+from ..engine.types import Flat
 from ..errors import InvalidArgumentError, explain
 from .compare import greater_equal, less_equal, sign, zeros_like
-from .shape import unbroadcast
+from .shape_ops import unbroadcast
 from .arithmetic import mul, sub
-from ..core.tensor import Grads, Tensor
-from ..core.runtime import new
+from ..engine.tensor import Grads, Tensor
+from ..engine.arena import new
 
 __all__ = [
     "abs",

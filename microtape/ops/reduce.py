@@ -1,23 +1,22 @@
 """Reductions whose VJP needs arithmetic (``reduce_max``, ``logsumexp``) and ``matmul``.
 
-Read after ``transcendental.py``: the last of the op files, since each
-VJP here is written with the elementwise and shape ops.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..core.kernels import matmul_flat, reduce_flat
-from ..core.registry import primitive
-from ..core.shape import check_size, normalize_axes, reduce_index, reduced_shape, size_of
-from ..core.types import Axis, Flat, Shape
+from .kernels import matmul_flat, reduce_flat
+from ..engine.primitive import primitive
+from ..engine.shape import check_size, size_of
+from .index_maps import normalize_axes, reduce_index, reduced_shape
+from ..engine.types import Axis, Flat, Shape
 from ..errors import ShapeError, explain
 from .compare import equal
 from .arithmetic import div, mul, sub
 from .transcendental import exp
-from .shape import reduce_sum, reshape, transpose, unreduce
-from ..core.tensor import Grads, Tensor
+from .shape_ops import reduce_sum, reshape, transpose, unreduce
+from ..engine.tensor import Grads, Tensor
 
 __all__ = [
     "logsumexp",

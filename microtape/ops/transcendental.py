@@ -1,24 +1,24 @@
 """Transcendental primitives: ``exp``, ``log``, ``pow``, ``sin``, ``cos``, ``tanh``, ``sigmoid``.
 
-Read after ``piecewise.py``: the last of the elementwise op files. Their VJPs
-are written with the arithmetic ops, and ``pow``'s with ``where`` too, which
-keeps the log of a non-positive base out of the exponent's gradient. Where
-Python would raise (``exp`` overflowing, ``log`` of 0), the scalar functions
-of ``core/floats.py`` follow IEEE-754 instead: ``inf``, ``-inf`` or ``nan``.
+Their VJPs are written with the arithmetic ops, and ``pow``'s with ``where``
+too, which keeps the log of a non-positive base out of the exponent's
+gradient. Where Python would raise (``exp`` overflowing, ``log`` of 0), the
+scalar functions of ``ops/floats.py`` follow IEEE-754 instead: ``inf``,
+``-inf`` or ``nan``.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..core.floats import safe_cos, safe_exp, safe_log, safe_pow, safe_sin
-from ..core.kernels import map_flat, zip_flat
-from ..core.registry import primitive
-from ..core.types import Flat
-from .shape import unbroadcast
+from .floats import safe_cos, safe_exp, safe_log, safe_pow, safe_sin
+from .kernels import map_flat, zip_flat
+from ..engine.primitive import primitive
+from ..engine.types import Flat
+from .shape_ops import unbroadcast
 from .arithmetic import div, mul, neg, square
 from .piecewise import const, where
-from ..core.tensor import Grads, Tensor
+from ..engine.tensor import Grads, Tensor
 
 __all__ = [
     "cos",
@@ -80,7 +80,7 @@ def _log_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
 # exponent never puts a NaN into the backward pass.
 
 
-@primitive("pow", n_inputs=2)
+@primitive("pow", n_inputs=2, dunder="pow")
 def pow(x: Tensor, y: Tensor) -> Flat:
     """Raise ``x`` to the power ``y`` entry by entry (``tf.pow``).
 

@@ -1,13 +1,13 @@
-"""Optimizers: ``mt.train.sgd``, ``momentum``, ``adagrad``, ``adadelta``, ``adam``, ``adamax``, ``rmsprop``.
+"""Training: the optimizers (``mt.train.sgd`` ... ``rmsprop``) and checkpoints.
 
 The namespace users type (``mt.train.adam(...)``, as ``tf.train.*`` in
-TensorFlow.js). It holds no code of its own: the machinery every optimizer
-shares (``apply_gradients``, ``minimize``) is in ``optimizer.py``, its slots and
-state in ``state.py``, and the seven update rules in ``optimizers.py``. This
-folder also holds checkpoints (``checkpoint_format.py``, ``atomic_write.py``,
-``checkpoint.py``) and ``frames.py`` (``next_frame``); read it after
-``debug/``, in the order ``checks.py``, ``state.py``, ``optimizer.py``,
-``optimizers.py``, this file, then the checkpoint files and ``frames.py``.
+TensorFlow.js). Files, in reading order: ``atomic_write.py`` (a file written
+whole or not at all), ``checkpoint_format.py`` (the JSON document and its
+limits), ``validate.py`` (what optimizers are given, checked first),
+``slots.py`` (an optimizer's state as plain data), ``optimizer.py`` (what
+every optimizer shares: ``apply_gradients``, ``minimize``),
+``checkpoint.py`` (``save_variables``, ``load_variables``) and
+``optimizers.py`` (the seven TF.js update rules).
 
 Examples:
     >>> x = mt.variable(mt.scalar(4.0))
@@ -19,22 +19,7 @@ Examples:
 from __future__ import annotations
 
 from .optimizer import Optimizer
-from .optimizers import (
-    AdadeltaOptimizer,
-    AdagradOptimizer,
-    AdamaxOptimizer,
-    AdamOptimizer,
-    MomentumOptimizer,
-    RMSPropOptimizer,
-    SGDOptimizer,
-    adadelta,
-    adagrad,
-    adam,
-    adamax,
-    momentum,
-    rmsprop,
-    sgd,
-)
+from .optimizers import AdadeltaOptimizer, AdagradOptimizer, AdamaxOptimizer, AdamOptimizer, MomentumOptimizer, RMSPropOptimizer, SGDOptimizer, adadelta, adagrad, adam, adamax, momentum, rmsprop, sgd
 
 __all__ = [
     "AdadeltaOptimizer",

@@ -1,9 +1,6 @@
 """Replacing a file atomically: a crash leaves the old file or the new one, never half of one.
 
-Read before ``checkpoint.py``, whose ``save_variables`` writes every
-checkpoint through ``write_atomically()``. The text goes to a temporary
-file in the same folder, is flushed to disk (``fsync``) and renamed over the
-old file with ``os.replace``; then the folder is synced, so the rename itself
+Then the folder is synced, so the rename itself
 survives a power cut. The new file gets the permissions ``open(path, "w")``
 would give it. A failure is a :class:`~microtape.CheckpointError`.
 """

@@ -1,8 +1,6 @@
 """Checkpoints: ``save_variables`` and ``load_variables``, as plain JSON.
 
-Read after ``optimizer.py``, ``state.py``, ``checkpoint_format.py`` (the
-document and its validation) and ``atomic_write.py`` (how the file is
-replaced). A checkpoint is a UTF-8 JSON file that a person can open and
+A checkpoint is a UTF-8 JSON file that a person can open and
 read, with one variable per line::
 
     {
@@ -48,15 +46,15 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Final, TypeAlias, overload
 
-from ..core.types import Shape
+from ..engine.types import Shape
 from .atomic_write import write_atomically
 from .checkpoint_format import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
 from ..errors import CheckpointError, MicrotapeError, explain
 from .optimizer import Optimizer
-from .state import RestorePlan, export_state, install_state, plan_restore
-from ..core.runtime import new
-from ..core.tensor import Tensor
-from ..core.variable import Variable
+from .slots import RestorePlan, export_state, install_state, plan_restore
+from ..engine.arena import new
+from ..engine.tensor import Tensor
+from ..engine.variable import Variable
 
 __all__ = ["FORMAT", "MAX_BYTES", "VERSION", "load_variables", "save_variables"]
 

@@ -1,7 +1,6 @@
 """The checkpoint file: its JSON document, read with limits and validated field by field.
 
-Read after ``optimizer.py``, before ``checkpoint.py``, which saves and loads
-with it. Loads trust nothing: the size, the nesting depth, the length of
+Loads trust nothing: the size, the nesting depth, the length of
 integers and every field are checked before anything is assigned, and every
 refusal is a :class:`~microtape.CheckpointError` that says where in the file
 the problem is.
@@ -18,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from typing import Final
 
-from ..core.types import Shape
+from ..engine.types import Shape
 from ..errors import CheckpointError, explain
 
 __all__ = ["FORMAT", "VERSION", "OptimizerState", "Record", "load_error", "parse_checkpoint", "read_text"]

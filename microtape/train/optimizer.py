@@ -1,7 +1,6 @@
 """The optimizer machinery: the ``Optimizer`` base class, its slots, ``apply_gradients`` and ``minimize``.
 
-Read after ``autodiff/functional.py``, ``core/memory.py`` and ``state.py`` (the slots and
-the iteration count it keeps, and saving and restoring them); the seven
+The seven
 optimizers that build on it are in ``optimizers.py``, and ``mt.train``
 gathers both. These
 are TensorFlow.js's optimizers (``tf.train.*``) with TF.js's update rules and
@@ -30,19 +29,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import ClassVar, Literal, TypeAlias, overload
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias, overload
 
-from ..core import habits
-from ..core import runtime
+from ..views import habits
+from ..engine import arena
 from ..errors import InvalidArgumentError, explain
-from .checks import check_flag, check_learning_rate, collect_gradients
-from .state import ITER_NAME, SlotKeeper, export_state, install_state, plan_restore, read_weights
+from .validate import check_flag, check_learning_rate, collect_gradients
+from .slots import ITER_NAME, SlotKeeper, export_state, install_state, plan_restore, read_weights
 from ..autodiff.functional import VariableGrads, variable_grads_as
-from ..core.memory import dispose as dispose_all
-from ..core.creation import scalar
-from ..core.runtime import new
-from ..core.tensor import Tensor
-from ..core.variable import HasVariables, Variable
+from ..engine.memory import dispose as dispose_all
+from ..ops.creation import scalar
+from ..engine.arena import TensorBase, new
+from ..engine.tensor import Tensor
+from ..engine.variable import HasVariables, Variable
 
 __all__ = ["Optimizer"]
 
@@ -57,6 +56,29 @@ Gradients: TypeAlias = (
 
 Weights: TypeAlias = "Sequence[tuple[str, Tensor]] | Mapping[str, Tensor]"
 """What :meth:`Optimizer.set_weights` accepts (what ``get_weights`` returns)."""
+
+
+class UpdateWatcher(Protocol):
+    """An observer told of each optimizer update as one instruction (``mt.function``'s
+    tracer, ``replay/tracer.py``), and asked to look away while the optimizer reads
+    and writes its own state."""
+
+    def on_update(
+        self, owner: object, apply: Callable[[Any, list[Any], list[list[float]]], None],
+        variables: Sequence[TensorBase], grads: Sequence[TensorBase], label: str,
+    ) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+
+def update_watcher() -> UpdateWatcher | None:
+    """The observer of this context that watches updates, if any (none: the cost of a lookup)."""
+    for obs in arena.STATE.get().observers:
+        if getattr(obs, "traces", False):
+            return obs  # type: ignore[return-value]  # has traces=True: mt.function's tracer
+    return None
 
 # ── the base class ─────────────────────────────────────────────────────────────
 
@@ -322,7 +344,7 @@ class Optimizer(SlotKeeper, ABC):
             >>> w.data_sync()                               # unchanged
             [-0.5, 0.5]
         """
-        tracer = runtime.tracer()
+        tracer = update_watcher()
         if tracer is None:
             self._apply_items(collect_gradients(f"{self._api}.apply_gradients", grads))
             return

@@ -1,20 +1,18 @@
 """The seven optimizers of ``mt.train``: SGD, Momentum, Adagrad, Adadelta, Adam, Adamax, RMSProp.
 
-Read after ``optimizer.py``, which holds the machinery they share (slots,
-validation, ``apply_gradients``, ``minimize``, saving and restoring). Each
-optimizer here is only its hyperparameters, its slot names and ``_step``: the
-update of one variable on flat lists of floats, with its formula above it.
-``get_config`` comes from the base class, which reads the names listed in
-``config_fields``.
+Each optimizer here is only its hyperparameters, its slot names and
+``_step``: the update of one variable on flat lists of floats, with its
+formula above it. ``get_config`` comes from the base class, which reads the
+names listed in ``config_fields``.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from .checks import EPSILON, check_epsilon, check_flag, check_non_negative, check_unit, nan_maximum
-from ..core.floats import safe_div as _div
-from ..core.floats import safe_sqrt as _sqrt
+from .validate import EPSILON, check_epsilon, check_flag, check_non_negative, check_unit, nan_maximum
+from ..ops.floats import safe_div as _div
+from ..ops.floats import safe_sqrt as _sqrt
 from .optimizer import Optimizer
 
 __all__ = [

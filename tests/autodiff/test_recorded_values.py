@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import microtape as mt
-from microtape.core.tensor import Tensor
+from microtape.engine.tensor import Tensor
 
 
 def _value(t: Tensor | None) -> list[float]:

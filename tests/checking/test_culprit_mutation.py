@@ -124,10 +124,10 @@ from dataclasses import dataclass
 import pytest
 
 import microtape as mt
-from microtape.core.registry import OPS, Op
-from microtape.core.runtime import DISPATCH
+from microtape.engine.primitive import OPS, Op
+from microtape.engine.arena import DISPATCH
 from microtape.checking.samples import CASES, Case
-from microtape.core.tensor import TensorLike
+from microtape.engine.tensor import TensorLike
 
 from ..op_cases import inputs_of
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
-from microtape.core import runtime as _runtime
-from microtape.core.registry import OPS
+from microtape.engine import arena as _runtime
+from microtape.engine.primitive import OPS
 from microtape.checking.gradcheck import GradCheckRow
 from microtape.ops import unbroadcast
 

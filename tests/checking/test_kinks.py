@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
-from microtape.core.tensor import Tensor
+from microtape.engine.tensor import Tensor
 
 
 def _steep(x: Tensor) -> tuple[Tensor, Callable[[Tensor], list[Tensor]]]:

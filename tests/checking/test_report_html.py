@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Callable
 
 import microtape as mt
-from microtape.core.html import BAD, GOOD, MARK, WARN, escape
+from microtape.views.html import BAD, GOOD, MARK, WARN, escape
 
 GradFn = Callable[[mt.Tensor], mt.Tensor]
 

@@ -11,7 +11,7 @@ import pytest
 
 import microtape as mt
 from microtape.checking import samples as _samples
-from microtape.core.registry import OPS
+from microtape.engine.primitive import OPS
 from microtape.cli import main, selfcheck
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from microtape.classroom.resources import exercises_dir
+from microtape.book.resources import exercises_dir
 from microtape.exercise import Check
 from microtape.classroom.catalog import exercises, list_exercises, load_exercise
 from microtape.classroom.grader import SCHEMA_VERSION

@@ -1,6 +1,6 @@
 """``grade --lang ru``: every name, hint and failure message of the shipped checks reads in Russian; the JSON keeps its English.
 
-The checks' texts are f-strings with real values; ``microtape.classroom.russian``
+The checks' texts are f-strings with real values; ``microtape.i18n.grader_ru``
 translates them line by line. These tests read the check files themselves,
 so a new check or a reworded message without its Russian fails here.
 """
@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from microtape.classroom import formats, russian
+from microtape.classroom import formats
+from microtape.i18n import grader_ru
 from microtape.classroom.catalog import exercises
-from microtape.classroom.checks_ru import EXACT
+from microtape.i18n.exercise_checks_ru import EXACT
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = sorted((ROOT / "tutorials" / "exercises" / "checks").glob("ex*.py"))
-HELPERS = ROOT / "microtape" / "classroom" / "check_helpers.py"
+HELPERS = ROOT / "microtape" / "classroom" / "check_tools.py"
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 
 
@@ -72,7 +73,7 @@ def test_every_check_name_hint_and_title_has_its_russian() -> None:
         missing += [f"{exercise.name}: {text}" for text in texts if text not in EXACT]
     for path in CHECKS:
         missing += [f"{path.name}: {text}" for text in named_hints(path) if text not in EXACT]
-    assert not missing, "no Russian in microtape/classroom/checks_ru.py for:\n" + "\n".join(missing)
+    assert not missing, "no Russian in microtape/i18n/exercise_checks_ru.py for:\n" + "\n".join(missing)
     assert all(CYRILLIC.search(text) for text in EXACT.values())
 
 
@@ -80,14 +81,14 @@ def test_every_check_name_hint_and_title_has_its_russian() -> None:
 def test_every_failure_message_of_the_checks_translates(path: Path) -> None:
     messages = [line for line in fail_messages(path) if line.strip()]
     assert messages or path.name in ("ex05_stop_the_leak.py",)
-    untranslated = [line for line in messages if russian.translate_line(line) == line]
-    assert not untranslated, f"no Russian pattern in microtape/classroom/russian.py or checks_ru.py for {path.name}:\n" + "\n".join(untranslated)
+    untranslated = [line for line in messages if grader_ru.translate_line(line) == line]
+    assert not untranslated, f"no Russian pattern in microtape/i18n/grader_ru.py or checks_ru.py for {path.name}:\n" + "\n".join(untranslated)
 
 
 def test_phrases_inside_messages_are_translated_too() -> None:
     line = "gradient_descent(2.0, 0.05, 3) is wrong: about 3 times too large."
-    assert russian.translate_line(line) == "gradient_descent(2.0, 0.05, 3) вычислено неверно: примерно в 3 раз(а) больше нужного."
-    assert russian.translate("fit(w, 3, 0.05) left 2 tensor(s) alive; training must leave memory flat.\n  another fit(w, 3, 0.05) leaves nothing") == (
+    assert grader_ru.translate_line(line) == "gradient_descent(2.0, 0.05, 3) вычислено неверно: примерно в 3 раз(а) больше нужного."
+    assert grader_ru.translate("fit(w, 3, 0.05) left 2 tensor(s) alive; training must leave memory flat.\n  another fit(w, 3, 0.05) leaves nothing") == (
         "fit(w, 3, 0.05) оставила живыми тензоров: 2; обучение не должно увеличивать память.\n  ещё один вызов fit(w, 3, 0.05) оставляет ничего"
     )
 
@@ -103,7 +104,7 @@ def entry() -> dict[str, object]:
              "hints": ["gradient descent moves against the gradient, a small step at a time"]},
         ],
     }
-    russian.add_russian(made)
+    grader_ru.add_russian(made)
     return made
 
 
@@ -163,7 +164,7 @@ def test_grade_lang_ru_in_text_and_json(tmp_path: Path) -> None:
 
 def test_a_path_that_cannot_be_graded_is_explained_in_russian(tmp_path: Path) -> None:
     from microtape.classroom.catalog import identify
-    from microtape.classroom.paths import collect_paths
+    from microtape.classroom.submissions import collect_paths
 
     (tmp_path / "plain.py").write_text("x = 1\n", encoding="utf-8")
     (tmp_path / "typo.py").write_text('EXERCISE = "ex00_gradient_by_hnd"\n', encoding="utf-8")
@@ -174,12 +175,12 @@ def test_a_path_that_cannot_be_graded_is_explained_in_russian(tmp_path: Path) ->
     for what, how in problems:
         assert isinstance(what, str)
         for line in (what, how):
-            assert CYRILLIC.search(russian.translate_line(line)), line
+            assert CYRILLIC.search(grader_ru.translate_line(line)), line
 
 
 def test_the_exercises_titles_are_the_teachers_page_s() -> None:
     """One set of names: the grader's Russian titles are those of the Russian teachers' page."""
-    from microtape.classroom.prose import read_po
+    from microtape.book.prose import read_po
 
     page = read_po(ROOT / "docs" / "locale" / "ru" / "LC_MESSAGES" / "teachers.po")
     differ = {e.title: (EXACT[e.title], page[e.title]) for e in exercises() if e.title in page and page[e.title] != EXACT[e.title]}
@@ -201,5 +202,5 @@ def test_a_failed_gradient_check_with_its_culprit_reads_in_russian() -> None:
     report = mt.check_grads(lambda x: (cube(x) * 2.0).sum(), [mt.tensor([0.5, 1.5, -2.0])])
     text = gradcheck_failure(report, "energy", ["x"], types.ModuleType("m"))
     assert "culprit: the VJP of 'custom_grad(cube)'" in text
-    untranslated = [line for line in text.split("\n") if not CYRILLIC.search(russian.translate_line(line))]
+    untranslated = [line for line in text.split("\n") if not CYRILLIC.search(grader_ru.translate_line(line))]
     assert not untranslated, untranslated

@@ -23,13 +23,7 @@ from microtape.classroom import formats as grade_formats
 from microtape.exercise import Check, Exercise
 from microtape.errors import InvalidArgumentError
 from microtape.classroom.catalog import load_exercise
-from microtape.classroom.formats import (
-    CLASSROOM50_RESULT,
-    CLASSROOM50_TEST,
-    GRADESCOPE_RESULTS,
-    GRADESCOPE_TEST,
-    problems,
-)
+from microtape.classroom.formats import CLASSROOM50_RESULT, CLASSROOM50_TEST, GRADESCOPE_RESULTS, GRADESCOPE_TEST, problems
 
 pytestmark = pytest.mark.slow  # most tests here run the grader in other processes
 

@@ -22,9 +22,9 @@ import pytest
 
 from microtape.cli import exercises
 from microtape.classroom.catalog import identify, list_exercises
-from microtape.classroom.notebooks import NotebookError, code_of, starter_notebook
-from microtape.classroom.resources import starter_files
-from microtape.classroom.statements import catalog, statement, translate_code, translate_starter
+from microtape.book.notebooks import NotebookError, code_of, starter_notebook
+from microtape.book.resources import starter_files
+from microtape.book.statements import catalog, statement, translate_code, translate_starter
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"

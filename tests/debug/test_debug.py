@@ -11,7 +11,7 @@ import math
 import pytest
 
 import microtape as mt
-from microtape.core import runtime as _runtime
+from microtape.engine import arena as _runtime
 
 NAN, INF = math.nan, math.inf
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
-from microtape.core.floats import safe_mean_abs, safe_norm
+from microtape.ops.floats import safe_mean_abs, safe_norm
 from microtape.autodiff.results import GradFn
 
 BIG = 1.7e308  # finite, near the largest float

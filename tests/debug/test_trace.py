@@ -9,7 +9,7 @@ import math
 import pytest
 
 import microtape as mt
-from microtape.core import runtime
+from microtape.engine import arena
 
 
 def here() -> int:
@@ -45,7 +45,7 @@ def test_a_nan_from_sqrt_0_inside_a_softmax_is_traced_to_its_line() -> None:
     text = str(trace)
     assert text.splitlines()[0].startswith(f"Inf first made by sqrt (backward) at test_trace.py:{line}: sqrt at 0.0")
     assert "then it spread through:" in text
-    assert runtime.STATE.get().anomaly is False and runtime.STATE.get().observers == ()
+    assert arena.STATE.get().anomaly is False and arena.STATE.get().observers == ()
 
 
 def test_a_nan_from_log_0_is_traced_to_the_loss() -> None:
@@ -113,4 +113,4 @@ def test_a_bad_mode_is_refused_before_anything_changes() -> None:
     with pytest.raises(mt.InvalidArgumentError, match=r"detect_anomaly\(mode='loud'\) is not a mode") as info:
         mt.detect_anomaly(mode="loud")
     assert "hint:" in str(info.value) and info.value.value == "loud"
-    assert runtime.STATE.get().anomaly is False
+    assert arena.STATE.get().anomaly is False

@@ -18,7 +18,7 @@ from typing import cast
 
 import pytest
 
-from microtape.core.registry import OPS
+from microtape.engine.primitive import OPS
 
 from ..op_cases import ALL_CASES, Case, call, inputs_of
 
@@ -256,7 +256,7 @@ def test_the_references_are_not_the_engine() -> None:
     """The references import nothing from microtape but the op table's names (checked by reading the file)."""
     source = Path(__file__).read_text(encoding="utf-8")
     imports = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
-    assert [line for line in imports if "microtape" in line] == ["from microtape.core.registry import OPS"]
+    assert [line for line in imports if "microtape" in line] == ["from microtape.engine.primitive import OPS"]
 
 
 def test_the_reference_helpers_on_known_values() -> None:

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microtape as mt
-from microtape.core.registry import OPS
-from microtape.core import runtime as _runtime
-from microtape.core.runtime import DISPATCH
+from microtape.engine.primitive import OPS
+from microtape.engine import arena as _runtime
+from microtape.engine.arena import DISPATCH
 
 from ..op_cases import ALL_CASES, CASES, COMPOSITES, SMOOTH, Case, Composite, call, inputs_of
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
-from microtape.train import state as state_module
+from microtape.train import slots as state_module
 from microtape.train import Optimizer
 
 from .._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module

@@ -6,9 +6,7 @@ import math
 import types
 
 from microtape import numerical_grad, scalar, sin, tensor
-from microtape.exercise import (
-    Exercise, Fail, close, depends_on, expect_values, fmt, fn, number, off_by, replaced, rng, tensor_fn, tensor_of,
-)
+from microtape.exercise import Exercise, Fail, close, depends_on, expect_values, fmt, fn, number, off_by, replaced, rng, tensor_fn, tensor_of
 
 EXERCISE = Exercise("ex00_gradient_by_hand", chapter=0, title="Gradient debugging: a derivative by hand and with mt.grad", minutes=15)
 

@@ -6,9 +6,7 @@ import math
 import types
 
 from microtape import GradientTape, Tensor, check_grads, scalar, tanh, tensor
-from microtape.exercise import (
-    Exercise, Fail, close, depends_on, expect_values, fn, gradcheck_failure, number, off_by, rng, tensor_fn, tensor_of,
-)
+from microtape.exercise import Exercise, Fail, close, depends_on, expect_values, fn, gradcheck_failure, number, off_by, rng, tensor_fn, tensor_of
 
 EXERCISE = Exercise(
     "ex02b_item_cuts_the_graph", chapter=2, title="Automatic gradients: find the gradient that never reaches w", kind="debug", minutes=15

@@ -6,9 +6,7 @@ import math
 import types
 
 from microtape import GradientTape, Tensor, tensor
-from microtape.exercise import (
-    Exercise, Fail, close, depends_on, expect_values, fn, number, off_by, rng, tensor_fn, tensor_of,
-)
+from microtape.exercise import Exercise, Fail, close, depends_on, expect_values, fn, number, off_by, rng, tensor_fn, tensor_of
 
 EXERCISE = Exercise("ex04d_nan_hunt", chapter=4, title="Checking gradients: a NaN hunt with detect_anomaly", kind="debug", minutes=10)
 ROWS = [[1.0, 2.0, 3.0], [1000.0, 999.0, 0.0], [-1000.0, -1001.0, -999.0], [750.0, -750.0, 20.0]]

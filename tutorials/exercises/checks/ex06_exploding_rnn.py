@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from microtape import GradientMonitor, Tensor, clip_by_global_norm, grads, scalar, tensor
 from microtape.exercise import Exercise, Fail, close, depends_on, expect_values, fmt, fn, number, off_by, rng, tensor_fn, tensor_of
-from microtape.core.tensor import format_number
+from microtape.engine.tensor import format_number
 
 EXERCISE = Exercise("ex06_exploding_rnn", chapter=6, title="In practice: tame an exploding recurrent net with clipping", minutes=15)
 

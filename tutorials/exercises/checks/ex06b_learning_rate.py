@@ -6,7 +6,7 @@ import math
 import types
 
 from microtape.exercise import Exercise, Fail, close, fmt, fn, number, off_by, replaced, rng
-from microtape.core.tensor import format_number
+from microtape.engine.tensor import format_number
 
 EXERCISE = Exercise("ex06b_learning_rate", chapter=6, title="In practice: a learning rate past the stability limit", kind="debug", minutes=10)
 

@@ -7,7 +7,7 @@ import types
 
 from microtape import scalar
 from microtape.exercise import Exercise, Fail, close, expect_values, fmt, fn, number, off_by, rng, tensor_fn, tensor_of
-from microtape.core.tensor import format_number
+from microtape.engine.tensor import format_number
 
 EXERCISE = Exercise("ex06c_rescue_the_run", chapter=6, title="In practice: rescue an exploding recurrent net", kind="debug", minutes=10)
 XS = [math.cos(0.3 * t) + 0.5 for t in range(30)]

@@ -1,0 +1,215 @@
+"""``GradientTape``, the public tape: the engine's recording, with the views and the "why" composed in.
+
+The engine's ``Tape`` (``engine/tape.py``) records ops and computes
+``gradient()`` and ``jacobian()``; this class adds what a student looks at:
+``operations``, ``summary()``, ``to_dot()``, ``to_svg()`` (from ``views/``),
+``explain()`` and ``backward_steps()`` (from ``explain/``), each a few lines
+over the records the tape keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TypeVar
+
+from ..engine import user_line
+from ..engine.backward import gradient_norms
+from ..explain.paths import explain_records
+from ..explain.report import GradientExplanation
+from ..explain.steps import BackwardStep, backward_steps
+from ..engine.gradient_args import sources_of, targets_of
+from ..engine.tape import Tape
+from ..views.tape_text import Operation, dot_graph, operations_of, summary_table
+from ..views.tape_svg import layout, summary_html, svg
+from ..engine.tensor import Tensor
+
+__all__ = ["GradientTape"]
+
+K = TypeVar("K")
+
+
+class GradientTape(Tape):
+    """Record ops while open, then compute gradients by walking them backwards.
+
+    The explicit tape of TensorFlow for Python (``tf.GradientTape``);
+    TensorFlow.js has none and hides one inside ``tf.grad``. Trainable
+    variables read inside the block are watched automatically; plain tensors
+    must be watched with :meth:`watch`.
+
+    A record keeps a variable's values as they were when the op read them,
+    as TensorFlow does, so an ``assign`` between the forward pass and
+    ``gradient()`` does not change the gradient. That costs no copy:
+    ``assign`` gives the variable a new list and the record keeps the old
+    one, through one small object per variable and value shared by every
+    op that read it. ``memory()`` counts the variable once (TF.js's count),
+    not the old values a persistent tape still holds after an ``assign``.
+
+    Args:
+        persistent: Allow several ``gradient()``/``jacobian()`` calls. Call
+            :meth:`release` (or drop the tape) when done, so the tensors it
+            holds can be freed.
+        watch_accessed_variables: Watch trainable variables automatically.
+
+    Examples:
+        >>> x = mt.scalar(3.0)
+        >>> with mt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.gradient(y, x)
+        Tensor(6.0, shape=())
+        >>> w, b = mt.variable([1.0, 2.0]), mt.variable(2.0)
+        >>> with mt.GradientTape(persistent=True) as tape:
+        ...     loss = (w * b).sum()
+        >>> _ = w.assign(mt.tensor([10.0, 20.0]))   # after the forward pass
+        >>> tape.gradient(loss, b)                  # w as recorded: 1 + 2
+        Tensor(3.0, shape=())
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        super().__init__(persistent, watch_accessed_variables)
+
+    # -- what a student looks at (views/) ----------------------------------------
+
+    @property
+    def operations(self) -> list[Operation]:
+        """The recorded ops in order, each with its name, input shapes, output shape and ids.
+
+        Examples:
+            >>> w = mt.variable(mt.tensor([1.0, 2.0]), name="w_ops")
+            >>> with mt.GradientTape() as tape:
+            ...     loss = (w * 3.0).sum()
+            >>> for op in tape.operations:
+            ...     print(op)
+            #0 mul((2,), ()) -> (2,)
+            #1 sum((2,)) -> ()
+        """
+        return operations_of(self._records)
+
+    def summary(self) -> str:
+        """A table of the recorded ops with value ranges and, after ``gradient()``,
+        the norm of the gradient that reached each op's output.
+
+        Read it bottom-up to follow the gradient from the loss back to the
+        inputs; a norm that shrinks towards 0 shows where gradients vanish.
+
+        Examples:
+            >>> x = mt.tensor([1.0, 2.0])
+            >>> with mt.GradientTape(persistent=True) as tape:
+            ...     tape.watch(x)
+            ...     y = (x * x).sum()
+            >>> _ = tape.gradient(y, x)
+            >>> print(tape.summary())
+            #   op    output shape   value range   |grad out|
+            0   mul   (2,)           [1.0, 4.0]    1.414
+            1   sum   ()             [5.0, 5.0]    1.0
+        """
+        return summary_table(self._records, gradient_norms(self._records, self._last))
+
+    def to_dot(self, grad_norms: bool = True, title: str = "tape", rankdir: str = "LR") -> str:
+        """Graphviz text of the recorded graph: tensors as boxes, ops as ellipses.
+
+        After ``gradient()``, edges into an op's output carry the gradient
+        norm that flowed back through them (``grad_norms=False`` hides them).
+        ``rankdir`` is Graphviz's layout direction: ``"LR"`` (left to right,
+        the default) or ``"TB"`` (top to bottom, better for long chains).
+        Render with ``dot -Tsvg``, or in the book with ``.. graphviz::``.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = mt.exp(x)
+            >>> print(tape.to_dot().splitlines()[0])
+            digraph tape {
+        """
+        return dot_graph(
+            self._records, self._watched, self._variables, gradient_norms(self._records, self._last) if grad_norms else {}, title, rankdir
+        )
+
+    def to_svg(self, grad_norms: bool = True, title: str = "tape") -> str:
+        """Draw the recorded graph as a standalone SVG, laid out by microtape (no Graphviz needed).
+
+        Inputs are at the top (watched tensors yellow, variables blue by name,
+        constants dashed), the loss at the bottom; each op's box shows its
+        output's shape, value range and, after ``gradient()``, the norm of the
+        gradient that reached it (``grad_norms=False`` hides it). Edges cross
+        only where the layering forces them to. A notebook shows the tape as
+        this picture: Jupyter prefers ``_repr_html_`` to ``_repr_svg_``, so the
+        tape's HTML is this drawing with the ``summary()`` table folded under
+        it. ``to_dot()`` is still there for Graphviz users.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = mt.exp(x)
+            >>> picture = tape.to_svg()
+            >>> picture.startswith('<svg xmlns="http://www.w3.org/2000/svg"'), picture.count('class="mt-node"')
+            (True, 2)
+        """
+        norms = gradient_norms(self._records, self._last) if grad_norms else {}
+        return svg(layout(self._records, self._watched, self._variables, norms), title, "" if self._records or not self._used else "used: records freed")
+
+    def _repr_svg_(self) -> str:  # for front ends that show SVG only
+        return self.to_svg()
+
+    def _repr_html_(self) -> str:
+        # Jupyter prefers HTML over SVG: the drawing first, then the summary() table folded under it.
+        norms = gradient_norms(self._records, self._last)
+        table = summary_html(self._records, norms) if self._records else ""
+        return self.to_svg() + (f"<details><summary>summary()</summary>{table}</details>" if table else "")
+
+    # -- why a gradient has its value (explain/) ----------------------------------
+
+    def explain(self, target: Tensor, source: Tensor, index: int | tuple[int, ...] | None = None, top: int = 10) -> GradientExplanation:
+        """Why entry ``index`` of the gradient of the scalar ``target`` for ``source`` has its value:
+        the paths from ``target`` back to it, the ``top`` largest first, each step with the line of
+        your code that ran its op (see :func:`microtape.explain_gradient`). Like ``gradient()``, it uses
+        up a non-persistent tape.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = mt.exp(x * 3.0)
+            >>> e = tape.explain(y, x)
+            >>> [(s.op, round(s.local, 1)) for s in e.paths[0].steps], round(e.total, 1)
+            ([('exp', 403.4), ('mul', 3.0)], 1210.3)
+        """
+        self._check_usable()
+        result = explain_records(self._records, self._tracked, target, source, index, top, self._lines())
+        self._finish()
+        return result
+
+    def backward_steps(self, target: Tensor | Sequence[Tensor], sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor]) -> Iterator[BackwardStep]:
+        """The backward pass of ``gradient(target, sources)``, one :class:`~microtape.BackwardStep` per VJP.
+
+        Steps come in the order the pass runs them (from the target back);
+        each has the op, your line that ran it, the gradient that reached
+        its output, what its VJP returned, and the gradients of ``sources``
+        so far (``None`` where the pass has not reached one yet). The last
+        step's ``accumulated`` is what ``gradient()`` returns. Uses up a
+        non-persistent tape, as ``gradient()`` does.
+
+        Examples:
+            >>> x, y = mt.scalar(2.0), mt.scalar(3.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch([x, y])
+            ...     z = x * x + y * y
+            >>> for step in tape.backward_steps(z, {"x": x, "y": y}):
+            ...     print(step.op, step.dout, step.accumulated)
+            add Tensor(1.0, shape=()) {'x': None, 'y': None}
+            mul Tensor(1.0, shape=()) {'x': None, 'y': Tensor(6.0, shape=())}
+            mul Tensor(1.0, shape=()) {'x': Tensor(4.0, shape=()), 'y': Tensor(6.0, shape=())}
+        """
+        self._check_usable()
+        targets = targets_of(target)
+        flat = sources_of(sources)
+        self._last = (targets, [None] * len(targets))
+        steps = backward_steps(self, self._records, self._wheres, targets, flat, sources)
+        self._finish()
+        return iter(steps)
+
+    def _lines(self) -> dict[int, str]:
+        """``file:line`` of the user's code that made each recorded output, by tensor id."""
+        return {rec[3].id: user_line.frame_text(w) for rec, w in zip(self._records, self._wheres) if w is not None}

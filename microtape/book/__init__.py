@@ -1,0 +1,9 @@
+"""The book outside Sphinx: the chapters in the terminal, their figures and the exercises as files.
+
+Files, in reading order: ``figures.py`` (the words on the chapters' figures,
+one table per language), ``notebooks.py`` (exercises as Jupyter notebooks,
+written and read with ``json``), ``resources.py`` (where the chapters and
+starters are, installed or not), ``prose.py`` (the chapters' prose as
+terminal text), ``statements.py`` (the exercises' task statements, in either
+language) and ``tour.py`` (``python -m microtape tour``).
+"""

@@ -1,0 +1,230 @@
+"""Where a NaN came from and where it went: ``AnomalyEvent``, ``AnomalyTrace``, and the cause sentence.
+
+With ``mode="trace"`` it fills an :class:`AnomalyTrace` instead: the first
+op that made a non-finite value, then every op the value went through.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..engine.formatting import format_number
+from ..explain.steps import short_where
+from ..engine.tensor import Tensor
+
+__all__ = ["DERIVATIVES", "AnomalyEvent", "AnomalyTrace", "bad_entries", "cause", "values_at"]
+
+SPREAD_LIMIT = 1000
+"""A trace keeps this many spread events; a long training loop counts the rest in ``dropped``."""
+
+
+def _safe(fn: Callable[..., float]) -> Callable[..., float]:
+    """Evaluate a derivative the way float arithmetic would: 1/0 is inf, a domain error NaN."""
+
+    def run(*xs: float) -> float:
+        try:
+            return fn(*xs)
+        except ZeroDivisionError:
+            return math.inf
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return math.nan
+
+    return run
+
+
+DERIVATIVES: dict[tuple[str, int], tuple[str, Callable[..., float]]] = {
+    ("sqrt", 0): ("1/(2*sqrt(x))", _safe(lambda x: 1.0 / (2.0 * math.sqrt(x)))),
+    ("log", 0): ("1/x", _safe(lambda x: 1.0 / x)),
+    ("exp", 0): ("exp(x)", _safe(math.exp)),
+    ("tanh", 0): ("1 - tanh(x)**2", _safe(lambda x: 1.0 - math.tanh(x) ** 2)),
+    ("sigmoid", 0): ("sigmoid(x)*(1 - sigmoid(x))", _safe(lambda x: math.exp(-abs(x)) / (1.0 + math.exp(-abs(x))) ** 2)),
+    ("sin", 0): ("cos(x)", _safe(math.cos)),
+    ("cos", 0): ("-sin(x)", _safe(lambda x: -math.sin(x))),
+    ("square", 0): ("2*x", _safe(lambda x: 2.0 * x)),
+    ("div", 0): ("1/b", _safe(lambda a, b: 1.0 / b)),
+    ("div", 1): ("-a/b**2", _safe(lambda a, b: -a / (b * b))),
+    ("pow", 0): ("b*a**(b-1)", _safe(lambda a, b: b * a ** (b - 1.0))),
+    ("pow", 1): ("a**b*log(a)", _safe(lambda a, b: a**b * math.log(a))),
+    ("mul", 0): ("b", _safe(lambda a, b: b)),
+    ("mul", 1): ("a", _safe(lambda a, b: a)),
+}
+"""The local derivative of the common ops, by (op, input), as text and as a function
+of the inputs' values at one entry: what the error names when a gradient blows up."""
+
+
+def bad_entries(data: list[float] | None, limit: int = 10) -> list[int]:
+    """Flat indices of the first ``limit`` NaN or Inf entries of ``data``."""
+    found: list[int] = []
+    for i, v in enumerate(data or ()):
+        if not math.isfinite(v):
+            found.append(i)
+            if len(found) == limit:
+                break
+    return found
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    index: list[int] = []
+    for dim in reversed(shape):
+        flat, i = divmod(flat, dim) if dim else (flat, 0)
+        index.append(i)
+    return tuple(reversed(index))
+
+
+def values_at(inputs: tuple[Tensor, ...], flat: int, shape: tuple[int, ...]) -> list[float] | None:
+    """Each input's value at entry ``flat`` of a tensor of ``shape`` (an input with one
+    entry broadcasts), or None when an input's entries do not line up with it."""
+    vals: list[float] = []
+    for x in inputs:
+        data = x._data
+        if data is None:
+            return None
+        if len(data) == 1:
+            vals.append(data[0])
+        elif x.shape == shape:
+            vals.append(data[flat])
+        else:
+            return None
+    return vals
+
+
+def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: int | None = None) -> str:
+    """One sentence: the op, the inputs' values and the entry where ``bad`` (the output,
+    or the gradient for input ``index``) is not finite, and why.
+
+    Examples:
+        >>> from microtape.debug.anomaly_report import cause
+        >>> x = mt.tensor([4.0, 0.0])
+        >>> cause("sqrt", "backward", (x,), mt.tensor([0.25, math.inf]), 0)
+        'sqrt at 0.0, entry (1,): its derivative 1/(2*sqrt(x)) is inf'
+        >>> cause("log", "forward", (x,), mt.tensor([1.386, -math.inf]))
+        'log at 0.0, entry (1,): log(0.0) is -inf'
+    """
+    data = bad._data or []
+    flats = bad_entries(data, limit=len(data) or 1)
+    if not flats:
+        return f"{op}: no NaN or Inf"
+    flat = flats[0]
+    entry = _unravel(flat, bad.shape)
+    more = f" ({len(flats)} non-finite entries in all)" if len(flats) > 1 else ""
+    vals = values_at(inputs, flat, bad.shape)
+    got = format_number(data[flat])
+    if vals is None:
+        what = "output" if index is None else f"gradient for input {index}"
+        return f"{op}, entry {entry}: the {what} is {got}, from inputs of shapes {', '.join(str(x.shape) for x in inputs)}{more}"
+    texts = [format_number(v) for v in vals]
+    at = texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+    if index is None:
+        return f"{op} at {at}, entry {entry}: {op}({', '.join(texts)}) is {got}{more}"
+    known = DERIVATIVES.get((op, index))
+    if known is None:
+        return f"{op} at {at}, entry {entry}: the gradient its VJP returned for input {index} is {got}{more}"
+    formula, fn = known
+    slope = fn(*vals)
+    if slope == data[flat] or (slope != slope and got == "nan"):
+        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}{more}"
+    return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, so the gradient is {got}{more}"
+
+
+@dataclass(frozen=True)
+class AnomalyEvent:
+    """One op that made, or passed on, a NaN or an Inf: an entry of an :class:`AnomalyTrace`.
+
+    Attributes:
+        op: The op's name.
+        phase: ``"forward"`` (its output) or ``"backward"`` (a gradient its VJP returned).
+        kind: ``"NaN"`` or ``"Inf"``.
+        entries: The first (up to 10) non-finite entries, as indices of the output or gradient.
+        inputs: The values of the op's inputs (kept for the first event only; empty for the others).
+        where: ``file:line`` of your code that ran the op forward.
+        cause: One sentence: the op at which values, which entry, and why.
+        made_here: True when every input was finite: this op made the value.
+
+    Examples:
+        >>> with mt.detect_anomaly(mode="trace") as trace:
+        ...     y = mt.log(mt.tensor([1.0, 0.0]))
+        >>> trace.first.op, trace.first.phase, trace.first.entries, trace.first.inputs
+        ('log', 'forward', ((1,),), ((1.0, 0.0),))
+    """
+
+    op: str
+    phase: str
+    kind: str
+    entries: tuple[tuple[int, ...], ...]
+    inputs: tuple[tuple[float, ...], ...]
+    where: str
+    cause: str
+    made_here: bool
+
+    def __str__(self) -> str:
+        made = "" if self.made_here else ", passed on"
+        return f"{self.op} ({self.phase}{made}) at {short_where(self.where)}: {self.cause}"
+
+
+def event(op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool) -> AnomalyEvent:
+    """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``)."""
+    entries = tuple(_unravel(i, bad.shape) for i in bad_entries(bad._data))
+    values = tuple(tuple(x._data or ()) for x in inputs) if first else ()
+    # forward: made here when every input is finite; backward: the VJPs after the first pass it on
+    made = first if phase == "backward" else not any(bad_entries(x._data, 1) for x in inputs)
+    return AnomalyEvent(op, phase, kind, entries, values, where, cause(op, phase, inputs, bad, index), made)
+
+
+@dataclass
+class AnomalyTrace:
+    """What ``detect_anomaly(mode="trace")`` recorded: where a NaN or Inf came from, and where it went.
+
+    Attributes:
+        first: The first op that made a non-finite value, or None if none did.
+        spread: Every op the value then went through, in order (forward up to
+            the loss, then the backward pass up to the gradient).
+        dropped: Spread events not kept (after the first 1000).
+
+    Examples:
+        >>> x = mt.tensor([1.0, 0.0])
+        >>> with mt.detect_anomaly(mode="trace") as trace:
+        ...     loss = (mt.log(x) * 2.0).sum()
+        >>> trace.first.op, [e.op for e in trace.spread]
+        ('log', ['mul', 'sum'])
+        >>> with mt.detect_anomaly(mode="trace") as clean:
+        ...     _ = mt.exp(x)
+        >>> print(clean)
+        detect_anomaly: no op made a NaN or an Inf.
+    """
+
+    first: AnomalyEvent | None = None
+    spread: list[AnomalyEvent] = field(default_factory=list)
+    dropped: int = 0
+
+    def add(self, found: AnomalyEvent) -> None:
+        """Record ``found``: the first event, or one more op it spread through.
+
+        Examples:
+            >>> trace = mt.AnomalyTrace()
+            >>> trace.add(mt.AnomalyEvent("log", "forward", "Inf", ((0,),), ((0.0,),), "me.py:3", "log(0.0) is -inf", True))
+            >>> trace.first.op, trace.spread
+            ('log', [])
+        """
+        if self.first is None:
+            self.first = found
+        elif len(self.spread) < SPREAD_LIMIT:
+            self.spread.append(found)
+        else:
+            self.dropped += 1
+
+    def __str__(self) -> str:
+        if self.first is None:
+            return "detect_anomaly: no op made a NaN or an Inf."
+        lines = [f"{self.first.kind} first made by {self.first}"]
+        if self.spread:
+            lines.append("then it spread through:")
+            lines.extend(f"  {i}. {e}" for i, e in enumerate(self.spread, 1))
+            if self.dropped:
+                lines.append(f"  ... and {self.dropped} more")
+        else:
+            lines.append("it went no further.")
+        return "\n".join(lines)

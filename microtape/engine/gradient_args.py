@@ -1,0 +1,193 @@
+"""What a tape is given, checked before any backward work.
+
+Its flags, what ``watch`` is given, the targets, sources and output
+gradients of ``gradient()`` and ``jacobian()``, the ``unconnected_gradients``
+mode, and the error for a VJP that returned a gradient of the wrong shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .types import Shape
+from ..errors import InvalidArgumentError, ShapeError, explain
+from .tensor import Tensor, as_tensor
+from . import arena
+
+__all__ = [
+    "check_flag",
+    "check_tensor",
+    "jacobian_target",
+    "output_gradients_for",
+    "sources_of",
+    "targets_of",
+    "unconnected_mode",
+    "watchable",
+    "wrong_gradient_shape",
+]
+
+def check_flag(flag: str, value: object) -> None:
+    """``GradientTape(persistent=..., watch_accessed_variables=...)`` takes True or False."""
+    if not isinstance(value, bool):
+        raise InvalidArgumentError(
+            explain(
+                f"GradientTape({flag}={value!r}): expected True or False.",
+                f"{flag} is a flag.",
+                f"write GradientTape({flag}=True).",
+            ),
+            value=value,
+        )
+
+
+def watchable(tensor: object) -> list[Tensor]:
+    """What ``watch`` was given, as a list of live tensors (one tensor, or each of a list)."""
+    items: list[object] = [tensor] if isinstance(tensor, Tensor) or not isinstance(tensor, (list, tuple)) else list(tensor)
+    for t in items:
+        if not isinstance(t, Tensor):
+            raise InvalidArgumentError(
+                explain(
+                    f"watch() needs tensors, got {type(t).__name__}: {t!r}.",
+                    "A tape tracks tensors made with mt.tensor, mt.variable and ops.",
+                    "convert first: x = mt.tensor(values); tape.watch(x).",
+                ),
+                value=t,
+            )
+        if t._data is None:
+            raise arena.disposed_error(t)
+    return [t for t in items if isinstance(t, Tensor)]  # all of them, checked above
+
+
+def wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> ShapeError:
+    return ShapeError(
+        explain(
+            f"the VJP of {op!r} returned a gradient of shape {got} for input {index}, whose shape is {want}.",
+            "A gradient has the shape of its input; a broadcast input needs its gradient summed back.",
+            "sum over the broadcast axes (microtape.ops.unbroadcast) in that VJP; "
+            "mt.check_grads names the op whose VJP is wrong.",
+        ),
+        op=op,
+        shapes=(got, want),
+        input=index,
+    )
+
+
+def unconnected_mode(value: object) -> bool:
+    if value not in ("none", "zero"):
+        raise InvalidArgumentError(
+            explain(
+                f"unconnected_gradients={value!r} is not an option.",
+                'It is "none" (unconnected sources get None) or "zero" (they get zeros).',
+                'pass unconnected_gradients="zero".',
+            ),
+            value=value,
+        )
+    return value == "zero"
+
+
+def check_tensor(t: object, what: str) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise InvalidArgumentError(
+            explain(
+                f"gradient(): {what} must be tensors, got {type(t).__name__}: {t!r}.",
+                "Gradients are taken of and with respect to tensors.",
+                "convert first with mt.tensor(...) and tape.watch() it.",
+            ),
+            value=t,
+        )
+    if t._data is None:
+        raise arena.disposed_error(t)
+    return t
+
+
+def sources_of(sources: object) -> list[Tensor]:
+    """The sources of ``gradient()`` as a list: a tensor, a list (or tuple), or a dict's values."""
+    if isinstance(sources, Tensor):
+        flat: list[object] = [sources]
+    elif isinstance(sources, Mapping):
+        flat = list(sources.values())
+    elif isinstance(sources, (list, tuple)):
+        flat = list(sources)
+    else:
+        raise InvalidArgumentError(
+            explain(
+                f"gradient(): sources must be a tensor, a list or a dict of tensors, got {type(sources).__name__}.",
+                "The result has the same structure as sources.",
+                "pass tape.gradient(loss, [w, b]).",
+            ),
+            value=sources,
+        )
+    return [check_tensor(s, "sources") for s in flat]
+
+
+def jacobian_target(target: object) -> Tensor:
+    """The one target of ``jacobian()`` (callers may pass a list: that is an error here)."""
+    if isinstance(target, (list, tuple)):
+        raise InvalidArgumentError(
+            explain(
+                f"jacobian() takes one target tensor, got a {type(target).__name__} of {len(target)}.",
+                "The Jacobian of one target has shape target.shape + source.shape; "
+                "gradient() is the one that sums several targets.",
+                "make the tape persistent and take one per target: [tape.jacobian(y, x) for y in (y1, y2)].",
+            ),
+            value=target,
+        )
+    (t,) = targets_of(target)
+    return t
+
+
+def targets_of(target: object) -> list[Tensor]:
+    if isinstance(target, Tensor):
+        return [check_tensor(target, "target")]
+    if isinstance(target, (list, tuple)) and target:
+        return [check_tensor(t, "target") for t in target]
+    raise InvalidArgumentError(
+        explain(
+            f"gradient(): target must be a tensor (or a list of tensors), got {type(target).__name__}: {target!r}.",
+            "The target is what you differentiate, usually the loss.",
+            "compute the loss with microtape ops inside the tape's block.",
+        ),
+        value=target,
+    )
+
+
+def output_gradients_for(given: object, targets: list[Tensor]) -> list[Tensor | None]:
+    if given is None:
+        return [None] * len(targets)
+    if isinstance(given, Tensor):
+        items: list[object] = [given]
+    elif isinstance(given, (list, tuple)) and (
+        len(targets) > 1 or all(d is None or isinstance(d, Tensor) for d in given)
+    ):
+        items = list(given)
+    else:
+        items = [given]  # values for the single target, converted below
+    if len(items) != len(targets):
+        raise InvalidArgumentError(
+            explain(
+                f"gradient(): {len(items)} output_gradients for {len(targets)} targets.",
+                "Give one output gradient per target.",
+                "pass a list as long as the list of targets.",
+            )
+        )
+    out: list[Tensor | None] = []
+    converted: list[Tensor] = []  # made here from values: disposed again if anything is wrong
+    for t, d in zip(targets, items):
+        if d is None:
+            out.append(None)
+            continue
+        if not isinstance(d, Tensor):
+            d = as_tensor(d)  # type: ignore[arg-type]  # as_tensor reports bad values
+            converted.append(d)
+        if d.shape != t.shape:
+            for made in converted:
+                made.dispose()
+            raise ShapeError(
+                explain(
+                    f"gradient(): output_gradients has shape {d.shape} but the target has shape {t.shape}.",
+                    "The output gradient (dy) holds one weight per entry of the target.",
+                    f"pass a tensor of shape {t.shape}, e.g. mt.ones({t.shape}).",
+                ),
+                shapes=(d.shape, t.shape),
+            )
+        out.append(d)
+    return out

@@ -1,0 +1,393 @@
+"""The tape: records the ops run while it is open, then walks them back for gradients.
+
+While open, a tape appends one record per primitive call whose inputs it
+tracks: ``(op, inputs, params, out, needs)``. Records point from outputs to
+inputs only and tensors never point at records, so there are no reference
+cycles for Python's garbage collector to chase.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import FrameType
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TypeVar, overload
+
+from . import user_line, arena
+from .primitive import Op
+from .arena import STATE, TensorBase
+from ..errors import TapeError, explain
+from .gradient_args import check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
+from .backward import Record, backward, jacobian, reaches
+from .tensor import Tensor
+from .variable import Variable
+
+__all__ = ["Tape"]
+
+K = TypeVar("K")
+TapeT = TypeVar("TapeT", bound="Tape")
+
+_NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
+"""One shared tuple per pattern of needs flags (a million records share a handful)."""
+_ONE: tuple[bool, ...] = (True,)
+_PAIRS: tuple[tuple[tuple[bool, ...], ...], ...] = (((False, False), (False, True)), ((True, False), (True, True)))
+"""The needs of a one-input and a two-input op, made once (``_PAIRS[first][second]``)."""
+_user_frame = user_line.user_frame
+_seen_code = user_line.SPOTS.get
+_getframe = sys._getframe
+
+_USED_TWICE = (
+    "A non-persistent GradientTape can only be used to compute one set of gradients "
+    "(or jacobians)."
+)
+
+
+class Tape:
+    """Record ops while open, then compute gradients by walking them backwards.
+
+    The engine's tape: recording, ``gradient()`` and ``jacobian()``. The
+    public :class:`~microtape.GradientTape` (``autodiff/gradient_tape.py``) is this
+    class with the views and explanations composed in.
+
+    A record keeps a variable's values as they were when the op read them,
+    as TensorFlow does, so an ``assign`` between the forward pass and
+    ``gradient()`` does not change the gradient. That costs no copy:
+    ``assign`` gives the variable a new list and the record keeps the old
+    one, through one small object per variable and value shared by every
+    op that read it.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        check_flag("persistent", persistent)
+        check_flag("watch_accessed_variables", watch_accessed_variables)
+        self._persistent = persistent
+        self._watch_vars = watch_accessed_variables
+        self._records: list[Record] = []
+        self._wheres: list[tuple[str, int] | None] = []
+        """The line of user code that ran each record's op (``user_line.user_frame``), for ``backward_steps()``."""
+        self._tracked: set[int] = set()
+        self._watched: dict[int, Tensor] = {}
+        self._variables: dict[int, Variable] = {}
+        """The variables whose values the records hold, by id (a record holds the values, not the variable)."""
+        self._used = False
+        self._last: tuple[list[Tensor], list[list[float] | None]] | None = None
+        """The targets and output gradients (as values) of the last backward pass:
+        summary() and to_dot() replay it to measure gradient norms."""
+
+    # -- recording ---------------------------------------------------------
+
+    @property
+    def persistent(self) -> bool:
+        """Whether ``gradient()`` may be called more than once."""
+        return self._persistent
+
+    def __enter__(self: TapeT) -> TapeT:
+        st = STATE.get()
+        if self in st.tapes:
+            raise TapeError(
+                explain(
+                    "This GradientTape is already open.",
+                    "A tape can be entered once at a time.",
+                    "make a second GradientTape() for a nested tape.",
+                )
+            )
+        STATE.set(st.replace(tapes=st.tapes + (self,)))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        st = STATE.get()
+        STATE.set(st.replace(tapes=tuple([t for t in st.tapes if t is not self])))
+
+    def _record(self, op: Op, inputs: tuple[Tensor, ...], params: dict[str, object], out: Tensor) -> None:
+        if self._used:
+            return
+        tracked = self._tracked
+        # needs[i]: input i is tracked (a trainable variable read here is tracked from now on).
+        # One and two inputs (nearly every op) are spelled out: a loop costs more than the checks.
+        n = len(inputs)
+        if n == 2:
+            a, b = inputs
+            first = a.id in tracked or a._trainable and self._watch_read(a)
+            second = b.id in tracked or b._trainable and self._watch_read(b)
+            if not (first or second):
+                return
+            needs = _PAIRS[first][second]
+            kept = a._kept or b._kept
+        elif n == 1:
+            a = inputs[0]
+            if not (a.id in tracked or a._trainable and self._watch_read(a)):
+                return
+            needs = _ONE
+            kept = a._kept
+        else:
+            flags = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
+            if True not in flags:
+                return
+            needs = _NEEDS.setdefault(flags, flags)
+            kept = True in [x._kept for x in inputs]
+        if kept:  # a variable (always kept) among the inputs: record what it holds now (TensorFlow's rule)
+            inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
+        tracked.add(out.id)
+        self._records.append((op, inputs, params, out, needs))
+        # The line of user code that ran the op: user_line.user_frame(3) (1 is _record, 2 primitive.py's
+        # emit, 3 the op's call), written out for the two cases of nearly every record, whose
+        # call sites it has already seen: the op called from the user's code, or through one
+        # of Tensor's operators (one package frame between).
+        frame: FrameType | None = _getframe(3)
+        seen = _seen_code(id(frame.f_code))  # type: ignore[union-attr]  # three frames up is the op's caller
+        if seen is not None and seen[1] is None:
+            frame = frame.f_back  # type: ignore[union-attr]  # as above
+            seen = None if frame is None else _seen_code(id(frame.f_code))
+        where = seen[1].get(frame.f_lasti) if seen is not None and seen[1] is not None and frame is not None else None
+        self._wheres.append(where or _user_frame(3))
+        for x in inputs:
+            x._holds += 1
+        out._holds += 1
+
+    def _read(self, variable: Variable) -> Tensor:
+        """The variable's values as the record keeps them; the tape remembers whose they are (for ``to_dot``)."""
+        self._variables[variable.id] = variable
+        return variable._recorded()
+
+    def _watch_read(self, variable: Tensor) -> bool:
+        """A trainable variable an op reads: watch it if this tape watches what it accesses."""
+        if not self._watch_vars:
+            return False
+        self._tracked.add(variable.id)
+        self._watched[variable.id] = variable
+        return True
+
+    def watch(self, tensor: Tensor | Sequence[Tensor]) -> None:
+        """Track ``tensor`` (or each tensor of a list) so gradients can flow to it.
+
+        Only ops that run after ``watch`` are recorded, as in TensorFlow.
+
+        Examples:
+            >>> c = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(c)
+            ...     y = c ** 3
+            >>> tape.gradient(y, c)
+            Tensor(12.0, shape=())
+        """
+        for t in watchable(tensor):
+            self._tracked.add(t.id)
+            self._watched[t.id] = t
+
+    def watched_variables(self) -> list[Variable]:
+        """The variables this tape watches, explicitly or by access, in order.
+
+        Examples:
+            >>> w = mt.variable(mt.scalar(1.0), name="w_watched")
+            >>> with mt.GradientTape() as tape:
+            ...     y = w * 2.0
+            >>> [v.name for v in tape.watched_variables()]
+            ['w_watched']
+        """
+        return [t for t in self._watched.values() if isinstance(t, Variable)]
+
+    @contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Pause recording on this tape inside a ``with`` block.
+
+        Examples:
+            >>> x = mt.scalar(2.0)
+            >>> with mt.GradientTape(persistent=True) as tape:
+            ...     tape.watch(x)
+            ...     with tape.stop_recording():
+            ...         ignored = x * 100.0
+            ...     y = x * 3.0
+            >>> tape.gradient(ignored, x) is None, tape.gradient(y, x)
+            (True, Tensor(3.0, shape=()))
+        """
+        st = STATE.get()
+        if self not in st.tapes:
+            raise TapeError(
+                explain(
+                    "stop_recording() was called on a tape that is not recording.",
+                    "It pauses a tape inside that tape's `with` block.",
+                    "use it as: with tape: ... with tape.stop_recording(): ...",
+                )
+            )
+        STATE.set(st.replace(tapes=tuple([t for t in st.tapes if t is not self])))
+        try:
+            yield
+        finally:
+            now = STATE.get()
+            STATE.set(now.replace(tapes=now.tapes + (self,)))
+
+    def reset(self) -> None:
+        """Forget everything recorded and watched, keeping the tape open.
+
+        Examples:
+            >>> x = mt.scalar(1.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     _ = x * 2.0
+            ...     tape.reset()
+            >>> tape.operations
+            []
+        """
+        self.release()
+        self._watched.clear()
+        self._tracked.clear()
+        self._used = False
+
+    def release(self) -> None:
+        """Let go of every tensor this tape holds for its backward pass.
+
+        A persistent tape holds its records until released (or garbage
+        collected); ``mt.memory().num_tensors_held_by_tapes`` shows them.
+
+        Examples:
+            >>> x = mt.scalar(1.0)
+            >>> with mt.GradientTape(persistent=True) as tape:
+            ...     tape.watch(x)
+            ...     y = x * 2.0
+            >>> tape.release()
+            >>> tape.operations
+            []
+        """
+        records, self._records, self._wheres = self._records, [], []
+        self._last = None
+        self._variables.clear()
+        unused: list[TensorBase] = []
+        for _, inputs, _, out, _ in records:  # this tape no longer needs the record's tensors
+            for t in inputs:
+                t._holds -= 1
+                if t._holds == 0 and t._disposed is not None:
+                    unused.append(t)
+            out._holds -= 1
+            if out._holds == 0 and out._disposed is not None:
+                unused.append(out)
+        arena.free_all(unused)
+
+    def __del__(self) -> None:
+        try:
+            if self._records:
+                self.release()
+        except Exception:  # noqa: BLE001 - never raise from a finaliser (interpreter shutdown)
+            pass
+
+    # -- gradients -----------------------------------------------------------
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Tensor,
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> Tensor | None: ...
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Sequence[Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> list[Tensor | None]: ...
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Mapping[K, Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> dict[K, Tensor | None]: ...
+
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: str = "none",
+    ) -> Tensor | None | list[Tensor | None] | dict[K, Tensor | None]:
+        """Gradient of ``target`` with respect to ``sources``.
+
+        A non-scalar target is summed first (its ``output_gradients`` default
+        to ones), as in TensorFlow. ``sources`` may be a tensor, a list (or
+        tuple) or a dict, and the result has the same structure (a list for
+        any sequence). A source that does not
+        affect the target gets ``None``, or zeros with
+        ``unconnected_gradients="zero"``.
+
+        Raises:
+            TapeError: a non-persistent tape is asked a second time.
+            ShapeError: ``output_gradients`` does not match the target's shape.
+
+        Examples:
+            >>> x, y = mt.scalar(2.0), mt.scalar(3.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch([x, y])
+            ...     z = x * x + y * y
+            >>> tape.gradient(z, {"x": x, "y": y})
+            {'x': Tensor(4.0, shape=()), 'y': Tensor(6.0, shape=())}
+        """
+        self._check_usable()
+        zero = unconnected_mode(unconnected_gradients)
+        targets = targets_of(target)
+        douts = output_gradients_for(output_gradients, targets)
+        result = self._backward(targets, douts, sources_of(sources), zero)
+        self._finish()
+        if isinstance(sources, Tensor):
+            return result[0]
+        if isinstance(sources, Mapping):
+            return dict(zip(sources.keys(), result))
+        return list(result)
+
+    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: str = "none") -> Tensor | None:
+        """Full Jacobian: ``result[i..., j...] = ∂target[i...] / ∂source[j...]``.
+
+        One backward pass per entry of ``target``; the result has shape
+        ``target.shape + source.shape``.
+
+        Examples:
+            >>> x = mt.tensor([1.0, 2.0])
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.jacobian(y, x)
+            Tensor([[2.0, 0.0], [0.0, 4.0]], shape=(2, 2))
+        """
+        self._check_usable()
+        zero = unconnected_mode(unconnected_gradients)
+        target = jacobian_target(target)
+        check_tensor(source, "source")
+        result = arena.run_in_scope("jacobian()", lambda: jacobian(self._backward, self._records, target, source, zero))
+        self._finish()
+        assert result is None or isinstance(result, Tensor)
+        return result
+
+    def _check_usable(self) -> None:
+        if self._used:
+            raise TapeError(
+                explain(
+                    _USED_TWICE,
+                    "Its records were freed after the first gradient() call.",
+                    "create it with GradientTape(persistent=True) to call gradient() or jacobian() again.",
+                )
+            )
+
+    def _finish(self) -> None:
+        if not self._persistent:
+            self._used = True
+            self.release()
+
+    def _reaches(self, target: Tensor, sources: Sequence[Tensor]) -> list[bool]:
+        """For each source, whether ``target`` depends on it through recorded ops."""
+        return reaches(self._records, target, sources)
+
+    def _backward(
+        self, targets: list[Tensor], douts: list[Tensor | None], sources: list[Tensor], zero: bool
+    ) -> list[Tensor | None]:
+        """The backward pass (``backward.py``), remembered so that summary() and to_dot() can replay it."""
+        self._last = (targets, [None if d is None else d.data_sync() for d in douts])
+        return backward(self, self._records, targets, douts, sources, zero)
+
+    def __repr__(self) -> str:
+        state = "used" if self._used else f"{len(self._records)} ops recorded"
+        return f"{type(self).__name__}(persistent={self._persistent}, {state}, watching {len(self._watched)} tensors)"
