@@ -434,3 +434,29 @@ def test_extension_examples(name: str) -> None:
     spec.loader.exec_module(module)
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0, result
+
+
+def test_the_engine_page_runs_as_written() -> None:
+    """The examples on "How the engine works" print what the page says (run as a doctest)."""
+    import doctest
+
+    import microtape as mt
+
+    result = doctest.testfile(
+        str(ROOT / "docs" / "engine.rst"), module_relative=False, globs={"mt": mt}, optionflags=doctest.ELLIPSIS
+    )
+    assert result.attempted >= 5 and result.failed == 0, result
+
+
+@pytest.mark.parametrize("name, code", [
+    ("mul's VJP", "def _mul_vjp("), ("emit", "def emit("), ("the record", "def _record("), ("the backward loop", "def walk("),
+])
+def test_the_engine_page_shows_the_real_code_in_both_editions(editions: Editions, name: str, code: str) -> None:
+    """The listings are the package's own functions (literalinclude by name): a moved function
+    breaks the -W build, and both editions show the same code."""
+    assert editions.english.returncode == editions.russian.returncode == 0
+    for out in (editions.en, editions.ru):
+        page = unescape(re.sub(r"<[^>]+>", "", (out / "engine.html").read_text(encoding="utf-8")))
+        assert code in page, f"{out.name}/engine.html lacks {name}"
+    ru = (editions.ru / "engine.html").read_text(encoding="utf-8")
+    assert "Как устроен движок" in ru

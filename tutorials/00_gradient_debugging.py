@@ -124,7 +124,7 @@ for step in range(8):
 # The picture shows the same path on the loss curve.
 import matplotlib.pyplot as plt
 
-from microtape.classroom.figures import figure_words
+from microtape.book.figures import figure_words
 
 words = figure_words()
 grid = [i / 20 for i in range(-10, 71)]
@@ -148,5 +148,9 @@ fig.tight_layout()
 # ``mt.grad`` computes it exactly, by running the function and applying the
 # chain rule backwards over what ran. We checked it against a formula and
 # against finite differences, and then let gradient descent use it.
+#
+# The engine behind ``mt.grad`` is small enough to read in a sitting:
+# :doc:`How the engine works <../engine>` follows one product from Python's
+# ``*`` to its gradient, through the real code.
 #
 # Next: :chapter:`1` makes ``w`` a *variable*, a tensor that can be updated in place.

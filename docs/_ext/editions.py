@@ -14,12 +14,13 @@
   ``docs/_templates/page.html``. sphinx-gallery's "Out:" label is CSS
   (``docs/_static/editions.css``).
 * The build tells the chapters which language to draw their figures in
-  (``MICROTAPE_LANG``, read by :mod:`microtape.classroom.figures`).
+  (``MICROTAPE_LANG``, read by :mod:`microtape.book.figures`).
 * Code blocks are translated (``gettext_additional_targets = ["literal-block"]``
   in conf.py) when they have something to translate: a comment, or a
   ``microtape tour`` command (the Russian edition adds ``--lang ru``). Every
   other code block stays out of the catalogs, so a change to code without
-  comments never makes a catalog stale.
+  comments never makes a catalog stale; so does code a page includes from the
+  package (``literalinclude``): it is the package's own text in every edition.
 * sphinx-gallery's download links (``:download:`Download Jupyter notebook: ...```)
   are translated like any paragraph: they are not lists of names.
 * Reference entries that autodoc generates from docstrings are code
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from html import escape
 
 from docutils import nodes
@@ -166,10 +168,17 @@ def code_to_translate(code: str) -> bool:
     return bool(_COMMENT.search(code)) or "microtape tour" in code
 
 
+def _from_package(app: Sphinx, source: str) -> bool:
+    """Whether a literal block was included from a file of the package (``microtape/`` beside ``docs/``)."""
+    package = (Path(app.srcdir).parent / "microtape").resolve()
+    return bool(source) and Path(source).resolve().is_relative_to(package)
+
+
 def _untranslatable_reference(app: Sphinx, doctree: nodes.document) -> None:
     """Keep autodoc's entries (signatures and docstrings), lists of names and code without comments out of the catalogs."""
     for block in doctree.findall(nodes.literal_block):
-        if not code_to_translate(block.astext()):
+        # code a page includes from the package (literalinclude) is shown as it is in every edition
+        if _from_package(app, block.get("source", "")) or not code_to_translate(block.astext()):
             block["translatable"] = False
     for node in doctree.findall(nodes.TextElement):
         inside_entry = any(isinstance(a, addnodes.desc) for a in _ancestors(node))
@@ -214,7 +223,7 @@ def _translated_thumbnails(app: Sphinx, doctree: nodes.document, docname: str) -
 
 def _title(app: Sphinx, config: Config) -> None:
     edition = _edition(config.language)
-    os.environ["MICROTAPE_LANG"] = edition  # the chapters' figures (microtape.classroom.figures)
+    os.environ["MICROTAPE_LANG"] = edition  # the chapters' figures (microtape.book.figures)
     if edition in TITLES and "html_title" not in config._overrides:
         config.html_title = TITLES[edition]
     if edition in COPYRIGHTS and "copyright" not in config._overrides:
