@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from microtape.core import frames as _frames
-from microtape.core import runtime as _runtime
+from microtape.engine import user_line as _frames
+from microtape.engine import arena as _runtime
 
 ROOT = Path(__file__).resolve().parents[1]
-VENV = "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -e '.[dev]' && "
+VENV = "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -e "
 
 
 def _readme_commands() -> list[str]:
@@ -31,7 +31,14 @@ def _readme_commands() -> list[str]:
 
 def test_the_readmes_two_commands_make_and_use_a_venv() -> None:
     """Guards the bug: `python3 -m pip install` outside a venv fails on Debian (externally managed)."""
-    assert _readme_commands() == [VENV + "python -m microtape tour", VENV + "python -m pytest"]
+    assert _readme_commands() == [VENV + ". && python -m microtape tour", VENV + "'.[dev]' && python -m pytest"]
+
+
+def test_the_readme_is_a_front_door() -> None:
+    """The README is at most 150 lines; the tour, which needs nothing, installs no extra."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines: move detail to the book, tests/README.md or bench/README.md"
+    assert "[dev]" not in _readme_commands()[0]
 
 
 def test_ci_runs_the_readmes_test_command_verbatim() -> None:
