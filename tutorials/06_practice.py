@@ -9,6 +9,13 @@ how they behave. Recurrent networks are where gradients :term:`explode
 :term:`clipping <gradient clipping>` (``clipByValue``, ``clipByNorm``) keeps them in check. And
 plots, whether graphical or in the console, show what is going on.
 
+One of the text's points needs a correction. It says the learning rate and
+the optimizer act on the size and behaviour of the *gradients*. They act on
+the *updates*: the gradient at a given point does not depend on them at all.
+They change later gradients only indirectly, through where the updates take
+the weights, which is exactly how a too-large learning rate makes them blow up
+below.
+
 By the end of this chapter you will have compared learning rates and all
 seven TF.js optimizers on the linear model of :chapter:`2`. You will have
 measured exploding and vanishing gradients time step by time step in a
