@@ -86,8 +86,9 @@ print(f"L = {loss_value}, dL/dv = {dL_dv}, dL/du = {dL_du}, dL/dw = {dL_dw}")
 
 # %%
 # The last number is the gradient again. This is *reverse-mode* automatic
-# differentiation: it is exact (no step size ``h``), and it costs about as much
-# as running the function once, however many parameters there are.
+# differentiation: it is exact (no step size ``h``), and one backward pass
+# costs a small constant multiple of running the function (a few times its
+# cost, plus the memory the tape keeps), however many parameters there are.
 #
 # Many parameters at once
 # -----------------------

@@ -163,6 +163,13 @@ except KeyError as err:
 # is disposed. :func:`~microtape.memory` counts the live tensors. The text
 # wraps its loss in ``tidy`` for this reason. Let us compare the same loss
 # written without ``tidy``:
+#
+# .. note:: The text calls ``tf.tidy`` with ``tf.variableGrads`` "a more
+#    flexible tool" for gradients. To be precise, ``tidy`` has nothing to do
+#    with gradients: it manages memory, disposing what the function made and
+#    did not return. ``variable_grads`` computes the very same gradients with
+#    or without it; ``tidy`` only decides which tensors are still alive
+#    afterwards.
 
 
 def loss_without_tidy(w: mt.Tensor, b: mt.Tensor) -> mt.Tensor:

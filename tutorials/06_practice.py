@@ -9,6 +9,13 @@ how they behave. Recurrent networks are where gradients :term:`explode
 :term:`clipping <gradient clipping>` (``clipByValue``, ``clipByNorm``) keeps them in check. And
 plots, whether graphical or in the console, show what is going on.
 
+One of the text's points needs a correction. It says the learning rate and
+the optimizer act on the size and behaviour of the *gradients*. They act on
+the *updates*: the gradient at a given point does not depend on them at all.
+They change later gradients only indirectly, through where the updates take
+the weights, which is exactly how a too-large learning rate makes them blow up
+below.
+
 By the end of this chapter you will have compared learning rates and all
 seven TF.js optimizers on the linear model of :chapter:`2`. You will have
 measured exploding and vanishing gradients time step by time step in a
@@ -115,10 +122,13 @@ for lr, losses in sgd_runs.items():
 # ----------
 #
 # The other optimizers change *how* a gradient becomes a step. Momentum
-# accumulates past gradients. Adagrad, RMSProp, Adam and Adamax divide each
-# entry by a running average of its size, so a step moves each weight by
-# about ``learning_rate`` whatever the gradient's scale. The settings below
-# are tuned by hand for this problem. They are not universal defaults.
+# accumulates past gradients. The adaptive ones divide each entry by a
+# measure of its size: Adagrad by the root of the running *sum* of its
+# squares, so its steps shrink like 1/√t; RMSProp and Adam by the root of a
+# running *average* of the squares, and Adamax by a running maximum of the
+# size. So a step moves each weight by about ``learning_rate`` whatever the
+# gradient's scale (Adagrad's less and less). The settings below are tuned by
+# hand for this problem. They are not universal defaults.
 optimizers: dict[str, Callable[[], mt.train.Optimizer]] = {
     "sgd(0.05)": lambda: mt.train.sgd(0.05),
     "momentum(0.02, 0.9)": lambda: mt.train.momentum(0.02, 0.9),
@@ -217,7 +227,7 @@ def run_rnn(w: Tensor, u: Tensor, v: Tensor) -> tuple[Tensor, list[Tensor]]:
 
 
 def norm(t: mt.Tensor) -> float:
-    return math.sqrt(sum(v * v for v in t.data_sync()))
+    return math.sqrt(math.fsum(v * v for v in t.data_sync()))
 
 
 def state_grad_norms(gain: float, input_scale: float = 0.01) -> list[float]:
@@ -352,7 +362,7 @@ global_norm
 
 def train_rnn(
     label: str, clip: float | None, steps: int = 60
-) -> tuple[list[float], mt.GradientMonitor]:
+) -> tuple[list[float], mt.GradientMonitor, list[mt.Variable]]:
     params = [
         mt.variable(base_w * 2.0, name=f"ch06_{label}_W"),
         mt.variable(base_u, name=f"ch06_{label}_U"),
@@ -372,12 +382,12 @@ def train_rnn(
     for _ in range(steps):
         losses.append(mt.tidy(step))
     opt.dispose()
-    mt.dispose(params)
-    return losses, monitor
+    return losses, monitor, params
 
 
-plain_losses, plain_monitor = train_rnn("plain", clip=None)
-clip_losses, clip_monitor = train_rnn("clipped", clip=1.0)
+plain_losses, plain_monitor, plain_params = train_rnn("plain", clip=None)
+clip_losses, clip_monitor, clip_params = train_rnn("clipped", clip=1.0)
+mt.dispose(clip_params)
 for name, losses, monitor in (("without clipping", plain_losses, plain_monitor),
                                ("with clipping", clip_losses, clip_monitor)):
     print(f"{name:<17} final loss {losses[-1]:.3g}, {len(monitor.flags)} flags")
@@ -396,10 +406,9 @@ fig.tight_layout()
 
 # %%
 # Without clipping, the run goes well for a few steps, then one large
-# gradient throws the weights far away. From there the loss and the gradients
-# feed each other and run off by many orders of magnitude. With clipping, no
-# single step can be longer than 0.3 × 1, and the run stays in the region
-# where it can learn. The console view tells the same story. Each row of
+# gradient throws the weights far away, and the loss runs off by many orders
+# of magnitude. With clipping, no single step can be longer than 0.3 × 1, and
+# the run stays in the region where it can learn. The console view tells the same story. Each row of
 # ``report()`` is a log-scale sparkline of one variable's gradient norm over
 # the 60 steps, followed by the first flag (when the trouble started) and the
 # latest ones:
@@ -416,6 +425,34 @@ for flag in plain_monitor.flags[:3]:
     print(flag)
 
 # %%
+# Why does the loss then grow by the same factor at every step? With every
+# hidden unit saturated, the last hidden state ``h`` no longer depends on W
+# or U, so the loss is a quadratic in the readout V alone, mean((hV − y)²),
+# with the constant Hessian (2/16)·hᵀh. That is the situation of the
+# learning-rate section above: along the steepest direction, each step of
+# plain SGD multiplies the error by (1 − lr·λ_max), and so the loss by
+# (1 − lr·λ_max)². We measure all three numbers: the saturation, λ_max (by
+# power iteration: multiply a vector by the Hessian until its direction
+# settles), and the loss's growth over the last step.
+h_last = run_rnn(*plain_params)[1][-1]
+saturated = sum(1 for v in h_last.data_sync() if abs(v) > 0.999)
+hessian = (h_last.T @ h_last) * (2.0 / BATCH)
+direction = mt.ones((N_HIDDEN, 1))
+for _ in range(50):
+    direction = hessian @ direction
+    direction = direction / norm(direction)
+lam_rnn = (direction.T @ hessian @ direction).item()
+print(f"{saturated} of {h_last.size} hidden entries have |h| > 0.999")
+print(f"lambda_max = {lam_rnn:.2f}, above 2 / 0.3 = {2 / 0.3:.2f}: (1 - 0.3 * lambda_max)^2 = {(1 - 0.3 * lam_rnn) ** 2:.2f}")
+print(f"the loss grew by {plain_losses[-1] / plain_losses[-2]:.2f} over the last step")
+mt.dispose(plain_params)
+
+# %%
+# The run diverges for the reason the learning-rate section showed, not
+# because the loss and the gradients somehow feed each other: once the net
+# is saturated, 0.3 is simply too large a step for the readout's curvature.
+# Clipping bounds each step, which is why it rescues the run.
+#
 # The clipped run raised no flag at all:
 print(clip_monitor.report(width=60))
 

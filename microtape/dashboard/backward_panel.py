@@ -11,10 +11,13 @@ from __future__ import annotations
 from typing import Final
 
 from .charts import esc
+from ..engine.formatting import format_number
+from ..engine.tensor import Tensor
+from ..ops.floats import safe_norm
 from ..explain.steps import BackwardStep, accumulated_text, tensor_text
 from ..errors import InvalidArgumentError, explain
 
-__all__ = ["COLUMNS", "KEYS", "MAX_ROWS", "Row", "rows_of", "table"]
+__all__ = ["CELL_ENTRIES", "COLUMNS", "KEYS", "MAX_ROWS", "Row", "cell_text", "rows_of", "table"]
 
 Row = tuple[str, str, str, str, str, str]
 """One step as text: step, op, line, incoming gradient, VJP's gradients, gradients so far."""
@@ -22,6 +25,8 @@ Row = tuple[str, str, str, str, str, str]
 COLUMNS: Final = ("step", "op", "line", "incoming gradient", "VJP returned", "gradients so far")
 KEYS: Final = ("step", "op", "where", "dout", "grads", "accumulated")
 """The same columns as keys of ``/data.json``'s rows (the names of ``BackwardStep``'s attributes)."""
+CELL_ENTRIES: Final = 8
+"""A gradient of at most this many entries is shown whole in a cell; a larger one by its norm."""
 MAX_ROWS: Final = 200
 """A long pass (a recurrent net) keeps its first rows; the panel says how many were left out."""
 
@@ -44,10 +49,29 @@ def rows_of(steps: object) -> tuple[list[Row], int]:
             value=bad,
         )
     rows = [
-        (str(s.index), s.op, s.where, tensor_text(s.dout), ", ".join(tensor_text(g) for g in s.grads), accumulated_text(s))
+        (str(s.index), s.op, s.where, cell_text(s.dout), ", ".join(cell_text(g) for g in s.grads), accumulated_text(s, text=cell_text))
         for s in items[:MAX_ROWS]
     ]
     return rows, len(items)
+
+
+def cell_text(t: Tensor | None) -> str:
+    """A gradient as a cell shows it: its values up to ``CELL_ENTRIES`` entries, else its shape and size.
+
+    A recurrent net's matrices would fill the page and ``/data.json`` with
+    thousands of numbers nobody reads in a table; their norm and largest
+    entry say what the panel is for (where a gradient grows or vanishes).
+
+    Examples:
+        >>> cell_text(mt.tensor([1.0, -2.0]))
+        '[1.0, -2.0]'
+        >>> cell_text(mt.fill((8, 8), -0.5))
+        '(8, 8): norm 4.0, max |g| 0.5'
+    """
+    data = None if t is None else t._data
+    if t is None or data is None or t.size <= CELL_ENTRIES:
+        return tensor_text(t)
+    return f"{t.shape}: norm {format_number(safe_norm(data))}, max |g| {format_number(max(map(abs, data)))}"
 
 
 def table(rows: list[Row], total: int, step: int | None) -> str:

@@ -32,6 +32,9 @@ from ..ops.creation import random_normal, tensor, zeros
 from ..engine.tensor import Tensor
 from ..train import sgd
 from ..engine.variable import Variable, variable
+from ..engine import user_line
+
+user_line.count_as_user(__file__)  # the demo is example code: reports and the Backward panel point at its lines
 
 __all__ = ["demo", "train_rnn"]
 

@@ -42,6 +42,7 @@ MAX_BACKLOG: Final = 1 << 20  # bytes queued for one viewer before it is dropped
 MAX_CONNECTIONS: Final = 64
 HEAD_LIMIT: Final = 16 * 1024  # request line and headers
 HEAD_TIMEOUT: Final = 10.0
+LEADING_BLANKS: Final = 8  # empty lines ignored before a request line (RFC 9112 asks for at least one)
 KEEPALIVE: Final = 15.0  # seconds between comments on an idle event stream
 LOOPBACK_NAMES: Final = ("127.0.0.1", "localhost", "[::1]", "::1")
 _SCRIPT_HASH: Final = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
@@ -285,9 +286,16 @@ class Server:
     async def _read_head(self, reader: asyncio.StreamReader) -> list[str] | bytes:
         """The request line and header lines, or the error response for a head over ``HEAD_LIMIT``."""
         try:
-            lines = [await reader.readuntil(b"\r\n")]
+            first = await reader.readuntil(b"\r\n")
+            for _ in range(LEADING_BLANKS):  # RFC 9112, 2.2: ignore empty lines before the request line
+                if first != b"\r\n":
+                    break
+                first = await reader.readuntil(b"\r\n")
         except asyncio.LimitOverrunError:
             return _text("414 URI Too Long", f"the request line is over {HEAD_LIMIT} bytes")
+        if first == b"\r\n":
+            return _text("400 Bad Request", "no request line, only empty lines")
+        lines = [first]
         size = len(lines[0])
         while lines[-1] != b"\r\n":
             try:

@@ -11,12 +11,17 @@ import sys
 from types import CodeType, FrameType
 from typing import Final
 
-__all__ = ["BOOK_DIR", "PACKAGE_DIR", "SPOTS", "frame_text", "user_frame", "user_frame_line"]
+__all__ = ["BOOK_DIR", "PACKAGE_DIR", "SPOTS", "count_as_user", "frame_text", "user_frame", "user_frame_line"]
 
 PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """The package's root folder (``microtape/``): frames inside it are not the user's."""
 BOOK_DIR: Final = os.path.join(PACKAGE_DIR, "_tutorials")
 """The book's chapters and exercises inside an installed wheel: the reader's code, not the engine's."""
+
+
+def count_as_user(path: str) -> None:
+    """Count the package's file ``path`` as the reader's code: example code it ships (the dashboard's demo)."""
+    _USER_FILES[path] = _USER_FILES[os.path.abspath(path)] = True
 
 
 def user_frame_line() -> str:

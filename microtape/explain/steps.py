@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from ..engine import user_line, arena
@@ -103,9 +103,9 @@ class BackwardStep:
         return f"<table class='microtape-backward-step'>{body}</table>"
 
 
-def accumulated_text(step: BackwardStep, sep: str = ": ") -> str:
-    """The gradients so far of ``step`` as one line: each source's name, ``sep``, its values."""
-    return ", ".join(f"{name}{sep}{tensor_text(g)}" for name, g in step._accumulated_items())
+def accumulated_text(step: BackwardStep, sep: str = ": ", text: Callable[[Tensor | None], str] = tensor_text) -> str:
+    """The gradients so far of ``step`` as one line: each source's name, ``sep``, its values (as ``text`` writes them)."""
+    return ", ".join(f"{name}{sep}{text(g)}" for name, g in step._accumulated_items())
 
 
 def structured(sources: object, values: list[Tensor | None]) -> Accumulated:

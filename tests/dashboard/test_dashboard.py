@@ -397,3 +397,20 @@ def test_the_dashboard_benchmark_runs() -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "20 reading" in out.stdout and "20 stalled" in out.stdout and "points kept" in out.stdout
+
+
+def test_the_demos_backward_panel_names_the_demos_lines_and_stays_small() -> None:
+    """Guards the bugs: every Backward row of the demo named ``asyncio/events.py:80`` (the
+    user-line search skipped the whole package, the demo with it), and its cells held whole
+    matrices (317 KB of /data.json for a 20-step net)."""
+    dash = mt.Dashboard("backward panel test")
+    asyncio.run(train_rnn(dash, steps=2))
+    data = dash.data()
+    panel = data["backward"]
+    assert isinstance(panel, dict)
+    rows = panel["rows"]
+    assert isinstance(rows, list) and rows
+    for row in rows:
+        assert isinstance(row, dict) and "demo.py:" in str(row["where"]), row["where"]
+        assert all(len(str(row[k])) < 400 for k in ("dout", "grads", "accumulated")), row
+    assert len(json.dumps(data)) < 100_000

@@ -175,6 +175,22 @@ def test_http_request_line_over_the_limit_gets_414_and_head_events_gets_the_stre
         assert conn.getresponse().status == 200  # still serving
 
 
+@pytest.mark.slow
+def test_a_blank_request_line_gets_400_and_a_leading_crlf_is_ignored() -> None:
+    """Guards the bug: an empty line where the request line belongs crashed the connection handler
+    (an IndexError, a traceback in the training terminal, nothing sent back); RFC 9112 (2.2) says a
+    server should ignore an empty line received before the request line."""
+    with mt.Dashboard(port=0) as dash:
+        dash.log(0, loss=1.0)
+        assert _head(_raw(dash.port, b"\r\n\r\n" * 8 + b"\r\n"))[0] == "HTTP/1.1 400 Bad Request"
+        answer = _raw(dash.port, b"\r\nGET /data.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert _head(answer)[0] == "HTTP/1.1 200 OK"
+        assert answer.split(b"\r\n\r\n", 1)[1].startswith(b"{")
+        conn = http.client.HTTPConnection("127.0.0.1", dash.port, timeout=10)
+        conn.request("GET", "/")
+        assert conn.getresponse().status == 200  # still serving
+
+
 class _Broken:
     host, port, interval, version, finished = "127.0.0.1", 0, 0.05, 0, False
 
