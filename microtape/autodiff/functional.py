@@ -383,7 +383,9 @@ def explain_gradient(
                     check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
                 raise
         try:
-            return explain_records(tape._records, tape._tracked, check_output(y, "explain_gradient"), xs[wrt], index, top, tape._lines(), label)
+            return explain_records(
+                tape._records, tape._wheres, tape._tracked, check_output(y, "explain_gradient"), xs[wrt], index, top, label, tape._variable_names()
+            )
         finally:
             tape.release()
 
