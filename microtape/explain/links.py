@@ -72,7 +72,7 @@ def _tensor(data: list[float], shape: Shape) -> Tensor:
 def _vjp(record: Record, dout: Tensor, inputs: Sequence[Tensor] | None = None, needs: tuple[bool, ...] | None = None) -> list[list[float] | None]:
     """The record's VJP on ``dout`` (and other ``inputs``), as flat lists (None: no gradient)."""
     op, real, params, out, wanted = record
-    xs = tuple(real if inputs is None else inputs)
+    xs = real if inputs is None else inputs
     flags = wanted if needs is None else needs
     vjp = op.vjp
     assert vjp is not None  # only differentiable ops are recorded
@@ -82,15 +82,15 @@ def _vjp(record: Record, dout: Tensor, inputs: Sequence[Tensor] | None = None, n
 
 class Links:
     """The edges of one record: the pattern (``forward``, ``reads``) and, once ``prepare`` has
-    asked the VJP, each edge's local derivative (``local``)."""
+    asked the VJP, each edge's local derivative (``local``). This base class is the op of no
+    pattern: one Jacobian row per output entry asked for, its zeros read as no edge."""
 
+    __slots__ = ("record", "out", "_rows", "_solid")
     kind = "jacobian"
 
     def __init__(self, record: Record) -> None:
         self.record = record
         self.out = record[3]
-        self._rows: dict[int, list[list[float] | None]] = {}
-        self._solid: set[tuple[int, int]] = set()
 
     # -- the pattern ---------------------------------------------------------------
 
@@ -110,6 +110,9 @@ class Links:
     def prepare(self, live: Iterable[int], slots: Sequence[int]) -> None:
         """Ask the VJP for what ``local`` will be asked: the edges of output entries ``live``."""
         out = self.out
+        if not hasattr(self, "_rows"):
+            self._rows: dict[int, list[list[float] | None]] = {}
+            self._solid: set[tuple[int, int]] = set()
         for j in live:
             if j not in self._rows:
                 data = [0.0] * out.size
@@ -144,6 +147,7 @@ class Links:
 class MapLinks(Links):
     """out[j] reads ``src[slot][j]`` of each input (-1: nothing): entry by entry, or a copy."""
 
+    __slots__ = ("src", "copies", "_inverse", "_locals", "_blocks")
     kind = "map"
 
     def __init__(self, record: Record, src: list[list[int] | None], copies: bool) -> None:
@@ -242,6 +246,7 @@ class MapLinks(Links):
 class ReduceLinks(Links):
     """out[dst[k]] reads input[k]: a reduction over axes, each input entry in one group."""
 
+    __slots__ = ("dst", "_groups", "_locals", "_blocks", "_asked")
     kind = "reduce"
 
     def __init__(self, record: Record, dst: list[int]) -> None:
@@ -288,6 +293,7 @@ class ReduceLinks(Links):
 class MatmulLinks(Links):
     """x @ y: out[r, c] reads x[r, :] (derivative y[k, c]) and y[:, c] (derivative x[r, k])."""
 
+    __slots__ = ("n", "k", "m", "_columns", "_rows_of_x")
     kind = "matmul"
 
     def __init__(self, record: Record) -> None:

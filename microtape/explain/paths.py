@@ -44,6 +44,8 @@ MAX_PATHS: Final = 10_000
 """More paths than this are grouped by the edges into the ops that read the input (the one rule)."""
 MAX_STORIES: Final = 5
 """At most this many sentences on where a NaN or an Inf came from."""
+MAX_BLOCKED: Final = 8
+"""At most this many ops that stop paths with a factor 0 (those with the most zeros)."""
 
 Node = tuple[int, int]
 """(tensor id, flat entry)."""
@@ -171,7 +173,7 @@ class _Explainer:
         notes = self._notes(count, total)
         if count == 0:
             return GradientExplanation(total, (), 0.0, 0, False, False, label, entry, None, 0, (), (), notes)
-        blocked = self._blocked(start, down, count) if math.isfinite(total) else ()  # a 0 that met an Inf is in the stories
+        blocked, stopped = self._blocked(start, end, down, count) if math.isfinite(total) else ((), 0)  # a 0 that met an Inf is in the stories
         if count <= MAX_PATHS:
             contributions = self._contributions(start, end, down)
             order = sorted(range(len(contributions)), key=lambda i: _rank(contributions[i]))
@@ -189,7 +191,7 @@ class _Explainer:
             dominant = self._dominant(start, end, down)
             grouped, rows = True, len(split)
         stories = _stories([*paths, *([dominant] if grouped and dominant is not None else [])], total)
-        return GradientExplanation(total, paths, rest, rows, grouped, True, label, entry, dominant, count, blocked, stories, notes)
+        return GradientExplanation(total, paths, rest, rows, grouped, True, label, entry, dominant, count, blocked, stories, notes, stopped)
 
     def _backward(self) -> list[float]:
         """The backward pass of ``tape.gradient(target, source)``: the same walk over the same
@@ -346,33 +348,45 @@ class _Explainer:
 
     # -- why 0 ---------------------------------------------------------------------------
 
-    def _blocked(self, start: Node, down: Mapping[Node, int], count: int) -> tuple[BlockedOp, ...]:
-        """The ops whose factor 0 stops paths: each path counted at its first 0 from the output."""
-        before: dict[Node, int] = {start: 1}
-        stopped: dict[int, int] = {}
+    def _blocked(self, start: Node, end: Node, down: Mapping[Node, int], count: int) -> tuple[tuple[BlockedOp, ...], int]:
+        """The ops whose factor 0 stops paths, each with the number of paths that have a 0 there,
+        and the number of paths with a 0 anywhere."""
         zeros: dict[int, int] = {}
         entries: dict[int, int] = {}
         for pos, js in self.order:
             oid = self.records[pos][3].id
             for j in js:
-                up = before.get((oid, j), 0)
                 for e in self.edges[(oid, j)]:
-                    below = down.get(e[1], 0)
-                    if not below:
-                        continue
-                    entries[pos] = entries.get(pos, 0) + 1
-                    if e[2] == 0.0:
-                        zeros[pos] = zeros.get(pos, 0) + 1
-                        if up:
-                            stopped[pos] = stopped.get(pos, 0) + up * below
-                    elif up:
-                        before[e[1]] = before.get(e[1], 0) + up
+                    if down.get(e[1]):
+                        entries[pos] = entries.get(pos, 0) + 1
+                        if e[2] == 0.0:
+                            zeros[pos] = zeros.get(pos, 0) + 1
+        if not zeros:
+            return (), 0
+        stopped = count - self._paths_without(start, end, lambda e: e[2] == 0.0)
         found = []
-        for pos, n in stopped.items():
+        for pos in sorted(zeros, key=lambda q: (-zeros[q], q))[:MAX_BLOCKED]:
+            n = count - self._paths_without(start, end, lambda e: e[4] == pos and e[2] == 0.0)  # noqa: B023 - called at once
+            if not n:
+                continue
             op = self.records[pos][0]
             site = self.texts.site(self.wheres[pos], op.name, op.n_inputs)
             found.append(BlockedOp(op.name, frame_text(self.wheres[pos]), site.expression, zeros[pos], entries[pos], n, n == count))
-        return tuple(sorted(found, key=lambda b: -b.paths))
+        return tuple(sorted(found, key=lambda b: -b.paths)), stopped
+
+    def _paths_without(self, start: Node, end: Node, dropped: Callable[[Edge], bool]) -> int:
+        """The number of paths from ``start`` to ``end`` that use no edge ``dropped`` picks."""
+        down: dict[Node, int] = {end: 1}
+        for pos, js in reversed(self.order):
+            oid = self.records[pos][3].id
+            for j in js:
+                n = 0
+                for e in self.edges[(oid, j)]:
+                    if not dropped(e):
+                        n += down.get(e[1], 0)
+                if n:
+                    down[(oid, j)] = n
+        return down.get(start, 0)
 
     def _notes(self, count: int, total: float) -> tuple[str, ...]:
         """What microtape cannot know: an op without a pattern reads a 0 in its Jacobian as no edge."""

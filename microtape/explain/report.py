@@ -127,7 +127,7 @@ class BlockedOp:
     outside its range, the side ``where`` did not choose.
 
     ``zeros`` of its ``entries`` on the paths (pairs of an output and an input entry) have
-    derivative 0; ``paths`` is how many paths it is the first (from the output) to stop, and
+    derivative 0; ``paths`` is how many paths have that factor 0 (a path may have several), and
     ``every`` says that is all of them.
 
     Examples:
@@ -169,7 +169,8 @@ class GradientExplanation:
 
     ``nonfinite`` says, for each listed path that is NaN or Inf, which factor is infinite or NaN
     and which 0 met it; ``blocked`` groups the paths that a factor 0 stops by the op that stops
-    them (why a gradient is 0.0); ``notes`` says what microtape could not know.
+    them (why a gradient is 0.0), ``stopped`` counts the paths with a factor 0 anywhere; ``notes``
+    says what microtape could not know.
 
     Examples:
         >>> x = mt.tensor([1.0, 2.0])
@@ -197,6 +198,7 @@ class GradientExplanation:
     blocked: tuple[BlockedOp, ...] = ()
     nonfinite: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    stopped: int = 0
 
     def _name(self) -> str:
         return f"{self.source}{_entry(self.index)}"
@@ -226,11 +228,10 @@ class GradientExplanation:
             lines.append(f"Why the gradient is {format_number(self.total)}:" if not math.isfinite(self.total) else "Why some paths are not finite:")
             lines += [f"  {s}" for s in self.nonfinite]
         if self.blocked:
-            stopped = sum(b.paths for b in self.blocked)
-            if self.total == 0.0 and stopped == self.path_count:
+            if self.total == 0.0 and self.stopped == self.path_count:
                 lines.append("The gradient is 0.0 because every path is stopped by a factor 0:")
             else:
-                lines.append(f"{_count(stopped)} of the {_count(self.path_count)} paths stop at a factor 0:")
+                lines.append(f"{_count(self.stopped)} of the {_count(self.path_count)} paths stop at a factor 0:")
             lines += [f"  {b.sentence(self.source, self.path_count)}" for b in self.blocked]
         lines += self.notes
         return lines
