@@ -191,11 +191,13 @@ class GradientTape(Tape):
         """The backward pass of ``gradient(target, sources)``, one :class:`~microtape.BackwardStep` per VJP.
 
         Steps come in the order the pass runs them (from the target back);
-        each has the op, your line that ran it, the gradient that reached
-        its output, what its VJP returned, and the gradients of ``sources``
-        so far (``None`` where the pass has not reached one yet). The last
-        step's ``accumulated`` is what ``gradient()`` returns. Uses up a
-        non-persistent tape, as ``gradient()`` does.
+        each has the op, your line that ran it (and its text there), the
+        gradient that reached its output, the op's local derivative by each
+        input, what its VJP returned, and the gradients of ``sources`` so far
+        (``None`` where the pass has not reached one yet). The last step's
+        ``accumulated`` is what ``gradient()`` returns. Uses up a
+        non-persistent tape, as ``gradient()`` does; a tape released after
+        recording ``target`` is refused.
 
         Examples:
             >>> x, y = mt.scalar(2.0), mt.scalar(3.0)

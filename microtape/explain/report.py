@@ -207,10 +207,13 @@ class GradientExplanation:
         name = self._name()
         lines = [f"d output / d {name} = {format_number(self.total)}"]
         if not self.connected:
-            if self.total == 0.0:
+            if self.total == 0.0 and not self.notes:
                 lines.append(f"The output does not depend on {name}: no path leads back to it, so the gradient is 0.0.")
             else:
-                lines.append(f"No path that microtape can follow leads back to {name}, yet the backward pass gives {format_number(self.total)}: inconclusive.")
+                lines.append(
+                    f"No path that microtape can follow leads back to {name}, and the backward pass gives "
+                    f"{format_number(self.total)}: inconclusive (see below)."
+                )
         elif self.grouped:
             lines.append(
                 f"Too many paths to list ({_count(self.path_count)} paths, more than 10,000): the gradient is split by the "

@@ -282,3 +282,25 @@ def test_grouping_follows_the_documented_rule_only() -> None:
 
     e = mt.explain_gradient(small_ladder, [h], top=3)
     assert not e.grouped and e.count == 2**13 and len(e.paths) == 3
+
+
+def test_an_op_without_a_pattern_makes_a_missing_path_inconclusive_not_unconnected() -> None:
+    def dead(t: Tensor) -> tuple[Tensor, Callable[[Tensor], Tensor]]:
+        return mt.relu(t), lambda dy: dy * t.greater(0.0)
+
+    op = mt.custom_grad(dead)
+    x = mt.tensor([-1.0, 2.0])
+    e = mt.explain_gradient(lambda x: op(x * 2.0).sum(), [x], index=0)
+    assert e.total == 0.0 and not e.connected
+    assert "does not depend" not in str(e) and "inconclusive" in str(e) and "custom_grad(dead)" in e.notes[0]
+    live = mt.explain_gradient(lambda x: op(x * 2.0).sum(), [x], index=1)
+    assert live.total == 2.0 and live.count == 1 and live.notes == ()
+
+
+def test_a_path_with_two_zeros_counts_at_both_ops() -> None:
+    """relu(x - 5) is dead, so the square after it has slope 0 too: both ops stop every path."""
+    x = mt.tensor([1.0, 2.0])
+    e = mt.explain_gradient(lambda x: (mt.relu(x - 5.0) ** 2).sum(), [x], index=0)
+    assert e.total == 0.0 and e.stopped == e.path_count == 1
+    assert {b.op: b.every for b in e.blocked} == {"relu": True, "pow": True}
+    assert "every path is stopped by a factor 0" in str(e)
