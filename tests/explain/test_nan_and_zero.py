@@ -304,3 +304,20 @@ def test_a_path_with_two_zeros_counts_at_both_ops() -> None:
     assert e.total == 0.0 and e.stopped == e.path_count == 1
     assert {b.op: b.every for b in e.blocked} == {"relu": True, "pow": True}
     assert "every path is stopped by a factor 0" in str(e)
+
+
+def test_explaining_leaves_memory_tapes_and_observers_alone() -> None:
+    x = mt.tensor([0.0, 4.0, -1.0])
+    before = mt.memory().num_tensors
+    with mt.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        e = mt.explain_gradient(safe_sqrt, [x], index=1)
+        with mt.leak_check(on_leak="ignore") as report:
+            mt.explain_gradient(distance, [target], index=0)
+    assert e.total == 0.25  # an outer tape records f's forward, as around mt.grad, but none of the explanation's VJPs
+    assert [op.name for op in outer.operations] == ["sqrt", "greater", "where", "sum"]
+    assert report.groups == [] or all(g.count == 0 for g in report.groups)
+    outer.release()
+    assert mt.memory().num_tensors == before
+    with mt.detect_anomaly():  # the NaN probes are quiet: no AnomalyError from explaining
+        assert math.isnan(mt.explain_gradient(sqrt_times_zero, [mt.tensor([0.0])]).total)

@@ -184,6 +184,7 @@ def test_explaining_one_entry_costs_a_few_vjps_per_op_whatever_the_size(monkeypa
         assert weight[0] <= 4.0 and weight[1] <= 4.0, weight
 
 
+@pytest.mark.slow  # about 3 s: starts a Jupyter kernel
 def test_jupyter_cells_read_cell_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A real kernel: the explanation's lines and backward_steps' read "cell N, line M" (IPython
     compiles a cell under a file name such as ``/tmp/ipykernel_81/3295137715.py``)."""
