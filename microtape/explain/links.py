@@ -156,7 +156,7 @@ class MapLinks(Links):
         """Per input: the entry each output entry reads (None: the same entry, j itself)."""
         self.copies = copies
         self._inverse: dict[int, dict[int, list[int]]] = {}
-        self._locals: dict[int, list[float] | None] = {}
+        self._locals: dict[int, list[float]] = {}
         self._blocks: dict[int, list[float] | None] = {}
 
     def forward(self, slot: int, entries: Iterable[int]) -> set[int]:
@@ -177,7 +177,7 @@ class MapLinks(Links):
     def reads(self, j: int, slot: int) -> Iterable[int]:
         src = self.src[slot]
         k = j if src is None else src[j]
-        return (k,) if k >= 0 and self._locals.get(slot) is not None else ()
+        return (k,) if k >= 0 and slot in self._locals else ()
 
     def prepare(self, live: Iterable[int], slots: Sequence[int]) -> None:
         todo = [s for s in slots if s not in self._locals]
@@ -205,9 +205,12 @@ class MapLinks(Links):
         nans: list[list[float] | None] | None = None
         for slot in todo:
             values = ones[slot]
+            if values is None:  # a VJP that gives a needed input no gradient (stop_gradient): a 0 that blocks
+                self._locals[slot] = self._blocks[slot] = [0.0] * out.size
+                continue
             self._locals[slot] = values
             self._blocks[slot] = None
-            if values is not None and 0.0 in values:
+            if 0.0 in values:
                 if nans is None:
                     nans = _vjp(self.record, _tensor([math.nan] * out.size, out.shape), stretched)
                 self._blocks[slot] = nans[slot]
@@ -217,8 +220,8 @@ class MapLinks(Links):
         ones = _vjp(self.record, _tensor([1.0] * out.size, out.shape))
         for slot in todo:
             g, src = ones[slot], self.src[slot]
-            if g is None:
-                self._locals[slot] = None
+            if g is None:  # no gradient for a needed input: a 0 that blocks
+                self._locals[slot] = self._blocks[slot] = [0.0] * out.size
                 continue
             if src is None:
                 self._locals[slot] = g
@@ -230,17 +233,14 @@ class MapLinks(Links):
             self._blocks[slot] = None
 
     def local(self, j: int, slot: int, k: int) -> Local:
-        values = self._locals[slot]
-        assert values is not None  # reads() gave k
-        v = values[j]
+        v = self._locals[slot][j]
         blocks = self._blocks.get(slot)
         return v, v == 0.0 and blocks is not None and blocks[j] == 0.0
 
     def local_tensor(self, slot: int) -> Tensor | None:
         """d out[j] / d input[b(j)], in the output's shape."""
         self.prepare((), [slot])
-        values = self._locals[slot]
-        return None if values is None else _tensor(list(values), self.out.shape)
+        return _tensor(list(self._locals[slot]), self.out.shape)
 
 
 class ReduceLinks(Links):
@@ -276,7 +276,9 @@ class ReduceLinks(Links):
         self._asked = True
         out = self.out
         self._locals = _vjp(self.record, _tensor([1.0] * out.size, out.shape))[0]
-        if self._locals is not None and 0.0 in self._locals:
+        if self._locals is None:  # no gradient for its input: a 0 that blocks
+            self._locals = self._blocks = [0.0] * self.record[1][0].size
+        elif 0.0 in self._locals:
             self._blocks = _vjp(self.record, _tensor([math.nan] * out.size, out.shape))[0]
 
     def local(self, j: int, slot: int, k: int) -> Local:

@@ -321,3 +321,17 @@ def test_explaining_leaves_memory_tapes_and_observers_alone() -> None:
     assert mt.memory().num_tensors == before
     with mt.detect_anomaly():  # the NaN probes are quiet: no AnomalyError from explaining
         assert math.isnan(mt.explain_gradient(sqrt_times_zero, [mt.tensor([0.0])]).total)
+
+
+def test_an_op_that_gives_no_gradient_stops_the_paths_it_does_not_cut_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A VJP that returns None for a needed input (what stop_gradient does) is a factor 0 that blocks:
+    the output still depends on the input, so the op is named, never 'does not depend'."""
+    from microtape.engine.primitive import OPS
+
+    monkeypatch.setattr(OPS["clone"], "vjp", lambda dout, out, x: (None,))
+    x = mt.tensor([1.0, 2.0])
+    e = mt.explain_gradient(lambda x: (mt.clone(x) * 3.0 + mt.sin(x) * 0.0).sum(), [x], index=0)
+    assert e.total == 0.0 and e.connected and e.path_count == 2
+    assert {b.op for b in e.blocked} == {"clone", "mul"} and "does not depend" not in str(e)
+    e = mt.explain_gradient(lambda x: mt.clone(x).sum(), [x], index=0)
+    assert e.total == 0.0 and e.connected and e.blocked[0].op == "clone" and e.blocked[0].every
