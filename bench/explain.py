@@ -1,20 +1,25 @@
-"""What ``tape.explain`` costs on graphs of 10,000 recorded ops (the issue's bound: under a second).
+"""What ``tape.explain`` costs: one entry of large inputs, and graphs of 10,000 recorded ops (each under a second).
 
-Three graphs, each recorded once on a persistent tape:
+The issue's linear-cost rows (``run``: also printed by ``bench/run.py``), each one entry explained:
+
+* **vector**: ``((tanh(x) * 2 - t) ** 2).mean()`` on a 4,000-entry ``x`` (it took 13 s when the
+  explanation asked one Jacobian row per output entry);
+* **weight**: ``tanh(X @ W).sum()`` with ``X`` and ``W`` 48 x 48, one entry of ``W`` (48 paths;
+  it took 20 s).
+
+Then three graphs of 10,000 ops, each recorded once on a persistent tape:
 
 * **chain**: ``chain.py``'s 10,000-op chain (4 mul, 5 add, 1 tanh in every 10): one path of
   10,000 steps, listed in full;
 * **ladder**: 2,500 rungs of ``h = tanh(h * a + h * b)`` (10,000 ops): two paths per rung, so
-  2^2,500 paths; counted (capped) and grouped by the edges into the input, with the largest
+  2^2,500 paths; counted (exactly) and grouped by the edges into the input, with the largest
   single path found without listing them;
 * **vector chain** (information, no bound): 2,000 rungs of ``h = tanh(h * w) * 0.9 + h * 0.1``
-  on 8 entries with a final sum (10,002 ops), so one Jacobian row per entry: 8 one-hot VJPs
-  per op, and about 8 times the cost of a scalar graph of as many ops.
+  on 8 entries with a final sum (10,002 ops).
 
 Each row gives the median CPU time of ``tape.explain`` (``time.process_time``: time taken by
-other processes on this shared machine is not counted), the cost per recorded op, and the
-ratio to one ``tape.gradient`` call on the same tape (the explanation's floor: it runs one VJP
-per op and output entry, where the gradient runs one per op).
+other processes on this shared machine is not counted) and the ratio to one ``tape.gradient``
+call on the same tape (one backward pass: the explanation runs it, then a few VJPs per op).
 
 Run: ``python bench/explain.py [--quick] [--repeat N]``.
 """
@@ -29,6 +34,7 @@ from collections.abc import Callable
 
 import chain
 import microtape as mt
+from _timing import Config, Row, compare, fmt_time
 
 BOUND_SECONDS = 1.0
 """The issue's bound for a graph of 10,000 ops."""
@@ -92,6 +98,33 @@ def measure(name: str, f: Callable[[mt.Tensor], mt.Tensor], x: mt.Tensor, repeat
           f"{t / g:5.1f}x gradient()  {how:<22} under {BOUND_SECONDS:.0f} s: {verdict}")
 
 
+def entry_tapes(quick: bool) -> list[tuple[str, mt.GradientTape, mt.Tensor, mt.Tensor, tuple[int, ...]]]:
+    """The two linear-cost cases, each recorded on a persistent tape: (name, tape, loss, source, entry)."""
+    n, side = (400, 12) if quick else (4_000, 48)
+    x, t = mt.random_normal((n,), seed=1), mt.random_normal((n,), seed=2)
+    with mt.GradientTape(persistent=True) as vector_tape:
+        vector_tape.watch(x)
+        vector_loss = ((mt.tanh(x) * 2.0 - t) ** 2).mean()
+    xs, w = mt.random_normal((side, side), seed=3), mt.random_normal((side, side), seed=4)
+    with mt.GradientTape(persistent=True) as weight_tape:
+        weight_tape.watch(w)
+        weight_loss = mt.tanh(xs @ w).sum()
+    return [
+        (f"explain one entry of a {n:,}-entry vector", vector_tape, vector_loss, x, (n // 2,)),
+        (f"explain one entry of a {side}x{side} weight in tanh(X @ W)", weight_tape, weight_loss, w, (side // 3, side // 2)),
+    ]
+
+
+def run(cfg: Config) -> list[Row]:
+    """The linear-cost rows for ``bench/run.py``: explain's time against one backward pass, target under 1 s."""
+    rows = []
+    for name, tape, loss, source, entry in entry_tapes(cfg.quick):
+        timing = compare(lambda: tape.explain(loss, source, index=entry), lambda: tape.gradient(loss, source), cfg)
+        rows.append(Row(name, fmt_time(timing.a), f"{fmt_time(timing.b)} (gradient)", timing.ratio, f"< {BOUND_SECONDS:.0f} s", timing.a < BOUND_SECONDS))
+        tape.release()
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="100-op graphs, one repetition (a smoke test)")
@@ -99,6 +132,8 @@ def main() -> None:
     args = parser.parse_args()
     n = 100 if args.quick else 10_000
     repeat = 1 if args.quick else args.repeat
+    for row in run(Config(quick=args.quick, repeat=repeat, min_time=0.0 if args.quick else 0.2)):
+        print(f"{row.workload:<48} {row.microtape:>10}  {row.ratio or 0.0:5.1f}x gradient()  under 1 s: {'yes' if row.met else 'NO'}")
     measure("chain", chain_graph(n), mt.scalar(chain.X0), repeat)
     measure("ladder", ladder_graph(n), mt.scalar(0.3), repeat)
     measure("vector chain", vector_graph(n), mt.tensor([0.1 * i for i in range(8)]), repeat, bound=False)

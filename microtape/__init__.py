@@ -52,6 +52,7 @@ from .replay.function import function as function
 from .autodiff.functional import GradMap as GradMap
 from .autodiff.functional import VariableGrads as VariableGrads
 from .autodiff.custom import custom_grad as custom_grad
+from .explain.report import BlockedOp as BlockedOp
 from .explain.report import GradientExplanation as GradientExplanation
 from .explain.report import GradientPath as GradientPath
 from .explain.report import GradientStep as GradientStep
@@ -137,6 +138,7 @@ __all__ = [
     "AnomalyEvent",
     "AnomalyTrace",
     "BackwardStep",
+    "BlockedOp",
     "CheckpointError",
     "Dashboard",
     "DashboardError",

@@ -68,6 +68,15 @@ def _tape_used_twice(_tmp: Path) -> Action:
     return lambda: tape.gradient(y, x)
 
 
+def _released_tape(_tmp: Path) -> Action:
+    x = mt.scalar(2.0)
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+    tape.release()
+    return lambda: tape.explain(y, x)
+
+
 def _tape(_tmp: Path) -> tuple[mt.GradientTape, mt.Tensor, mt.Tensor]:
     x = mt.tensor([1.0, 2.0])
     with mt.GradientTape(persistent=True) as tape:
@@ -262,6 +271,7 @@ CASES: list[Misuse] = [
     Misuse("empty name", simple(lambda: mt.variable(0.0, name="")), mt.InvalidArgumentError, ("''",)),
     # tapes
     Misuse("tape twice", _tape_used_twice, mt.TapeError, ("non-persistent GradientTape can only be used to compute one set of gradients",)),
+    Misuse("explain a released tape", _released_tape, mt.TapeError, ("explain: this GradientTape was released", "shape ()")),
     Misuse("dy shape", lambda tmp: (lambda t, d: (lambda: t[0].gradient(t[2], t[1], output_gradients=d)))(_tape(tmp), mt.ones((3,))), mt.ShapeError, ("(3,)", "(2,)")),
     Misuse("dy values shape", lambda tmp: (lambda t: (lambda: t[0].gradient(t[2], t[1], output_gradients=[1.0, 2.0, 3.0])))(_tape(tmp)), mt.ShapeError, ("(3,)", "(2,)")),  # type: ignore[list-item]
     Misuse("unconnected option", lambda tmp: (lambda t: (lambda: t[0].gradient(t[2], t[1], unconnected_gradients="zeros")))(_tape(tmp)), mt.InvalidArgumentError, ("'zeros'",)),

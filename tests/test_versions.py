@@ -6,8 +6,9 @@ the engine, which summed with it, printed other numbers there than on 3.10 and
 flags``). Every sum of the engine is now ``math.fsum``, exactly rounded, the
 same bits on every version.
 
-The slow test runs the tour of every chapter, ``selfcheck`` and the README's
-first example (the Russian text's linear model) on each CPython 3.10 to 3.13
+The slow test runs the tour of every chapter, ``selfcheck``, the README's
+first example (the Russian text's linear model) and the names the explanations
+give operands (``tests/explain/operand_cases.py``) on each CPython 3.10 to 3.13
 that pyenv has, with the checkout on ``PYTHONPATH`` (nothing installed), and
 compares the outputs byte for byte with those of the oldest one found. A
 version that is not installed is skipped, saying so.
@@ -45,6 +46,7 @@ PROGRAMS: dict[str, list[str]] = {
     **{f"tour chapter {n}": ["-m", "microtape", "tour", "--chapter", str(n), "--no-pause"] for n in CHAPTERS},
     "selfcheck": ["-m", "microtape", "selfcheck"],
     "README example": ["-c", _readme_example()],
+    "explain's operand names": [str(ROOT / "tests" / "explain" / "operand_cases.py")],
 }
 
 

@@ -393,7 +393,8 @@ print(short(mt.check_grads(unit, [u0])))
 # ask why entry 0 has the value it has. ``explain_gradient`` takes the entry
 # with the largest gradient unless ``index`` says otherwise. It lists the
 # paths, largest contribution first, with every step's op, the entry of its
-# output, the input the path goes through, the local derivative and the line:
+# output, the input the path goes through (by its name in your code), the
+# local derivative, the input's value where it is taken, and the line:
 why = mt.explain_gradient(unit, [u0], index=0)
 print(why)
 
@@ -420,6 +421,63 @@ def squash_fixed(t: mt.Tensor) -> tuple[mt.Tensor, GradFn]:
 squash_op = mt.custom_grad(squash_fixed)
 print(mt.check_grads(unit, [u0]).ok)
 print(mt.explain_gradient(unit, [u0], index=0, top=1))
+
+# %%
+# The question "why this value?" matters most when the value is NaN or 0.
+# A common guard keeps √t away from t ≤ 0 with ``mt.where(cond, a, b)``,
+# which takes ``a`` where ``cond`` is non-zero and ``b`` elsewhere, and
+# ``t.greater(0.0)``, which is 1.0 where t > 0. At t = 0 the value is a
+# harmless 0.0, yet we will see a NaN gradient. We ask why for entry 0:
+
+
+def guarded_root(t: mt.Tensor) -> mt.Tensor:
+    root = mt.sqrt(t)
+    return mt.where(t.greater(0.0), root, mt.scalar(0.0)).sum()
+
+
+at_zero = mt.tensor([0.0, 4.0])
+print(mt.grad(guarded_root)(at_zero))
+print(mt.explain_gradient(guarded_root, [at_zero], index=0))
+
+# %%
+# The last lines say why. ``where`` sends 0.0 back to the branch it did not
+# choose, the slope of √t at 0 is infinite, and 0 · ∞ is NaN in floating
+# point: guarding the value does not guard the gradient. The other path goes
+# through the comparison, whose derivative is 0 everywhere. The fix keeps the
+# unchosen branch finite, so that it gets a finite slope to multiply by 0:
+
+
+def safer_root(t: mt.Tensor) -> mt.Tensor:
+    positive = t.greater(0.0)
+    root = mt.sqrt(mt.where(positive, t, mt.scalar(1.0)))
+    return mt.where(positive, root, mt.scalar(0.0)).sum()
+
+
+print(mt.grad(safer_root)(at_zero))
+
+# %%
+# A gradient of exactly 0 is the other surprise. In this small layer the
+# bias, −5, is so negative that every ``relu`` unit is off ("dead") for
+# every example, so no weight gets a gradient. We expect 0.0 for the first
+# weight, and the explanation to name the op that stops it:
+examples = mt.tensor([[0.5, 1.0], [1.5, -0.5], [1.0, 1.0]])
+
+
+def dead_layer(weights: mt.Tensor) -> mt.Tensor:
+    hidden = mt.relu(examples @ weights - 5.0)
+    return hidden.sum()
+
+
+layer_weights = mt.tensor([[0.3, -0.2], [0.4, 0.1]])
+print(mt.explain_gradient(dead_layer, [layer_weights], index=(0, 0)))
+
+# %%
+# Three paths lead back to the weight, one per example, and each has the
+# factor 0 of ``relu`` at a negative input. The last line names that op and
+# its line, and counts its zeros: 3 of 3 entries. So the gradient is 0
+# because every path is stopped, not because the loss does not depend on the
+# weight: that is said only when no path leads back at all. A smaller bias,
+# or a unit that keeps a small slope below 0, brings the gradient back.
 
 # %%
 # NaN and Inf: ``check_numerics``

@@ -391,6 +391,12 @@ dash
 #   clip, change the learning rate or change the optimizer (:chapter:`6`).
 # * **A gradient is unexpected.** Read the tape: ``tape.operations``,
 #   ``tape.summary()`` and ``tape.to_dot()`` (:chapter:`3`).
+# * **One gradient entry is NaN, 0 or just not what you expect.** Ask why:
+#   ``explain_gradient`` (or ``tape.explain``) lists the paths that make the
+#   entry, names the infinite factor and the 0 that met it, or the op whose
+#   factor 0 stops every path (:chapter:`4`, this chapter), and
+#   ``tape.backward_steps`` shows each VJP with its local derivative (this
+#   chapter).
 # * **A step is slow or its memory peak is high.** Run ``profile`` and read
 #   the kernel list (this chapter).
 # * **Everything else freezes while training runs.** Await ``next_frame()``
@@ -407,8 +413,9 @@ dash
 # :meth:`~microtape.GradientTape.backward_steps` runs the same backward pass
 # as ``gradient()``, but stops after every VJP to show its numbers: the op,
 # the line that ran it, the gradient that reached the op's output (``dout``),
-# what its VJP returned for each input, and the gradients of the sources so
-# far (``None`` until the pass reaches a source).
+# the op's local derivative by each input, what its VJP returned for each
+# input, and the gradients of the sources so far (``None`` until the pass
+# reaches a source).
 #
 # Take chapter 3's example, :math:`f = x^2 + y^2` at :math:`(2, 3)`. The pass
 # starts at ``f`` with gradient 1. We expect ``add`` to pass 1 to both
@@ -431,6 +438,26 @@ for chain_step in chain_steps:
 last = chain_steps[-1]
 print(last.op, "returned", last.grads, "for its input")
 print("gradients so far:", last.accumulated)
+
+# %%
+# The local derivatives are where a NaN gradient starts. Chapter 4 guarded a
+# square root with ``where`` and still got NaN at 0. Stepping through that
+# pass, we expect ``where`` to pass 0.0 to the root, the root's local
+# derivative at 0 to be ``inf``, and its VJP to return ``0.0 * inf``:
+root_x = mt.variable(mt.scalar(0.0), name="root_x")
+with mt.GradientTape(persistent=True) as root_tape:
+    guarded = mt.where(root_x.greater(0.0), mt.sqrt(root_x), mt.scalar(0.0))
+for root_step in root_tape.backward_steps(guarded, {"x": root_x}):
+    print(root_step)
+
+# %%
+# Read from the top: ``where`` chose the constant, which needs no gradient
+# (``None``), and passes 0.0 to the root and to the comparison. The root's
+# local derivative is ``inf``, so its VJP returns 0.0 · ∞ = NaN, and the
+# comparison's slope is 0. ``tape.explain`` says the same in one sentence,
+# with the lines:
+print(root_tape.explain(guarded, root_x).nonfinite[0])
+root_tape.release()
 
 # %%
 # Where a NaN came from, and where it went
@@ -546,3 +573,32 @@ print(f"{vanishing.count} paths, the largest contributes {max(abs(c) for c in co
 # from the factors: smaller weights or inputs keep the units out of
 # saturation (tanh′ near 1), and a shortcut around a layer adds a path whose
 # factor is 1.
+
+# %%
+# A gradient of exactly 0 has a cause too. In this two-layer net the first
+# layer's bias pushes hidden unit 1 below zero for every example, so its
+# ``relu`` is dead: the weights that feed it never move. We explain one of
+# them, ``w1[0, 1]``, from a tape; the tape calls it by the variable's name:
+relu_x = mt.random_normal((16, 2), seed=7)
+w1 = mt.variable(mt.tensor([[0.5, 0.3], [-0.4, 0.2]]), name="w1")
+b1 = mt.variable(mt.tensor([4.0, -6.0]), name="b1")
+w2 = mt.variable(mt.tensor([[1.0], [0.5]]), name="w2")
+with mt.GradientTape(persistent=True) as relu_tape:
+    hidden = mt.relu(relu_x @ w1 + b1)
+    relu_loss = ((hidden @ w2) ** 2).mean()
+dead_unit = relu_tape.explain(relu_loss, w1, index=(0, 1), top=2)
+print(dead_unit)
+
+# %%
+# Sixteen paths, one per example, and all of them stop at the same factor:
+# the ``relu`` of unit 1 has derivative 0 for 16 of its 16 entries. Unit 0
+# is live for every example, so the weight that feeds it gets a gradient
+# from 16 paths, none of them stopped:
+live_unit = relu_tape.explain(relu_loss, w1, index=(0, 0), top=1)
+print(f"{live_unit.total:.4g} from {live_unit.path_count} paths, {live_unit.stopped} stopped")
+relu_tape.release()
+
+# %%
+# The cure is to bring the unit back into its live range: a smaller bias, a
+# different initialisation, or an activation with a small slope below 0.
+

@@ -339,10 +339,17 @@ def explain_gradient(
 
     Runs ``f`` on a tape, remembering the line of your code that made each
     op, and returns the paths from the output back to entry ``index`` of
-    ``inputs[wrt]`` (default: the entry with the largest gradient), the
-    ``top`` largest first. Each path lists its steps: the op, its local
-    derivative and its line; the path's contribution is their product, and
-    the contributions add up to the gradient entry.
+    ``inputs[wrt]`` (default: the entry with the largest gradient, NaN
+    first), the ``top`` largest first. Each path lists its steps: the op,
+    the input it goes through (by name), its local derivative, the value
+    where it is taken and its line; the path's contribution is their
+    product, and the contributions add up to the gradient entry, which is
+    ``mt.grad``'s, bit for bit. A NaN or Inf entry says which factor is
+    infinite or NaN and which 0 met it (``.nonfinite``); a 0 entry names the
+    ops whose factor 0 stops the paths (``.blocked``). Up to 10,000 paths
+    are listed; past that the gradient is split by the edges into the ops
+    that read the entry, and the largest single path is still given. The
+    cost is a few VJPs per recorded op, whatever the sizes.
 
     Raises:
         ShapeError: ``f`` does not return a scalar.
@@ -355,6 +362,9 @@ def explain_gradient(
         ((1,), -12.0, [-6.0, -6.0])
         >>> print(str(e).splitlines()[0])
         d output / d x[1] = -12.0
+        >>> nan = mt.explain_gradient(lambda x: (mt.sqrt(x) * 0.0).sum(), [mt.tensor([0.0])])
+        >>> nan.total, nan.nonfinite[0].split("; ")[1]
+        (nan, '`mul` at line 1 passed 0.0 to it: 0·inf = NaN')
     """
     check_callable(f, "explain_gradient", ("explain_gradient(f, inputs) runs f(*inputs) on a tape", "pass a function: mt.explain_gradient(lambda x: (x * x).sum(), [x])"))
     xs_raw = input_list(inputs, "explain_gradient")
@@ -383,7 +393,9 @@ def explain_gradient(
                     check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
                 raise
         try:
-            return explain_records(tape._records, tape._tracked, check_output(y, "explain_gradient"), xs[wrt], index, top, tape._lines(), label)
+            return explain_records(
+                tape._records, tape._wheres, tape._tracked, check_output(y, "explain_gradient"), xs[wrt], index, top, label, tape._variable_names()
+            )
         finally:
             tape.release()
 

@@ -9,10 +9,11 @@ over the records the tape keeps.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Mapping, Sequence
+from types import FrameType
 from typing import TypeVar
 
-from ..engine import user_line
 from ..engine.backward import gradient_norms
 from ..explain.paths import explain_records
 from ..explain.report import GradientExplanation
@@ -22,6 +23,8 @@ from ..engine.tape import Tape
 from ..views.tape_text import Operation, dot_graph, operations_of, summary_table
 from ..views.tape_svg import layout, summary_html, svg
 from ..engine.tensor import Tensor
+from ..engine.variable import Variable
+from ..errors import TapeError, explain
 
 __all__ = ["GradientTape"]
 
@@ -164,8 +167,9 @@ class GradientTape(Tape):
     def explain(self, target: Tensor, source: Tensor, index: int | tuple[int, ...] | None = None, top: int = 10) -> GradientExplanation:
         """Why entry ``index`` of the gradient of the scalar ``target`` for ``source`` has its value:
         the paths from ``target`` back to it, the ``top`` largest first, each step with the line of
-        your code that ran its op (see :func:`microtape.explain_gradient`). Like ``gradient()``, it uses
-        up a non-persistent tape.
+        your code that ran its op (see :func:`microtape.explain_gradient`). ``source`` is named by
+        its variable's name, else by the name your code gives it. Like ``gradient()``, it uses up a
+        non-persistent tape; a tape released after recording ``target`` is refused.
 
         Examples:
             >>> x = mt.scalar(2.0)
@@ -173,11 +177,13 @@ class GradientTape(Tape):
             ...     tape.watch(x)
             ...     y = mt.exp(x * 3.0)
             >>> e = tape.explain(y, x)
-            >>> [(s.op, round(s.local, 1)) for s in e.paths[0].steps], round(e.total, 1)
-            ([('exp', 403.4), ('mul', 3.0)], 1210.3)
+            >>> [(s.op, round(s.local, 1)) for s in e.paths[0].steps], round(e.total, 1), e.source
+            ([('exp', 403.4), ('mul', 3.0)], 1210.3, 'x')
         """
         self._check_usable()
-        result = explain_records(self._records, self._tracked, target, source, index, top, self._lines())
+        self._check_not_released(target, "explain")
+        label = self._name_of(source, sys._getframe(1))
+        result = explain_records(self._records, self._wheres, self._tracked, target, source, index, top, label, self._variable_names())
         self._finish()
         return result
 
@@ -185,11 +191,13 @@ class GradientTape(Tape):
         """The backward pass of ``gradient(target, sources)``, one :class:`~microtape.BackwardStep` per VJP.
 
         Steps come in the order the pass runs them (from the target back);
-        each has the op, your line that ran it, the gradient that reached
-        its output, what its VJP returned, and the gradients of ``sources``
-        so far (``None`` where the pass has not reached one yet). The last
-        step's ``accumulated`` is what ``gradient()`` returns. Uses up a
-        non-persistent tape, as ``gradient()`` does.
+        each has the op, your line that ran it (and its text there), the
+        gradient that reached its output, the op's local derivative by each
+        input, what its VJP returned, and the gradients of ``sources`` so far
+        (``None`` where the pass has not reached one yet). The last step's
+        ``accumulated`` is what ``gradient()`` returns. Uses up a
+        non-persistent tape, as ``gradient()`` does; a tape released after
+        recording ``target`` is refused.
 
         Examples:
             >>> x, y = mt.scalar(2.0), mt.scalar(3.0)
@@ -204,12 +212,44 @@ class GradientTape(Tape):
         """
         self._check_usable()
         targets = targets_of(target)
+        for t in targets:
+            self._check_not_released(t, "backward_steps")
         flat = sources_of(sources)
         self._last = (targets, [None] * len(targets))
-        steps = backward_steps(self, self._records, self._wheres, targets, flat, sources)
+        steps = backward_steps(self, self._records, self._wheres, targets, flat, sources, self._variable_names())
         self._finish()
         return iter(steps)
 
-    def _lines(self) -> dict[int, str]:
-        """``file:line`` of the user's code that made each recorded output, by tensor id."""
-        return {rec[3].id: user_line.frame_text(w) for rec, w in zip(self._records, self._wheres) if w is not None}
+    def _check_not_released(self, target: object, api: str) -> None:
+        """Refuse a target this tape recorded but no longer holds (``release()`` let go of its records)."""
+        if not isinstance(target, Tensor) or target.id not in self._tracked or target.id in self._watched:
+            return
+        if any(rec[3].id == target.id for rec in self._records):
+            return
+        raise TapeError(
+            explain(
+                f"{api}: this GradientTape was released (tape.release()) after it recorded the target "
+                f"Tensor#{target.id} (shape {target.shape}), so it holds none of the ops that computed it.",
+                "release() lets go of every tensor a persistent tape keeps for its backward pass: what it "
+                "recorded before can no longer be differentiated, explained or stepped through.",
+                f"ask first, release last: tape.{api}(...) before tape.release(); or record the target again "
+                "inside a new `with mt.GradientTape(persistent=True) as tape:` block.",
+            ),
+            value=target,
+        )
+
+    def _variable_names(self) -> dict[int, str]:
+        """The names of the variables this tape read or watched, by id (what a record's input is called)."""
+        found = {vid: v.name for vid, v in self._variables.items()}
+        found.update({t.id: t.name for t in self._watched.values() if isinstance(t, Variable)})
+        return found
+
+    @staticmethod
+    def _name_of(source: object, caller: FrameType) -> str:
+        """What to call the explained tensor: its variable's name, else a name the caller's code gives it."""
+        if isinstance(source, Variable):
+            return source.name
+        for name, value in list(caller.f_locals.items()):
+            if value is source and not name.startswith("_"):
+                return name
+        return "source"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..errors import InvalidArgumentError
+from ..views.places import LOADED, place
 
 __all__ = ["LOADED", "NotebookCode", "NotebookError", "code_of", "place", "starter_notebook"]
 
@@ -80,26 +81,6 @@ class NotebookCode:
             if start <= line:
                 cell, first = number, start
         return cell, line - first + 1
-
-
-LOADED: dict[str, NotebookCode] = {}
-"""The notebooks being graded in this process, by path (``grade_child.py`` fills it), for :func:`place`."""
-
-
-def place(file: str, line: int | str) -> str:
-    """'ex.py:12' for a line of a file, or 'ex.ipynb, cell 3, line 2' for a line of a notebook being graded.
-
-    Examples:
-        >>> from microtape.book.notebooks import place
-        >>> place("/home/me/ex05.py", 12)
-        'ex05.py:12'
-    """
-    name = file.replace("\\", "/").rsplit("/", 1)[-1]
-    code = LOADED.get(file)
-    if code is None or not str(line).isdigit():
-        return f"{name}:{line}"
-    cell, within = code.locate(int(line))
-    return f"{name}, cell {cell}, line {within}"
 
 
 def _text(value: object, where: str) -> str:

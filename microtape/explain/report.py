@@ -1,26 +1,54 @@
-"""What ``explain_gradient`` returns: ``GradientExplanation``, its ``GradientPath`` rows and their ``GradientStep`` factors.
+"""What ``explain_gradient`` returns: ``GradientExplanation``, its ``GradientPath`` rows, their
+``GradientStep`` factors and the ``BlockedOp`` groups of a gradient stopped by a factor 0.
 
-``explain.py`` builds these from a tape's records. Nothing
-here differentiates: a step is one local derivative (one entry of an op's
-Jacobian), a path the chain of steps from the scalar output back to one entry
-of the input, and an explanation the paths whose contributions add up to
-that entry of the gradient. ``str()`` is an aligned table; ``_repr_html_``
-is the same table for Jupyter.
+``paths.py`` builds these from a tape's records. Nothing here differentiates: a step is one local
+derivative (one entry of an op's Jacobian), a path the chain of steps from the scalar output back
+to one entry of the input, and an explanation the paths whose contributions add up to that entry
+of the gradient, with what made it NaN, Inf or 0. ``str()`` is an aligned table; ``_repr_html_``
+is the same for Jupyter, every text escaped.
 """
 
 from __future__ import annotations
 
-import html
+import ast
 import math
-import os
 from dataclasses import dataclass
 
 from ..engine.formatting import format_number
+from ..views.html import escape
+from ..views.places import place_of
 
-__all__ = ["GradientExplanation", "GradientPath", "GradientStep"]
+__all__ = ["BlockedOp", "GradientExplanation", "GradientPath", "GradientStep", "line_words", "through"]
 
 SHOWN_STEPS = 8
 """A longer path shows its first and last steps and says how many it left out."""
+
+
+def through(upstream: float, local: float, blocks: bool) -> float:
+    """What crosses one step: ``upstream * local``, or exactly 0.0 where the step blocks (``where``'s
+    unchosen side passes 0.0 whatever reaches it, NaN included; a ``mul`` by 0 passes NaN on).
+
+    Examples:
+        >>> from microtape.explain.report import through
+        >>> through(2.0, 3.0, False), through(float("inf"), 0.0, False), through(float("nan"), 0.0, True)
+        (6.0, nan, 0.0)
+    """
+    return 0.0 if blocks and local == 0.0 else upstream * local
+
+
+def line_words(where: str) -> str:
+    """``file:line`` as a sentence says it: 'line 7', or 'cell 5, line 3' in Jupyter.
+
+    Examples:
+        >>> from microtape.explain.report import line_words
+        >>> line_words("/home/me/train.py:7"), line_words("<unknown>")
+        ('line 7', 'an unknown line')
+    """
+    shown = place_of(where)
+    if ", line " in shown:
+        return shown
+    file, _, line = shown.rpartition(":")
+    return f"line {line}" if file and line.isdigit() else "an unknown line"
 
 
 @dataclass(slots=True)
@@ -28,14 +56,19 @@ class GradientStep:
     """One factor of a path: the local derivative ``d out[entry] / d input[input_entry]`` of one op,
     through its input number ``argument`` (``x * x`` has two: one path each).
 
-    ``where`` is the user's ``file:line`` that ran the op (``"?"`` when no one
-    recorded it: ``explain_gradient`` always does).
+    ``where`` is the user's ``file:line`` that ran the op; ``expression`` its text on that line
+    (CPython 3.11+, or where the line has one expression of the op's kind); ``operand`` names the
+    input the path goes through: the variable's name, the input's name in ``explain_gradient``'s
+    ``f``, else its text in the op's expression (``x * w`` has operands ``x`` and ``w``); ``value``
+    is that input's value at ``input_entry``, where the derivative is taken. ``blocks`` is True for
+    a factor 0 that passes exactly 0.0 whatever reaches it, even Inf or NaN (``where``'s unchosen
+    side); a ``mul`` by 0 passes NaN on, as the backward pass does.
 
     Examples:
         >>> x = mt.scalar(3.0)
         >>> step = mt.explain_gradient(lambda x: x * x * 2.0, [x]).paths[0].steps[0]
-        >>> step.op, step.local
-        ('mul', 2.0)
+        >>> step.op, step.local, step.operand, step.value
+        ('mul', 2.0, 'x * x', 9.0)
     """
 
     op: str
@@ -44,17 +77,31 @@ class GradientStep:
     entry: tuple[int, ...]
     argument: int
     input_entry: tuple[int, ...]
+    operand: str = ""
+    value: float | None = None
+    blocks: bool = False
+    expression: str = ""
 
     def __str__(self) -> str:
         return f"{self.op}{_entry(self.entry)} x{format_number(self.local)}"
 
+    def input_text(self) -> str:
+        """The input this step goes through, with its entry: ``w[0, 1]``, ``(x * w)[2]``, ``input 1[0]``."""
+        name = self.operand
+        if not name:
+            return f"input {self.argument}{_entry(self.input_entry)}"
+        if not self.input_entry:
+            return name
+        return (name if _simple(name) else f"({name})") + _entry(self.input_entry)
+
 
 @dataclass(slots=True)
 class GradientPath:
-    """One path from the output back to the input entry: ``contribution = upstream * product(local)``.
+    """One path from the output back to the input entry: ``contribution = upstream * product(local)``
+    (where a step blocks, exactly 0.0 from there on, as in the backward pass).
 
     A full path starts at the output, so ``upstream`` is 1.0. In a grouped
-    explanation (too many paths to list) a row is one edge into an op that
+    explanation (more than 10,000 paths) a row is one edge into an op that
     reads the input: ``upstream`` is the whole gradient that reached that
     op's output entry, and ``steps`` holds that one op.
 
@@ -75,17 +122,55 @@ class GradientPath:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockedOp:
+    """An op that stops paths with a factor 0: a dead ``relu``, a comparison, ``clip_by_value``
+    outside its range, the side ``where`` did not choose.
+
+    ``zeros`` of its ``entries`` on the paths (pairs of an output and an input entry) have
+    derivative 0; ``paths`` is how many paths have that factor 0 (a path may have several), and
+    ``every`` says that is all of them.
+
+    Examples:
+        >>> w = mt.tensor([-1.0, -2.0])
+        >>> (blocked,) = mt.explain_gradient(lambda w: mt.relu(w * 3.0).sum(), [w], index=0).blocked
+        >>> blocked.op, blocked.zeros, blocked.entries, blocked.every
+        ('relu', 1, 1, True)
+    """
+
+    op: str
+    where: str
+    expression: str
+    zeros: int
+    entries: int
+    paths: int
+    every: bool
+
+    def sentence(self, source: str, count: int) -> str:
+        """'`relu` at line 12: derivative 0 for 128 of 128 entries; every path from `w` passes through it'."""
+        head = f"`{self.op}` at {line_words(self.where)}: derivative 0 for {self.zeros} of {self.entries} entries"
+        if self.every:
+            return f"{head}; every path from `{source}` passes through it"
+        return f"{head}; {_count(self.paths)} of the {_count(count)} paths stop there"
+
+
+@dataclass(frozen=True, slots=True)
 class GradientExplanation:
     """Why one entry of a gradient has its value: the paths that make it, largest first.
 
-    ``total`` is the gradient entry (as ``tape.gradient`` computes it);
-    ``paths`` the ``top`` largest contributions by magnitude; ``rest`` the
-    ``math.fsum`` of the others, so ``fsum(p.contribution for p in paths) +
-    rest`` equals ``total`` up to rounding. ``count`` is the number of paths
-    (or, when ``grouped``, of edges into the ops that read the input);
-    ``connected`` is False when the output does not depend on the input.
-    ``dominant`` is the single path with the largest |contribution| (the
-    first of ``paths``, or, when grouped, found without listing them).
+    ``total`` is the gradient entry, taken from the same backward pass as ``tape.gradient``
+    (bit for bit, NaN included); ``paths`` the ``top`` largest contributions by magnitude (NaN
+    first); ``rest`` the ``math.fsum`` of the others, so ``fsum(p.contribution for p in paths) +
+    rest`` equals ``total`` up to rounding where it is finite. ``count`` is the number of rows:
+    the paths, or, when ``grouped`` (more than 10,000 paths), the edges into the ops that read
+    the input; ``path_count`` is always the number of paths. ``connected`` is False when no path
+    leads back to that entry (the output does not depend on it). ``dominant`` is the single path
+    with the largest |contribution| (a NaN or infinite factor counts as largest): the first of
+    ``paths``, or, when grouped, found without listing them.
+
+    ``nonfinite`` says, for each listed path that is NaN or Inf, which factor is infinite or NaN
+    and which 0 met it; ``blocked`` groups the paths that a factor 0 stops by the op that stops
+    them (why a gradient is 0.0), ``stopped`` counts the paths with a factor 0 anywhere; ``notes``
+    says what microtape could not know.
 
     Examples:
         >>> x = mt.tensor([1.0, 2.0])
@@ -94,6 +179,10 @@ class GradientExplanation:
         ((0,), 1, False)
         >>> [s.op for s in e.paths[0].steps]
         ['sum', 'mul', 'tanh']
+        >>> dead = mt.explain_gradient(lambda x: mt.relu(x - 5.0).sum(), [x], index=1)
+        >>> dead.total, print(dead.blocked[0].sentence(dead.source, dead.path_count))
+        `relu` at line 1: derivative 0 for 1 of 1 entries; every path from `x` passes through it
+        (0.0, None)
     """
 
     total: float
@@ -105,19 +194,49 @@ class GradientExplanation:
     source: str
     index: tuple[int, ...]
     dominant: GradientPath | None
+    path_count: int = 0
+    blocked: tuple[BlockedOp, ...] = ()
+    nonfinite: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    stopped: int = 0
+
+    def _name(self) -> str:
+        return f"{self.source}{_entry(self.index)}"
 
     def _header(self) -> list[str]:
-        name = f"{self.source}{_entry(self.index)}"
+        name = self._name()
         lines = [f"d output / d {name} = {format_number(self.total)}"]
         if not self.connected:
-            lines.append(f"The output does not depend on {self.source}: no path leads back to it, so the gradient is 0.0.")
+            if self.total == 0.0 and not self.notes:
+                lines.append(f"The output does not depend on {name}: no path leads back to it, so the gradient is 0.0.")
+            else:
+                lines.append(
+                    f"No path that microtape can follow leads back to {name}, and the backward pass gives "
+                    f"{format_number(self.total)}: inconclusive (see below)."
+                )
         elif self.grouped:
             lines.append(
-                f"Too many paths to list: the gradient is split by the {self.count} edges into the ops that read "
-                f"{name} (each row: the gradient that reached the output of the op, times its local derivative)."
+                f"Too many paths to list ({_count(self.path_count)} paths, more than 10,000): the gradient is split by the "
+                f"{self.count} edges into the ops that read {name} (each row: the gradient that reached the output of the op, "
+                "times its local derivative)."
             )
         else:
             lines.append(f"{self.count} path(s) from the output back to {name}; a contribution is the product of its factors.")
+        return lines
+
+    def _footer(self) -> list[str]:
+        """What made the gradient NaN, Inf or 0, and what could not be known."""
+        lines: list[str] = []
+        if self.nonfinite:
+            lines.append(f"Why the gradient is {format_number(self.total)}:" if not math.isfinite(self.total) else "Why some paths are not finite:")
+            lines += [f"  {s}" for s in self.nonfinite]
+        if self.blocked:
+            if self.total == 0.0 and self.stopped == self.path_count:
+                lines.append("The gradient is 0.0 because every path is stopped by a factor 0:")
+            else:
+                lines.append(f"{_count(self.stopped)} of the {_count(self.path_count)} paths stop at a factor 0:")
+            lines += [f"  {b.sentence(self.source, self.path_count)}" for b in self.blocked]
+        lines += self.notes
         return lines
 
     def _rows(self) -> list[Row]:
@@ -125,12 +244,12 @@ class GradientExplanation:
         for path in self.paths:
             lead = (format_number(path.contribution), self._share(path.contribution))
             if self.grouped:
-                rows.append((*lead, "", "(gradient at its output)", "", format_number(path.upstream), ""))
+                rows.append((*lead, "", "(gradient at its output)", "", format_number(path.upstream), "", ""))
                 lead = ("", "")
             rows += _path_rows(path, lead)
         others = self.count - len(self.paths)
         if others:
-            rows.append((format_number(self.rest), self._share(self.rest), "", f"({others} other {'edges' if self.grouped else 'paths'})", "", "", ""))
+            rows.append((format_number(self.rest), self._share(self.rest), "", f"({others} other {'edges' if self.grouped else 'paths'})", "", "", "", ""))
         return rows
 
     def _share(self, part: float) -> str:
@@ -145,26 +264,30 @@ class GradientExplanation:
         if self.grouped and self.dominant is not None:
             lines.append(f"The largest single path contributes {format_number(self.dominant.contribution)}:")
             lines += _table(_path_rows(self.dominant, ("", "")))
+        lines += self._footer()
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        parts = [f"<p>{html.escape(line)}</p>" for line in self._header()]
+        parts = [f"<p>{escape(line)}</p>" for line in self._header()]
         if self.paths:
             parts.append(_html_table(self._rows()))
         if self.grouped and self.dominant is not None:
-            parts.append(f"<p>{html.escape(f'The largest single path contributes {format_number(self.dominant.contribution)}:')}</p>")
+            parts.append(f"<p>{escape(f'The largest single path contributes {format_number(self.dominant.contribution)}:')}</p>")
             parts.append(_html_table(_path_rows(self.dominant, ("", ""))))
+        footer = self._footer()
+        if footer:
+            parts.append("<pre>" + escape("\n".join(footer)) + "</pre>")
         return "<div class='microtape-explanation'>" + "".join(parts) + "</div>"
 
 
 def _html_table(rows: list[Row]) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in HEADINGS)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows if row != HEADINGS)
+    head = "".join(f"<th>{escape(c)}</th>" for c in HEADINGS)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows if row != HEADINGS)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-Row = tuple[str, str, str, str, str, str, str]
-HEADINGS: Row = ("contribution", "share", "step", "op", "input", "local derivative", "line")
+Row = tuple[str, str, str, str, str, str, str, str]
+HEADINGS: Row = ("contribution", "share", "step", "op", "input", "local derivative", "at", "line")
 
 
 def _path_rows(path: GradientPath, lead: tuple[str, str]) -> list[Row]:
@@ -176,13 +299,13 @@ def _path_rows(path: GradientPath, lead: tuple[str, str]) -> list[Row]:
         keep = [*steps[: SHOWN_STEPS - 2], (len(steps) - SHOWN_STEPS, None), *steps[-2:]]
     for i, step in keep:
         if step is None:
-            rows.append(("", "", "...", f"({i} more steps)", "", "", ""))
+            rows.append(("", "", "...", f"({i} more steps)", "", "", "", ""))
             continue
-        arg = f"{step.argument}{_entry(step.input_entry)}"
-        rows.append((*lead, str(i), step.op + _entry(step.entry), arg, format_number(step.local), _short(step.where)))
+        value = "" if step.value is None else format_number(step.value)
+        rows.append((*lead, str(i), step.op + _entry(step.entry), step.input_text(), format_number(step.local), value, place_of(step.where)))
         lead = ("", "")
     if not path.steps:
-        rows.append((*lead, "", "(the input is the output)", "", "", ""))
+        rows.append((*lead, "", "(the input is the output)", "", "", "", ""))
     return rows
 
 
@@ -192,10 +315,19 @@ def _table(rows: list[Row]) -> list[str]:
     return ["  " + "   ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
 
 
+def _simple(text: str) -> bool:
+    """Whether ``text[0]`` reads as an entry of ``text``: a name, an attribute, a call, a subscript."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:  # a cut text ("a…b"): bracket it
+        return False
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+
+
 def _entry(index: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(i) for i in index) + "]" if index else ""
 
 
-def _short(where: str) -> str:
-    """``file:line`` with the file's directory left out (the table stays narrow)."""
-    return os.path.basename(where)
+def _count(n: int) -> str:
+    """A number of paths: '1,024', or 'about 10^752' for one too long to read."""
+    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"

@@ -5,9 +5,10 @@ it: importing this package installs the presentation on the engine's
 classes from above (``Tensor._repr_html_``, ``MemoryInfo._repr_html_``, the
 PyTorch and NumPy habits that raise with a hint), as ``microtape`` does when
 it is imported. Files, in reading order: ``html.py`` (the HTML and SVG
-pieces), ``habits.py`` (the habits and their hints), ``tape_text.py``
-(``tape.operations``, ``summary()``, ``to_dot()``), ``tape_svg.py``
-(``to_svg()``).
+pieces), ``places.py`` (a line of the user's code as a reader names it:
+``ex.py:12``, a graded notebook's cell, a Jupyter cell), ``habits.py`` (the
+habits and their hints), ``tape_text.py`` (``tape.operations``,
+``summary()``, ``to_dot()``), ``tape_svg.py`` (``to_svg()``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -38,15 +39,28 @@ MAX_CELLS: Final = 24  # rows and columns of a heat map shown before "…"
 _CELL: Final = "border: 1px solid #d4d4d8; padding: 2px 6px; text-align: right"
 
 
+_NOT_IN_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 forbids (control characters but tab and newlines, lone surrogates, U+FFFE/U+FFFF),
+and DEL and the C1 controls it allows but no page can show."""
+
+
 def escape(text: object) -> str:
-    """``str(text)`` with ``& < > " '`` escaped, safe inside HTML text and attributes.
+    r"""``str(text)`` with ``& < > " '`` escaped, safe inside HTML text and attributes and in SVG
+    (well-formed XML): a control character prints as its Python escape (``\x1b``), never raw.
 
     Examples:
         >>> from microtape.views.html import escape
         >>> escape('<script>alert("x&y")</script>')
         '&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt;'
+        >>> escape("w\x01\x1b[31m")
+        'w\\x01\\x1b[31m'
     """
-    return html.escape(str(text), quote=True)
+    return _NOT_IN_XML.sub(_visible, html.escape(str(text), quote=True))
+
+
+def _visible(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def number(v: float) -> str:

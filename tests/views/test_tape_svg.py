@@ -348,3 +348,15 @@ def test_two_hundred_ops_render_readably_in_chromium(browser: webdriver.Chrome, 
     assert all(sum(row) > 0 for row in ink), f"an empty horizontal band: {ink}"
     assert all(sum(ink[r][c] for r in range(bands)) > 0 for c in range(bands)), f"an empty vertical band: {ink}"
     assert sum(map(sum, ink)) > 2000, ink
+
+
+@pytest.mark.parametrize("name", ["w\x01\x1b[31m", "<script>&'\"", "\ufffe\x7fname\x00\ud800"])
+def test_any_name_leaves_the_svg_well_formed(name: str) -> None:
+    """Control characters, lone surrogates and XML's non-characters print as their escapes, never raw."""
+    w = mt.variable(mt.tensor([1.0, -2.0]), name=name)
+    with mt.GradientTape() as tape:
+        loss = mt.relu(w * 2.0).sum()
+    picture = tape.to_svg(title=name)
+    ET.fromstring(picture)  # raises on malformed XML
+    assert "\\x1b" in picture or "\x1b" not in name
+    assert not any(c in picture for c in "\x00\x01\x1b\x7f\ufffe")
