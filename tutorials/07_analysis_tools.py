@@ -29,6 +29,7 @@ reports its progress, and watch it live in a browser with
 # it back.
 import asyncio
 import contextvars
+import importlib
 import math
 import sys
 import tempfile
@@ -217,8 +218,7 @@ def run_to_end(coroutine: Coroutine[Any, Any, T]) -> T:
     except RuntimeError:
         return asyncio.run(coroutine)
     if sys.platform == "emscripten":
-        from pyodide.ffi import run_sync  # type: ignore[import-not-found]
-
+        run_sync = importlib.import_module("pyodide.ffi").run_sync
         return cast(T, run_sync(coroutine))
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(contextvars.copy_context().run, asyncio.run, coroutine).result()

@@ -69,7 +69,7 @@ WORDS: dict[str, dict[str, str]] = {
             "Press the button to edit and run the starter's cells here: Python (Pyodide {pyodide}, CPython 3.14) runs "
             "in your browser, with nothing to install and no network. The last cell checks the cells above with the "
             "grader's own checks and prints its feedback. It gives no marks: marks are the command line's job "
-            "(python -m microtape grade). A check that runs longer than {limit} s is stopped, and Python restarts."
+            "(`python -m microtape grade`). A check that runs longer than {limit} s is stopped, and Python restarts."
         ),
         "run_all": "Run all",
         "stop": "Stop",
@@ -85,16 +85,16 @@ WORDS: dict[str, dict[str, str]] = {
         "timed_out": "Stopped after {limit} s: an endless loop, or far too much work? Python was restarted, so run the cells again from the top.",
         "failed": "The cell could not run: {error}",
         "file_protocol": (
-            "Browsers run Python only on pages served over HTTP: in the book's folder run python -m http.server "
+            "Browsers run Python only on pages served over HTTP: in the book's folder run `python -m http.server` "
             "and open the address it prints."
         ),
-        "missing": "This build of the book has no Python for the browser ({why}). Fetch it with {how}, then build the book again.",
+        "missing": "This build of the book has no Python for the browser ({why}). Fetch it with `{how}`, then build the book again.",
         "exercise_title": "Exercise {name} in the browser",
-        "cells_intro": "The starter's code, in cells: fill in the TODOs, then run every cell.",
+        "cells_intro": "The starter's code, in cells: fill in the `TODO` lines, then run every cell.",
         "check_title": "Check your work",
         "check_intro": (
-            "This cell saves the cells above as {file} and checks it with the checks and the feedback of "
-            "python -m microtape grade. It gives no marks: marks are the command line's job."
+            "This cell saves the cells above as `{file}` and checks it with the checks and the feedback of "
+            "`python -m microtape grade`. It gives no marks: marks are the command line's job."
         ),
         "check_comment": "# The page saved the cells above as {file}; check it as the grader does (no marks here).",
         "open_exercise": "Run this exercise in the browser",
@@ -112,7 +112,7 @@ WORDS: dict[str, dict[str, str]] = {
             "Нажмите кнопку, чтобы править и выполнять ячейки заготовки прямо здесь: Python (Pyodide {pyodide}, "
             "CPython 3.14) работает в вашем браузере, ничего не нужно устанавливать и сеть не нужна. Последняя "
             "ячейка проверяет ячейки выше проверками самой проверяющей программы и печатает её отзыв. Баллов она "
-            "не ставит: баллы ставит командная строка (python -m microtape grade). Проверку дольше {limit} с "
+            "не ставит: баллы ставит командная строка (`python -m microtape grade`). Проверку дольше {limit} с "
             "страница останавливает, и Python запускается заново."
         ),
         "run_all": "Выполнить все",
@@ -130,15 +130,15 @@ WORDS: dict[str, dict[str, str]] = {
         "failed": "Ячейку не удалось выполнить: {error}",
         "file_protocol": (
             "Браузеры выполняют Python только на страницах, открытых по HTTP: в папке книги выполните "
-            "python -m http.server и откройте адрес, который он напечатает."
+            "`python -m http.server` и откройте адрес, который он напечатает."
         ),
-        "missing": "В этой сборке книги нет Python для браузера ({why}). Получите его командой {how} и соберите книгу снова.",
+        "missing": "В этой сборке книги нет Python для браузера ({why}). Получите его командой `{how}` и соберите книгу снова.",
         "exercise_title": "Упражнение {name} в браузере",
-        "cells_intro": "Код заготовки по ячейкам: заполните места TODO и выполните все ячейки.",
+        "cells_intro": "Код заготовки по ячейкам: заполните места `TODO` и выполните все ячейки.",
         "check_title": "Проверьте свою работу",
         "check_intro": (
-            "Эта ячейка сохраняет ячейки выше в файл {file} и проверяет его проверками и с отзывом команды "
-            "python -m microtape grade. Баллов она не ставит: баллы ставит командная строка."
+            "Эта ячейка сохраняет ячейки выше в файл `{file}` и проверяет его проверками и с отзывом команды "
+            "`python -m microtape grade`. Баллов она не ставит: баллы ставит командная строка."
         ),
         "check_comment": "# Страница сохранила ячейки выше в {file}; проверим его, как проверяющая программа (без баллов).",
         "open_exercise": "Выполнить это упражнение в браузере",
@@ -197,7 +197,20 @@ def _prefix(pagename: str) -> str:
     return "../" * pagename.count("/")
 
 
-def _config(app: Sphinx, pagename: str, check: int | None = None, file: str | None = None) -> str:
+def chapter_lines(path: Path) -> list[int]:
+    """The line of the chapter file where each of its code blocks starts (sphinx-gallery's blocks, blank lines skipped)."""
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    _, blocks = split_code_and_text_blocks(str(path))
+    lines = []
+    for block in blocks:
+        if block.type == "code" and block.content.strip():
+            lines.append(block.lineno + len(block.content) - len(block.content.lstrip("\n")))
+    return lines
+
+
+def _config(app: Sphinx, pagename: str, check: int | None = None, file: str | None = None,
+            source: Path | None = None) -> str:
     """The JSON a page's run.js reads: where the worker, the runtime and the wheel are, and the page's words."""
     edition = _edition(app.config.language)
     to_root = _prefix(pagename)
@@ -213,6 +226,9 @@ def _config(app: Sphinx, pagename: str, check: int | None = None, file: str | No
         "cells": CELLS,
         "check": check,
         "file": file,
+        # a chapter's cells run as lines of its file, so what they print names the lines the book names
+        "source": source.name if source is not None else None,
+        "lines": chapter_lines(source) if source is not None else None,
         "limit": CHECK_LIMIT,
         "missing": missing,
         "words": {k: v.replace("{pyodide}", STATE.pin.version) for k, v in words.items()},
@@ -246,7 +262,8 @@ def _chapter_bar(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         return
     title = next(iter(section.findall(nodes.title)), None)
     index = section.index(title) + 1 if title is not None else 0
-    raw = _config(app, docname) + "\n" + _bar(app, docname, _words(app)["about"])
+    source = _root(app) / "tutorials" / (docname.split("/")[-1] + ".py")
+    raw = _config(app, docname, source=source if source.is_file() else None) + "\n" + _bar(app, docname, _words(app)["about"])
     section.insert(index, nodes.raw("", raw, format="html"))
 
 

@@ -50,7 +50,7 @@ class Pin:
     @property
     def how(self) -> str:
         """The command that fetches it, for messages."""
-        return "python3 docs/_ext/pyodide_runtime.py (it runs npm pack pyodide@" + self.version + ")"
+        return "python3 docs/_ext/pyodide_runtime.py"
 
 
 def pin(root: Path = ROOT) -> Pin:

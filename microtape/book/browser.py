@@ -100,19 +100,28 @@ class Session:
         self.namespace: dict[str, object] = {"__name__": "__main__"}
         self.tainted: set[str] | None = None if have_matplotlib() else set()
         self.offline: set[str] = set()
+        self.files: set[str] = set()
 
-    def run(self, code: str, name: str, lang: str = "en") -> str:
-        """Run ``code`` as the cell ``name``; return what it printed, or that and its traceback."""
-        linecache.cache[name] = (len(code), None, code.splitlines(keepends=True), name)  # tracebacks show the cell's lines
+    def run(self, code: str, name: str, lang: str = "en", line: int = 1) -> str:
+        """Run ``code`` as lines ``line``, ``line + 1``, ... of the file ``name``; return what it printed, or that and its traceback.
+
+        A chapter's cells run as lines of the chapter's file, so what they print (a leak's line, an
+        anomaly's) names the lines the book names.
+        """
+        self.files.add(name)
+        shown = list(linecache.cache.get(name, (0, None, [], name))[2])  # tracebacks show the cells' lines
+        shown += ["\n"] * (line - 1 + len(code.splitlines()) - len(shown))
+        shown[line - 1 : line - 1 + len(code.splitlines())] = [text + "\n" for text in code.splitlines()]
+        linecache.cache[name] = (sum(map(len, shown)), None, shown, name)
         out = io.StringIO()
         runnable, left_out = leave_out_network(code, self.offline)
         try:
             with contextlib.redirect_stderr(out):
-                execute_cell(runnable, self.namespace, name, 1, self.tainted, lang, note=say(lang, "no_plots_browser"), out=out)
+                execute_cell(runnable, self.namespace, name, line, self.tainted, lang, note=say(lang, "no_plots_browser"), out=out)
                 if left_out:
                     print(say(lang, "no_server_browser", names=", ".join(left_out)), file=out)
         except BaseException as err:  # noqa: BLE001 - a reader's cell: show its error, as Jupyter does, and go on
-            frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith("<cell ")]
+            frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename in self.files]
             if out.getvalue() and not out.getvalue().endswith("\n"):
                 out.write("\n")
             out.write("Traceback (most recent call last):\n" if frames else "")
@@ -125,8 +134,8 @@ SESSION = Session()
 """The session of the page this Python runs for (a Web Worker serves one page)."""
 
 
-def run_cell(code: str, name: str, lang: str = "en") -> str:
-    """Run one cell of the page in ``SESSION``; return its output (``lang``: the language of microtape's notes).
+def run_cell(code: str, name: str, lang: str = "en", line: int = 1) -> str:
+    """Run one cell of the page in ``SESSION`` (as lines of ``name`` from ``line``); return its output (``lang``: of the notes).
 
     Examples:
         >>> from microtape.book.browser import run_cell
@@ -134,4 +143,4 @@ def run_cell(code: str, name: str, lang: str = "en") -> str:
         Tensor(6.0, shape=())
         <BLANKLINE>
     """
-    return SESSION.run(code, name, lang)
+    return SESSION.run(code, name, lang, line)

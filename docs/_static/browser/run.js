@@ -21,7 +21,7 @@
   let busy = false;
 
   function say(key, values) {
-    return (words[key] || key).replace(/\{(\w+)\}/g, (_, name) => (values && name in values ? values[name] : "{" + name + "}"));
+    return (words[key] || key).replace(/`([^`]+)`/g, "$1").replace(/\{(\w+)\}/g, (_, name) => (values && name in values ? values[name] : "{" + name + "}"));
   }
 
   function setState(state, text) {
@@ -143,12 +143,15 @@
       const text = cells.filter((c) => !c.check).map((c) => c.editor.value).join("\n\n\n") + "\n";
       worker.postMessage({ kind: "file", name: config.file, text });
     }
-    const answer = await ask({ kind: "run", code: cell.editor.value, name: "<cell " + (cell.index + 1) + ">", lang: config.lang },
+    const name = config.source || "<cell " + (cell.index + 1) + ">";
+    const line = config.lines && config.lines[cell.index] ? config.lines[cell.index] : 1;
+    const answer = await ask({ kind: "run", code: cell.editor.value, name, line, lang: config.lang },
       cell.check ? config.limit : 0);
     if (!clicked) clicked = performance.now();
     if (!bar.dataset.firstOutputMs) bar.dataset.firstOutputMs = String(Math.round(performance.now() - clicked));
     if (answer.kind === "output") {
-      cell.output.textContent = answer.text || say("no_output");
+      cell.output.textContent = answer.text;
+      cell.output.hidden = !answer.text;
       cell.element.dataset.state = /^Traceback |^\w+Error: /m.test(answer.text) ? "error" : "done";
       bar.dataset.cellsRun = String(Number(bar.dataset.cellsRun || 0) + 1);
       return cell.element.dataset.state === "done";

@@ -3,7 +3,7 @@
 // book itself: the runtime (_static/pyodide/) and microtape's wheel, made by the book's build.
 //
 // Messages from the page: {kind: "start", runtime, wheel}, {kind: "file", name, text},
-// {kind: "run", id, code, name, lang}. To the page: {kind: "ready", pyodide, python},
+// {kind: "run", id, code, name, lang, line}. To the page: {kind: "ready", pyodide, python},
 // {kind: "output", id, text}, {kind: "failed", id, error}.
 
 let runCell = null;
@@ -25,7 +25,7 @@ async function run(message) {
   // callPromising lets a cell wait for a coroutine (pyodide.ffi.run_sync) where the browser can
   // switch stacks (JSPI); elsewhere the cell runs as a plain call.
   const call = runCell.callPromising ? runCell.callPromising.bind(runCell) : runCell;
-  const text = await call(message.code, message.name, message.lang);
+  const text = await call(message.code, message.name, message.lang, message.line || 1);
   return { kind: "output", id: message.id, text: String(text) };
 }
 
