@@ -100,7 +100,8 @@ class Session:
         self.namespace: dict[str, object] = {"__name__": "__main__"}
         self.tainted: set[str] | None = None if have_matplotlib() else set()
         self.offline: set[str] = set()
-        self.files: set[str] = set()
+        self.files: dict[str, list[str]] = {}
+        """The lines of each file the cells ran as (a chapter's cells fill in its file, line by line)."""
 
     def run(self, code: str, name: str, lang: str = "en", line: int = 1) -> str:
         """Run ``code`` as lines ``line``, ``line + 1``, ... of the file ``name``; return what it printed, or that and its traceback.
@@ -108,11 +109,10 @@ class Session:
         A chapter's cells run as lines of the chapter's file, so what they print (a leak's line, an
         anomaly's) names the lines the book names.
         """
-        self.files.add(name)
-        shown = list(linecache.cache.get(name, (0, None, [], name))[2])  # tracebacks show the cells' lines
+        shown = self.files.setdefault(name, [])
         shown += ["\n"] * (line - 1 + len(code.splitlines()) - len(shown))
         shown[line - 1 : line - 1 + len(code.splitlines())] = [text + "\n" for text in code.splitlines()]
-        linecache.cache[name] = (sum(map(len, shown)), None, shown, name)
+        linecache.cache[name] = (sum(map(len, shown)), None, list(shown), name)  # tracebacks show the cells' lines
         out = io.StringIO()
         runnable, left_out = leave_out_network(code, self.offline)
         try:

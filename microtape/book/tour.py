@@ -169,8 +169,8 @@ def execute_cell(
     last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     if last is not None:
         tree.body = tree.body[:-1]
-    buffer = io.StringIO() if out is None else out
-    with contextlib.redirect_stdout(buffer):
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured if out is None else out):
         exec(compile(tree, filename, "exec"), namespace)  # noqa: S102 - running our own chapters is the point
         if last is not None:
             value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)  # noqa: S307
@@ -178,7 +178,7 @@ def execute_cell(
                 print(repr(value))
         if dropped:
             print(say(lang, "no_plots") if note is None else note)
-    return buffer.getvalue() if out is None else ""
+    return captured.getvalue()
 
 
 def _save_figures(chapter: Path, figures: Path | None, first: int, lang: str = "en") -> list[str]:

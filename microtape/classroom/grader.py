@@ -519,10 +519,15 @@ def check_in_process(path: str | Path, *, lang: str = "en", hint: int = 1, seed:
         check_in_process: hint=4: out of range.
           hint: the hint level is 1 to 3, the language one of en, ru, the seed 0 or more: check_in_process(path, hint=1, lang="en")
     """
+    given: tuple[object, object] = (hint, seed)  # a caller may pass anything
+
+    def whole(value: object, low: int, high: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value < high
+
     bad = [
-        f"hint={hint!r}" * (isinstance(hint, bool) or not isinstance(hint, int) or not 1 <= hint <= 3),
+        f"hint={hint!r}" * (not whole(given[0], 1, 4)),
         f"lang={lang!r}" * (lang not in LANGUAGES),
-        f"seed={seed!r}" * (seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63)),
+        f"seed={seed!r}" * (given[1] is not None and not whole(given[1], 0, 2**63)),
     ]
     if any(bad):
         raise InvalidArgumentError(
