@@ -92,14 +92,17 @@ class Session:
         >>> session = Session()
         >>> session.run("x = 2\\nx * 21", "<cell 1>")
         '42\\n'
-        >>> print(session.run("y = x +", "<cell 2>").splitlines()[-1])
+        >>> print(session.run("y = x +", "<cell 2>").splitlines()[-1]), session.failed
         SyntaxError: invalid syntax
+        (None, True)
     """
 
     def __init__(self) -> None:
         self.namespace: dict[str, object] = {"__name__": "__main__"}
         self.tainted: set[str] | None = None if have_matplotlib() else set()
         self.offline: set[str] = set()
+        self.failed = False
+        """Whether the last cell raised (the page marks it, and "Run all" stops there)."""
         self.files: dict[str, list[str]] = {}
         """The lines of each file the cells ran as (a chapter's cells fill in its file, line by line)."""
 
@@ -115,12 +118,14 @@ class Session:
         linecache.cache[name] = (sum(map(len, shown)), None, list(shown), name)  # tracebacks show the cells' lines
         out = io.StringIO()
         runnable, left_out = leave_out_network(code, self.offline)
+        self.failed = False
         try:
             with contextlib.redirect_stderr(out):
                 execute_cell(runnable, self.namespace, name, line, self.tainted, lang, note=say(lang, "no_plots_browser"), out=out)
                 if left_out:
                     print(say(lang, "no_server_browser", names=", ".join(left_out)), file=out)
         except BaseException as err:  # noqa: BLE001 - a reader's cell: show its error, as Jupyter does, and go on
+            self.failed = True
             frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename in self.files]
             if out.getvalue() and not out.getvalue().endswith("\n"):
                 out.write("\n")

@@ -152,7 +152,7 @@
     if (answer.kind === "output") {
       cell.output.textContent = answer.text;
       cell.output.hidden = !answer.text;
-      cell.element.dataset.state = /^Traceback |^\w+Error: /m.test(answer.text) ? "error" : "done";
+      cell.element.dataset.state = answer.failed ? "error" : "done";
       bar.dataset.cellsRun = String(Number(bar.dataset.cellsRun || 0) + 1);
       return cell.element.dataset.state === "done";
     }

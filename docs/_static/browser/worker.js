@@ -4,9 +4,10 @@
 //
 // Messages from the page: {kind: "start", runtime, wheel}, {kind: "file", name, text},
 // {kind: "run", id, code, name, lang, line}. To the page: {kind: "ready", pyodide, python},
-// {kind: "output", id, text}, {kind: "failed", id, error}.
+// {kind: "output", id, text, failed}, {kind: "failed", id, error}.
 
 let runCell = null;
+let session = null;
 
 async function start(message) {
   const { loadPyodide } = await import(message.runtime + "pyodide.mjs");
@@ -16,6 +17,7 @@ async function start(message) {
   pyodide.unpackArchive(new Uint8Array(await response.arrayBuffer()), "wheel");
   const browser = pyodide.pyimport("microtape.book.browser");
   runCell = browser.run_cell;
+  session = browser.SESSION;
   self.pyodide = pyodide;
   const python = pyodide.runPython("import sys; sys.version.split()[0]");
   return { kind: "ready", pyodide: pyodide.version, python };
@@ -26,7 +28,7 @@ async function run(message) {
   // switch stacks (JSPI); elsewhere the cell runs as a plain call.
   const call = runCell.callPromising ? runCell.callPromising.bind(runCell) : runCell;
   const text = await call(message.code, message.name, message.lang, message.line || 1);
-  return { kind: "output", id: message.id, text: String(text) };
+  return { kind: "output", id: message.id, text: String(text), failed: Boolean(session.failed) };
 }
 
 self.onmessage = async (event) => {
