@@ -60,6 +60,7 @@ extensions = [
     "microtape_api",  # docs/_ext/microtape_api.py: the API page, generated from microtape.__all__
     "editions",  # docs/_ext/editions.py: English and Russian editions, linked page to page
     "notebooks",  # docs/_ext/notebooks.py: the chapters' notebooks get Markdown, not reST
+    "browser",  # docs/_ext/browser.py: "Run in the browser" on every chapter, every exercise as a page (Pyodide)
 ]
 
 exclude_patterns = ["_build"]

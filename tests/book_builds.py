@@ -44,7 +44,7 @@ def copy_project(dest: Path) -> Path:
     """Copy what the build needs into ``dest``; return ``dest``."""
     for name in ("docs", "tutorials", "microtape"):
         shutil.copytree(ROOT / name, dest / name, ignore=GENERATED)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):  # LICENSE: the wheel the build makes names it
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
     return dest

@@ -460,3 +460,25 @@ def test_the_engine_page_shows_the_real_code_in_both_editions(editions: Editions
         assert code in page, f"{out.name}/engine.html lacks {name}"
     ru = (editions.ru / "engine.html").read_text(encoding="utf-8")
     assert "Как устроен движок" in ru
+
+
+def test_the_browser_runtime_is_used_only_as_pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/_ext/pyodide_runtime.py: a missing runtime says why and what to run; a tarball that is
+    not the pinned one (pyproject.toml's sha256) is refused, not used."""
+    spec = importlib.util.spec_from_file_location("pyodide_runtime", ROOT / "docs" / "_ext" / "pyodide_runtime.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "pyodide_runtime", tool)  # its dataclass looks its module up
+    spec.loader.exec_module(tool)
+    monkeypatch.setenv("MICROTAPE_CACHE", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm here
+    pin = tool.pin(ROOT)
+    assert pin.name == f"pyodide-{pin.version}.tgz" and re.fullmatch(r"[0-9a-f]{64}", pin.sha256)
+    with pytest.raises(tool.RuntimeMissing, match="npm is not installed"):
+        tool.ensure(pin)
+    with pytest.raises(tool.RuntimeMissing, match=r"is not there; fetch it with python3 docs/_ext/pyodide_runtime\.py"):
+        tool.ensure(pin, allow_fetch=False)
+    (tmp_path / pin.name).write_bytes(b"not the runtime")
+    with pytest.raises(tool.RuntimeMissing, match="not the pinned"):
+        tool.ensure(pin)
+    assert tool.cached(pin) is None

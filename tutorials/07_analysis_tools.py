@@ -29,13 +29,15 @@ reports its progress, and watch it live in a browser with
 # it back.
 import asyncio
 import contextvars
+import importlib
 import math
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import microtape as mt
 
@@ -203,16 +205,21 @@ T = TypeVar("T")
 
 
 def run_to_end(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(coroutine)``, in a script as in Jupyter.
+    """``asyncio.run(coroutine)``, in a script as in Jupyter or a browser.
 
     A notebook's kernel already runs an event loop in this thread, and
     ``asyncio.run`` refuses to start a second one there: in a notebook the
-    coroutine runs in a thread of its own, with its own event loop.
+    coroutine runs in a thread of its own, with its own event loop. Python
+    in a browser (Pyodide) has no threads, but it can wait for a coroutine
+    on the browser's own event loop with ``run_sync``.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coroutine)
+    if sys.platform == "emscripten":
+        run_sync = importlib.import_module("pyodide.ffi").run_sync
+        return cast(T, run_sync(coroutine))
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(contextvars.copy_context().run, asyncio.run, coroutine).result()
 

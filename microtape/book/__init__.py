@@ -5,5 +5,6 @@ one table per language), ``notebooks.py`` (exercises as Jupyter notebooks,
 written and read with ``json``), ``resources.py`` (where the chapters and
 starters are, installed or not), ``prose.py`` (the chapters' prose as
 terminal text), ``statements.py`` (the exercises' task statements, in either
-language) and ``tour.py`` (``python -m microtape tour``).
+language), ``tour.py`` (``python -m microtape tour``) and ``browser.py``
+(a page's cells, run in the browser by the book's "Run in the browser" pages).
 """

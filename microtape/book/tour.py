@@ -150,13 +150,18 @@ def execute_cell(
     line: int = 1,
     tainted: set[str] | None = None,
     lang: str = "en",
+    *,
+    note: str | None = None,
+    out: TextIO | None = None,
 ) -> str:
     """Run a cell; return what it printed plus the repr of a final expression.
 
     Line numbers are those of the chapter file, so leak reports and tracebacks
     point at the chapter's real lines. With ``tainted`` (a set, shared by the
     cells of a chapter), the statements that need matplotlib are left out and
-    ``NO_PLOTS`` (in ``lang``) is printed instead.
+    ``note`` is printed instead (by default ``NO_PLOTS``, in ``lang``). With
+    ``out``, what the cell prints goes there as it is printed (so it is kept
+    when the cell raises), and the result is empty.
     """
     tree = ast.parse(code)
     ast.increment_lineno(tree, line - 1)
@@ -164,16 +169,16 @@ def execute_cell(
     last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     if last is not None:
         tree.body = tree.body[:-1]
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured if out is None else out):
         exec(compile(tree, filename, "exec"), namespace)  # noqa: S102 - running our own chapters is the point
         if last is not None:
             value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)  # noqa: S307
             if value is not None:
                 print(repr(value))
         if dropped:
-            print(say(lang, "no_plots"))
-    return buffer.getvalue()
+            print(say(lang, "no_plots") if note is None else note)
+    return captured.getvalue()
 
 
 def _save_figures(chapter: Path, figures: Path | None, first: int, lang: str = "en") -> list[str]:

@@ -73,6 +73,8 @@ option is out of range, 130 after Ctrl-C, 143 after SIGTERM.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -90,6 +92,8 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from .processes import STOP, Outcome, run_checks, stop_on_signals
+from .grade_child import run_file
+from ..errors import InvalidArgumentError
 from .._version import __version__
 from .catalog import check_folder
 from .submissions import collect_paths
@@ -104,6 +108,7 @@ __all__ = [
     "MAX_MEMORY_MB",
     "MAX_TIMEOUT",
     "SCHEMA_VERSION",
+    "check_in_process",
     "grade",
 ]
 
@@ -480,3 +485,63 @@ def _finish(
     if counts["error"] == len(entries):
         return 2
     return 0 if all_passed else 1
+
+
+# -- one file in this very process (no child processes: the book's pages in a browser) ----------
+
+
+def check_in_process(path: str | Path, *, lang: str = "en", hint: int = 1, seed: int | None = None) -> str:
+    """Check one exercise file in this process with its exercise's checks; return what ``grade FILE`` prints.
+
+    For where no child process can be started: the book's exercise pages run
+    Python in a browser (Pyodide), and their last cell calls this. The checks,
+    their random inputs (drawn from ``seed``, a random one when None, printed
+    first as ``grade`` prints it), the feedback and its hints (up to level
+    ``hint``, in ``lang``) are those of ``python -m microtape grade FILE
+    --hint N --lang L``; so is what the file printed. What a child process
+    gives ``grade`` is not here: no time limit (the caller keeps one; the
+    book's page ends its Web Worker after its limit), no memory limit, and the
+    file runs in the caller's process. The score is reported as ``grade``
+    reports it; marks are for ``grade`` to give.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from microtape.classroom.grader import check_in_process
+        >>> path = Path(tempfile.mkdtemp()) / "ex00_gradient_by_hand.py"
+        >>> _ = path.write_text('EXERCISE = "ex00_gradient_by_hand"\\n\\ndef f(x):\\n    return x * x\\n')
+        >>> print(check_in_process(path, seed=1).splitlines()[1])
+        grading ...ex00_gradient_by_hand.py: ex00_gradient_by_hand (chapter 0: ...)
+        >>> try:
+        ...     check_in_process(path, hint=4)
+        ... except ValueError as err:
+        ...     print(err)
+        check_in_process: hint=4: out of range.
+          hint: the hint level is 1 to 3, the language one of en, ru, the seed 0 or more: check_in_process(path, hint=1, lang="en")
+    """
+    given: tuple[object, object] = (hint, seed)  # a caller may pass anything
+
+    def whole(value: object, low: int, high: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value < high
+
+    bad = [
+        f"hint={hint!r}" * (not whole(given[0], 1, 4)),
+        f"lang={lang!r}" * (lang not in LANGUAGES),
+        f"seed={seed!r}" * (given[1] is not None and not whole(given[1], 0, 2**63)),
+    ]
+    if any(bad):
+        raise InvalidArgumentError(
+            f"check_in_process: {', '.join(b for b in bad if b)}: out of range.\n"
+            f"  hint: the hint level is 1 to 3, the language one of {', '.join(LANGUAGES)}, the seed 0 or more: "
+            'check_in_process(path, hint=1, lang="en")',
+            op="check_in_process", value=(hint, lang, seed),
+        )
+    drawn = seed if seed is not None else random.SystemRandom().randrange(10**9)
+    settings = _Settings(DEFAULT_TIMEOUT, 0, hint, drawn, None, lang)
+    events: list[dict[str, object]] = []
+    printed = io.StringIO()
+    start = time.monotonic()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        run_file(Path(path), events.append, seed=drawn)
+    entry = _entry(Path(path), Outcome(events=events, ended=True), time.monotonic() - start, printed.getvalue()[-OUTPUT_LIMIT:], settings)
+    return say(lang, "seed", seed=drawn) + "\n" + str(entry["report_ru" if lang == "ru" else "report"])

@@ -31,6 +31,8 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
         # the tour
         "figure_saved": "(figure saved as {path})",
         "no_plots": "(a plot is left out here: matplotlib is not installed; pip install 'microtape[book]' to draw it)",
+        "no_plots_browser": "(a plot is left out here: Python in the browser has no matplotlib offline; the book's figure is on this page)",
+        "no_server_browser": "(left out here: the code that serves or visits a web page ({names}); Python in a browser cannot open a network server or connection, and the book's output of this cell is on this page)",
         "pause": "── Enter for chapter {number}, q to stop ── ",
         "no_chapter": "no chapter {number}; {known}",
         "chapters_are": "the chapters are {numbers}",
@@ -87,6 +89,8 @@ MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
     "ru": {
         "figure_saved": "(рисунок сохранён в {path})",
         "no_plots": "(здесь пропущен график: matplotlib не установлен; чтобы его нарисовать, pip install 'microtape[book]')",
+        "no_plots_browser": "(здесь пропущен график: у Python в браузере нет matplotlib без сети; рисунок из книги есть на этой странице)",
+        "no_server_browser": "(здесь пропущен код, который открывает веб-страницу как сервер или как клиент ({names}); Python в браузере не может открыть сетевой сервер или соединение, а вывод этой ячейки в книге есть на этой странице)",
         "pause": "── Enter: глава {number}, q: выход ── ",
         "no_chapter": "главы {number} нет; {known}",
         "chapters_are": "есть главы {numbers}",
