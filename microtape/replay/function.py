@@ -55,12 +55,22 @@ CACHE_LIMIT: Final = 8
 
 
 class RetraceWarning(RuntimeWarning):
-    """A traced function traced again and again: a value it depends on keeps changing.
+    """Warned when a function of :func:`function` has traced again and again (``tf.function`` warns too).
+
+    Its arguments or a value it reads keep changing, so most calls pay for a
+    trace; the message lists the latest reasons (see ``step.retrace_reasons``).
 
     Examples:
         >>> import warnings
-        >>> issubclass(mt.replay.function.RetraceWarning, RuntimeWarning)
-        True
+        >>> state = {"k": 0.0}
+        >>> step = mt.function(lambda x: x * state["k"])
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always", mt.RetraceWarning)
+        ...     for k in range(7):
+        ...         state["k"] = float(k)
+        ...         _ = step(mt.tensor([1.0]))
+        >>> [w.category.__name__ for w in caught]
+        ['RetraceWarning']
     """
 
 
@@ -84,6 +94,7 @@ class _Tracer:
         self.input_state: list[tuple[TensorBase, list[float] | None, bool]] = []
         self.met: dict[int, tuple[weakref.ref[Variable], bool, str]] = {}  # variables: their trainable flag when met
         self.captured: dict[int, TensorBase] = {}
+        self.settings: dict[tuple[int, str], Guard] = {}  # optimizer settings the traced code read
         self._by_id: dict[int, Variable] = {}
 
     # -- slots ---------------------------------------------------------------
@@ -239,6 +250,21 @@ class _Tracer:
             "update", (), owner=owner, apply=apply, variables=[v for v in variables if isinstance(v, Variable)],
             inputs=[self.slot(g) for g in grads], label=label, where=user_line.user_frame_line(),
         ))
+
+    def on_setting(self, owner: object, name: str) -> None:
+        """The traced code read an optimizer's setting: a guard on it (an update reads its own at each replay)."""
+        if self.quiet or (id(owner), name) in self.settings:
+            return
+        expr = "{s}.get_config()" if name == "get_config" else "{s}." + name
+        self.pause()  # (reading it for the guard is not the traced code's read)
+        try:
+            value = owner.get_config() if name == "get_config" else getattr(owner, name)  # type: ignore[attr-defined]  # an optimizer
+        finally:
+            self.resume()
+        if name == "iterations" and id(owner) in self.optimizers:
+            value = self.optimizers[id(owner)][1]  # the count when the call began: an update of this call added to it
+        self.settings[(id(owner), name)] = guarding.guard_for(
+            f"the setting {name!r} of the optimizer {type(owner).__name__}", expr, owner, value, guarding.Found())
 
     def pause(self) -> None:
         self.quiet += 1
@@ -623,7 +649,7 @@ def _runtime_guards(tracer: _Tracer, guards: list[Guard]) -> list[Guard]:
             out.append(Guard(f"the captured Tensor#{t.id} (shape {t.shape})", "{s}", t, t, kind="tensor"))
     for owner, _, _ in tracer.optimizers.values():
         out.append(Guard(f"the optimizer {type(owner).__name__}", "{s}()", weakref.ref(owner), None, kind="alive"))
-    return out
+    return out + list(tracer.settings.values())
 
 
 def _describe(g: Guard) -> str:
@@ -757,8 +783,8 @@ def function(fn: Callable[P, T]) -> Function[P, T]:
     modules and optimizers, the ``trainable`` flag of every variable, the
     tensors it captured. Each is a *guard*, checked before every replay: when
     one changed, the call traces again (``step.retraces``, and a
-    :class:`RetraceWarning` past ``RETRACE_WARNING``); ``step.guards`` lists
-    them. ``mt.print`` and ``check_numerics`` run at every call, in their
+    :class:`~microtape.RetraceWarning` after five retraces); ``step.guards``
+    lists them. ``mt.print`` and ``check_numerics`` run at every call, in their
     place; ``keep``, ``dispose`` of an argument, a tensor returned twice or an
     argument returned behave as in the eager step.
 

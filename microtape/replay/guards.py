@@ -44,7 +44,7 @@ from ..engine.arena import TensorBase
 from ..engine.variable import Variable
 from ..errors import UnsupportedOperationError, explain
 
-__all__ = ["Found", "Guard", "KEY_LIMIT", "MISSING", "collect", "compile_guards", "key_of", "short"]
+__all__ = ["Found", "Guard", "KEY_LIMIT", "MISSING", "collect", "compile_guards", "guard_for", "key_of", "key_of_argument", "short"]
 
 KEY_LIMIT: Final = 10_000
 """The most Python values a key checked at every call may visit: a bigger structure should be a tensor
@@ -255,9 +255,10 @@ class _Keyer:
             return ("P", self.key(v.func), self.key(v.args), self.key(v.keywords))
         if isinstance(v, type):
             return ("K", self._class(v))
-        if isinstance(v, random.Random):
+        state = _generator_state(v)
+        if state is not None:  # a random number generator: its state, so that a draw is seen
             self.mutable = True
-            return ("R", _token(v), v.getstate())
+            return ("R", _token(v), self.key(state))
         tobytes = getattr(v, "tobytes", None)
         if callable(tobytes) and hasattr(v, "shape") and hasattr(v, "dtype"):  # NumPy's arrays and scalars, as bytes
             self.mutable = True
@@ -529,7 +530,7 @@ def _same(v: Any, snapshot: tuple[type, tuple[object, ...], tuple[TensorBase, ..
     if type(v) is not t:
         return False
     held: Any = v  # a dict, list or tuple (mypy narrows v by the check above)
-    now = (*held, *held.values()) if t is dict else tuple(held)
+    now = (*held, *held.values()) if t is dict else held
     return len(now) == len(items) and all(map(operator.is_, now, items)) and all(x._disposed is None for x in tensors)
 
 
@@ -662,7 +663,7 @@ class _Walk:
             value = getattr(value, attr, MISSING)
             expr += f".{attr}"
             path += f".{attr}"
-            if callable(value) and (library or _is_library(type(value)) or not _is_user_code(
+            if callable(value) and not _draws(value) and (library or _is_library(type(value)) or not _is_user_code(
                     getattr(value, "__code__", _LIBRARY_CODE))):
                 return  # a method of an optimizer, a function of microtape or of the standard library
             mark = ("chain", id(source), name, path)
@@ -687,6 +688,27 @@ class _Walk:
                         self.function(member, member.__qualname__)
                 else:
                     self.function(x, x.__qualname__, cells=(kind == "g"))
+
+
+def _draws(f: object) -> bool:
+    """Whether ``f`` is a method of a random number generator (``random.random``): its state is guarded."""
+    owner = getattr(f, "__self__", None)
+    return owner is not None and _generator_state(owner) is not None
+
+
+def _generator_state(v: object) -> object:
+    """The state of a random number generator (Python's, or NumPy's by duck typing), else None."""
+    if isinstance(v, random.Random):
+        return v.getstate()
+    module = type(v).__module__ or ""
+    if module.startswith("numpy.random"):
+        get_state = getattr(v, "get_state", None)
+        if callable(get_state):
+            return get_state()
+        bits = getattr(v, "bit_generator", None)
+        if bits is not None:
+            return getattr(bits, "state", None)
+    return None
 
 
 def _methods(c: type) -> Iterator[types.FunctionType]:

@@ -237,9 +237,9 @@ def test_an_input_sharing_a_variables_list_is_not_frozen_to_it() -> None:
 
     def script(env: Any, call: Call) -> list[object]:
         out = []
-        for _ in range(3):
-            alias = env.w.reshape((2,))  # the same list as the variable holds now
-            out += [outcome(call, alias), bits(env.w)]
+        for i in range(4):  # the same list as the variable holds now, or another tensor
+            x = env.w.reshape((2,)) if i % 2 == 0 else mt.tensor([5.0, float(i)])
+            out += [outcome(call, x), bits(env.w)]
         return out
 
     same(make, script)
@@ -562,6 +562,33 @@ def test_python_side_effects_of_the_step_happen_at_every_call() -> None:
     assert "the step changed what it depends on while tracing" in step.retrace_reasons[-1]
 
 
+def _decayed(opt: Optimizer) -> float:
+    return opt.learning_rate * 0.5 ** opt.iterations
+
+
+def test_optimizer_settings_read_through_an_argument_are_guarded() -> None:
+    def make() -> Any:
+        w = mt.variable(mt.tensor([1.0, 2.0]))
+        opt = mt.train.sgd(0.1)
+
+        def fn(x: mt.Tensor, o: Optimizer) -> mt.Tensor:
+            loss, grads = mt.variable_grads(lambda: (w * x).square().sum())
+            o.apply_gradients(grads)
+            w.assign_sub(grads[w] * _decayed(o))  # a schedule on the iteration count, read in Python
+            return loss
+
+        return ns(fn=fn, w=w, opt=opt)
+
+    def script(env: Any, call: Call) -> list[object]:
+        out = []
+        for lr in (0.1, 0.1, 0.05):
+            env.opt.learning_rate = lr
+            out += [outcome(call, mt.tensor([1.0, -1.0]), env.opt), bits(env.w)]
+        return out
+
+    same(make, script)
+
+
 # ── 5. optimizer and variable state ──────────────────────────────────────────
 
 SEVEN: dict[str, Callable[[], Optimizer]] = {
@@ -737,12 +764,80 @@ def test_memory_counts_over_many_replays_equal_the_eager_step() -> None:
         x = mt.tensor([1.0, 2.0])
         call(x)  # makes the optimizer's slots
         start = mt.memory()
-        kept = [call(x) for _ in range(300)]
+        kept = [call(x) for _ in range(3000)]
         end = mt.memory()
         return [end.num_tensors - start.num_tensors, end.num_bytes - start.num_bytes, bits(kept[-1]), bits(env.w)]
 
     eager, traced, _ = twin(make, script)
-    assert traced == eager and traced[0] == 300
+    assert traced == eager and traced[0] == 3000
+
+
+def test_a_step_returning_variable_grads_and_taking_keywords() -> None:
+    def make() -> Any:
+        w = mt.variable(mt.tensor([1.0, -2.0]))
+
+        def fn(x: mt.Tensor, *, scale: float = 1.0, y: mt.Tensor | None = None) -> mt.VariableGrads:
+            extra = y if y is not None else mt.zeros(x.shape)
+            return mt.variable_grads(lambda: ((w * x + extra) * scale).square().sum())
+
+        return ns(fn=fn)
+
+    def script(env: Any, call: Call) -> list[object]:
+        out = []
+        for i in range(3):
+            for kwargs in ({}, {"scale": 2.0}, {"y": mt.tensor([1.0, float(i)])}, {"scale": -0.0, "y": mt.tensor([0.0, 1.0])}):
+                value, grads = call(mt.tensor([float(i), 1.0]), **kwargs)
+                out.append((bits(value), [bits(g) for g in grads.values()], type(grads).__name__))
+        return out
+
+    step = same(make, script)
+    assert step.traces == 4
+
+
+def test_a_method_keyed_by_its_object_and_a_callable_object() -> None:
+    class Scaler:
+        def __init__(self, k: float) -> None:
+            self.k = k
+
+        @mt.function
+        def apply(self, x: mt.Tensor) -> mt.Tensor:
+            return x * self.k
+
+        def __call__(self, x: mt.Tensor) -> mt.Tensor:
+            return x + self.k
+
+    outs = [Scaler(float(i % 3)).apply(mt.tensor([1.0])).item() for i in range(9)]  # objects freed and made again
+    assert outs == [float(i % 3) for i in range(9)] and Scaler.apply.traces == 3
+    scaler = Scaler(1.0)
+    step = mt.function(scaler)
+    assert step(mt.tensor([1.0])).item() == 2.0
+    scaler.k = 5.0
+    assert step(mt.tensor([1.0])).item() == 6.0 and step.traces == 2
+
+
+def test_threads_calling_one_function_get_their_own_values() -> None:
+    import threading
+
+    w = mt.variable(mt.tensor([1.0, 2.0]))
+
+    @mt.function
+    def step(x: mt.Tensor) -> mt.Tensor:
+        return (w * x).exp().sum()
+
+    step(mt.tensor([0.0, 0.0]))
+    results: dict[int, list[float]] = {}
+
+    def work(k: int) -> None:
+        results[k] = [step(mt.tensor([0.01 * k, float(i)])).item() for i in range(200)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        assert results[k] == [mt.tidy(lambda: (w * mt.tensor([0.01 * k, float(i)])).exp().sum()).item() for i in range(200)]
+    assert step.traces == 1
 
 
 # ── 7. results a replay cannot rebuild refuse at the trace ────────────────────
