@@ -218,11 +218,12 @@ class _Keyer:
             if base is object or not _is_user_class(base):
                 continue
             for name, value in list(vars(base).items()):
-                if name.startswith("__") or callable(value) or isinstance(value, (property, staticmethod, classmethod)):
+                if name.startswith("__"):
                     continue
-                if hasattr(type(value), "__get__"):
-                    continue  # a descriptor (a slot, a cached property): read through the instance
-                data.append((name, self.key(value)))
+                if callable(value) or hasattr(type(value), "__get__"):  # a method, a property, a slot: which one
+                    data.append((name, ("id", _token(value))))
+                else:
+                    data.append((name, self.key(value)))
         return (_token(c), tuple(data))
 
     def _other(self, v: Any, t: type) -> object:
