@@ -258,7 +258,8 @@ class _Tracer:
         expr = "{s}.get_config()" if name == "get_config" else "{s}." + name
         self.pause()  # (reading it for the guard is not the traced code's read)
         try:
-            value = owner.get_config() if name == "get_config" else getattr(owner, name)  # type: ignore[attr-defined]  # an optimizer
+            reader: Any = owner  # an optimizer
+            value = reader.get_config() if name == "get_config" else getattr(reader, name)
         finally:
             self.resume()
         if name == "iterations" and id(owner) in self.optimizers:
@@ -660,7 +661,9 @@ def _describe(g: Guard) -> str:
         shown = f"variable {v.name!r}" if isinstance(v, Variable) else "a variable"
         return f"{g.what} is {shown} (alive, trainable={g.flag})"
     if g.kind == "tensor":
-        return f"{g.what} is {guarding.short(g.value)}, alive" if not g.what.startswith("the captured") else f"{g.what} is alive"
+        if g.what.startswith("the captured"):
+            return f"{g.what} is alive"
+        return f"{g.what} is {guarding.short(g.value)}, alive"
     if g.kind == "alive":
         return f"{g.what} is alive"
     return f"{g.what} == {g.shown or guarding.short(g.value)}"
@@ -695,7 +698,8 @@ def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: di
                                                                           and _immutable(result)):
         return ("py", result)
     if t is tuple or t is list:
-        return (t.__name__, t, [_outputs(tracer, r, inputs, made, args, kwargs) for r in result])  # type: ignore[attr-defined]
+        items: Any = result  # a tuple or a list
+        return (t.__name__, t, [_outputs(tracer, r, inputs, made, args, kwargs) for r in items])
     if isinstance(result, tuple) and hasattr(t, "_make") and hasattr(t, "_fields"):  # a named tuple
         return ("namedtuple", t, [_outputs(tracer, r, inputs, made, args, kwargs) for r in result])
     if t is dict:

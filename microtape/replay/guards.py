@@ -44,7 +44,9 @@ from ..engine.arena import TensorBase
 from ..engine.variable import Variable
 from ..errors import UnsupportedOperationError, explain
 
-__all__ = ["Found", "Guard", "KEY_LIMIT", "MISSING", "collect", "compile_guards", "guard_for", "key_of", "key_of_argument", "short"]
+__all__ = [
+    "Found", "Guard", "KEY_LIMIT", "MISSING", "collect", "compile_guards", "guard_for", "key_of", "key_of_argument", "short",
+]
 
 KEY_LIMIT: Final = 10_000
 """The most Python values a key checked at every call may visit: a bigger structure should be a tensor
@@ -213,7 +215,7 @@ class _Keyer:
         self.mutable = True  # its class attributes can be set
         if self.found is not None:
             self.found.classes.append(c)
-        data = []
+        data: list[tuple[str, object]] = []
         for base in c.__mro__:
             if base is object or not _is_user_class(base):
                 continue
@@ -627,7 +629,8 @@ class _Walk:
         for name in reads.cells:
             if name in env:
                 cell = env[name]
-                self.add(("cell", id(cell)), f"the closure variable {name!r} of {owner}", "{s}.cell_contents", cell, _cell(cell))
+                self.add(("cell", id(cell)), f"the closure variable {name!r} of {owner}", "{s}.cell_contents",
+                         cell, _cell(cell))
         for name in reads.globals:
             self.add(("global", id(globs), name), f"the global {name!r} of {owner}", "{s}.get({n}, M)", globs,
                      globs.get(name, MISSING), name)
@@ -641,7 +644,8 @@ class _Walk:
         for inner in reads.nested:
             self.code(inner, globs, {n: env[n] for n in inner.co_freevars if n in env}, owner)
 
-    def chain(self, kind: str, name: str, attrs: tuple[str, ...], globs: dict[str, Any], env: dict[str, Any], owner: str) -> None:
+    def chain(self, kind: str, name: str, attrs: tuple[str, ...], globs: dict[str, Any], env: dict[str, Any],
+              owner: str) -> None:
         """``mod.attr`` or ``opt.learning_rate``: through modules and library objects, guard the first other value."""
         if kind == "c":
             if name not in env:
@@ -651,7 +655,7 @@ class _Walk:
             expr = "{s}.cell_contents"
         else:
             source, value, expr = globs, globs.get(name, MISSING), "{s}.get({n}, M)"
-        if isinstance(value, types.ModuleType) and (value.__name__ == "microtape" or value.__name__.startswith("microtape.")):
+        if isinstance(value, types.ModuleType) and value.__name__.partition(".")[0] == "microtape":
             return  # the library's own API: not guarded
         path = name
         for attr in attrs:
@@ -678,7 +682,8 @@ class _Walk:
         done: set[int] = set()
         while True:
             f = self.found
-            todo = [("g", x) for x in f.functions if id(x) not in done] + [("a", x) for x in f.arg_functions if id(x) not in done]
+            todo: list[tuple[str, Any]] = [("g", x) for x in f.functions if id(x) not in done]
+            todo += [("a", x) for x in f.arg_functions if id(x) not in done]
             todo += [("k", c) for c in f.classes if id(c) not in done]
             if not todo:
                 return

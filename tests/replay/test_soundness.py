@@ -783,7 +783,7 @@ def test_a_step_returning_variable_grads_and_taking_keywords() -> None:
         return ns(fn=fn)
 
     def script(env: Any, call: Call) -> list[object]:
-        out = []
+        out: list[object] = []
         for i in range(3):
             for kwargs in ({}, {"scale": 2.0}, {"y": mt.tensor([1.0, float(i)])}, {"scale": -0.0, "y": mt.tensor([0.0, 1.0])}):
                 value, grads = call(mt.tensor([float(i), 1.0]), **kwargs)
