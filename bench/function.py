@@ -12,9 +12,10 @@ trace, the first call, is not timed):
   eager against replayed (target: replayed ``>= 3x`` faster);
 * the step of ``dashboard --demo`` (the recurrent net of chapter 6, 20 time
   steps, batch 16, 8 hidden units: ``variable_grads`` + SGD; the monitor and
-  the page read the returned gradients outside the traced function, and the
-  clipped phase is not traced because ``clip_by_global_norm`` reads the norm
-  with ``item()``) eager against replayed (target ``>= 3x``);
+  the page read the returned gradients outside the traced function; the
+  demo's clipped phase is left out, as it was when ``clip_by_global_norm`` read
+  the norm with ``item()`` and could not be traced) eager against replayed
+  (target ``>= 3x``);
 * per op (information): one op of each kind, eager inside ``tidy`` against
   the same op replayed, time per op;
 * the guards (information): for each replayed step above, the check that every
