@@ -12,11 +12,15 @@ trace, the first call, is not timed):
   eager against replayed (target: replayed ``>= 3x`` faster);
 * the step of ``dashboard --demo`` (the recurrent net of chapter 6, 20 time
   steps, batch 16, 8 hidden units: ``variable_grads`` + SGD; the monitor and
-  the page read the returned gradients outside the traced function, and the
-  clipped phase is not traced because ``clip_by_global_norm`` reads the norm
-  with ``item()``) eager against replayed (target ``>= 3x``);
+  the page read the returned gradients outside the traced function; the
+  demo's clipped phase is left out, as it was when ``clip_by_global_norm`` read
+  the norm with ``item()`` and could not be traced) eager against replayed
+  (target ``>= 3x``);
 * per op (information): one op of each kind, eager inside ``tidy`` against
-  the same op replayed, time per op.
+  the same op replayed, time per op;
+* the guards (information): for each replayed step above, the check that every
+  value its program depends on is unchanged (``guards.py``), alone, against the
+  whole replayed call: the time the guards add to each call.
 
 Two prototypes, information rows, measure what the two replay targets that
 are missed would take:
@@ -50,6 +54,16 @@ import mlp
 import microtape as mt
 import microtape.ops.kernels
 from _timing import Config, Row, Timing, compare, fmt_time, ratio_row
+
+
+def _guard_row(label: str, step: mt.Function[..., object], replayed: Callable[[], object], cfg: Config) -> Row:
+    """The guards' check of ``step``'s latest program alone (a), against the whole replayed call (b)."""
+    program = step._last
+    assert program is not None and program.check() == -1  # every guard holds: the replay is what is timed
+    t = compare(program.check, replayed, cfg)
+    n = len(program.guards)
+    return Row(f"  guards: {label}, {n} checked per call", fmt_time(t.a), fmt_time(t.b), t.ratio,
+               "(info: share of the call)", None)
 
 
 def _speedup_row(workload: str, t: Timing, limit: float) -> Row:
@@ -89,11 +103,16 @@ def chain_rows(cfg: Config) -> list[Row]:
     t = compare(replayed, lambda: chain.plain_chain(prog), cfg)
     row = ratio_row(f"chain of {n:,} scalar ops, fwd+bwd, replayed, vs tuple tape", t, 2.0)
     per = f"{t.a / n * 1e6:.2f} µs/op"
+    GUARDS.append(_guard_row(f"the chain (its {n:,}-entry list of ops)", step, replayed, cfg))
     x.dispose()
     return [Row(row.workload, f"{row.microtape} ({per})", row.baseline, row.ratio, row.target, row.met, row.limit)]
 
 
-def replayed_mlp_step(model: mlp.TapeMLP) -> Callable[[], float]:
+GUARDS: list[Row] = []
+"""The guard rows, made by each workload while its step is alive, printed after the others."""
+
+
+def replayed_mlp_step(model: mlp.TapeMLP, steps: list[mt.Function[..., object]] | None = None) -> Callable[[], float]:
     """The MLP step of ``mlp.py`` (tape, gradient, ``assign_sub``) under ``mt.function``; returns the loss."""
 
     def body() -> mt.Tensor:
@@ -106,6 +125,8 @@ def replayed_mlp_step(model: mlp.TapeMLP) -> Callable[[], float]:
         return loss
 
     step = mt.function(body)
+    if steps is not None:
+        steps.append(step)
 
     def replayed() -> float:
         loss = step()
@@ -121,7 +142,8 @@ def mlp_rows(cfg: Config) -> list[Row]:
     p = mlp.init_params()
     eager_model = mlp.TapeMLP(p, xs, ys)
     model = mlp.TapeMLP(p, xs, ys)
-    replayed = replayed_mlp_step(model)
+    steps: list[mt.Function[..., object]] = []
+    replayed = replayed_mlp_step(model, steps)
     for _ in range(3):
         assert replayed() == eager_model.step()
     assert [v.data_sync() for v in model.params] == [v.data_sync() for v in eager_model.params]
@@ -131,6 +153,7 @@ def mlp_rows(cfg: Config) -> list[Row]:
     assert math.isclose(replayed(), mlp.plain_step(plain_p, xs, ys), rel_tol=1e-9)
     try:
         t = compare(replayed, lambda: mlp.plain_step(plain_p, xs, ys), cfg)
+        GUARDS.append(_guard_row("the MLP step", steps[0], replayed, cfg))
     finally:
         model.dispose()
         eager_model.dispose()
@@ -173,6 +196,8 @@ def mlp_sum_rows(cfg: Config) -> list[Row]:
 def fit_rows(cfg: Config) -> list[Row]:
     x, y = mt.keep(mt.tensor1d([1, 2, 3, 4])), mt.keep(mt.tensor1d([1, 3, 5, 7]))
 
+    steps: list[mt.Function[..., object]] = []
+
     def fitter(traced: bool) -> Callable[[], float]:
         w, b = mt.variable(mt.scalar(0.0)), mt.variable(mt.scalar(0.0))
         opt = mt.train.adam(0.01)
@@ -181,6 +206,8 @@ def fit_rows(cfg: Config) -> list[Row]:
             return opt.minimize(lambda: ((x * w + b - y) ** 2).mean(), return_cost=True)
 
         run = mt.function(step) if traced else step
+        if traced:
+            steps.append(run)  # type: ignore[arg-type]  # a Function when traced
 
         def one() -> float:
             cost = run()
@@ -194,6 +221,7 @@ def fit_rows(cfg: Config) -> list[Row]:
     for _ in range(5):
         assert eager() == replayed()
     t = compare(eager, replayed, cfg)
+    GUARDS.append(_guard_row("chapter 6 fit step", steps[0], replayed, cfg))
     mt.dispose([x, y])
     return [_speedup_row("chapter 6 fit step (adam, 4 points), replayed vs eager", t, 3.0)]
 
@@ -205,6 +233,8 @@ def rnn_rows(cfg: Config) -> list[Row]:
     scale = 1 / math.sqrt(hidden)
     start = [mt.random_normal((hidden, hidden), stddev=scale, seed=2) * 2.0,
              mt.random_normal((1, hidden), seed=3), mt.random_normal((hidden, 1), stddev=scale, seed=4)]
+
+    traced_steps: list[mt.Function[..., object]] = []
 
     def maker(traced: bool) -> Callable[[], float]:
         params = [mt.variable(t) for t in start]
@@ -225,6 +255,8 @@ def rnn_rows(cfg: Config) -> list[Row]:
         run: Callable[[], tuple[mt.Tensor, dict[str, mt.Tensor | None]]] = (
             mt.function(step) if traced else (lambda: mt.tidy(step))
         )
+        if traced:
+            traced_steps.append(run)  # type: ignore[arg-type]  # a Function when traced
 
         def one() -> float:
             value, raw = run()
@@ -239,6 +271,7 @@ def rnn_rows(cfg: Config) -> list[Row]:
     for _ in range(3):
         assert eager() == replayed()
     t = compare(eager, replayed, cfg)
+    GUARDS.append(_guard_row("dashboard --demo step", traced_steps[0], replayed, cfg))
     rows = [_speedup_row(f"dashboard --demo step (RNN {steps}x{batch}x{hidden}), replayed vs eager", t, 3.0)]
     # the floor: the products of matrices this step computes, and nothing else (the shapes of its program)
     dots = [((batch, hidden), (hidden, hidden))] * (2 * steps - 1)  # h @ W forward, dz @ W.T backward (not at h0)
@@ -299,7 +332,9 @@ def per_op_rows(cfg: Config) -> list[Row]:
 
 
 def run(cfg: Config) -> list[Row]:
-    return [*chain_rows(cfg), *mlp_rows(cfg), *mlp_sum_rows(cfg), *fit_rows(cfg), *rnn_rows(cfg), *per_op_rows(cfg)]
+    GUARDS.clear()
+    rows = [*chain_rows(cfg), *mlp_rows(cfg), *mlp_sum_rows(cfg), *fit_rows(cfg), *rnn_rows(cfg), *per_op_rows(cfg)]
+    return rows + GUARDS
 
 
 if __name__ == "__main__":

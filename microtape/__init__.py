@@ -48,6 +48,7 @@ from .errors import UnsupportedOperationError as UnsupportedOperationError
 from .errors import VariableError as VariableError
 from .dashboard.next_frame import next_frame as next_frame
 from .replay.function import Function as Function
+from .replay.function import RetraceWarning as RetraceWarning
 from .replay.function import function as function
 from .autodiff.functional import GradMap as GradMap
 from .autodiff.functional import VariableGrads as VariableGrads
@@ -161,6 +162,7 @@ __all__ = [
     "MicrotapeError",
     "NumericsError",
     "ProfileInfo",
+    "RetraceWarning",
     "ShapeError",
     "TapeError",
     "Tensor",

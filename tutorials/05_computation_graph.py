@@ -432,10 +432,67 @@ print("new tensors after 3 calls:", mt.memory().num_tensors - count, "| fw =", f
 mt.dispose([first, x_step, *losses_now])
 
 # %%
-# A trace sees ops, not Python. Reading a value inside the function
-# (``if loss.item() > 1:``) could steer Python code that a replay would not
-# run again, so tracing refuses it with an error that says what to write
-# instead; a new input shape traces again, and while ``profile``,
+# A trace sees ops, not Python, so a program also depends on the Python
+# values the step read from outside, such as ``rate`` here, a global float.
+# As TorchDynamo does in PyTorch with its *guards*, :func:`~microtape.function`
+# notes each such value at the trace and checks it before every replay
+# (``step.guards`` lists them). When one has changed, the call traces again
+# instead of replaying a stale program, and ``step.retrace_reasons`` says
+# which value it was. We expect 2.0, then 3.0 after one more trace:
+rate = 2.0
+
+
+@mt.function
+def scaled(x: mt.Tensor) -> mt.Tensor:
+    return x * rate
+
+
+x_rate = mt.tensor([1.0])
+print(scaled(x_rate).item(), scaled.guards)
+rate = 3.0
+print(scaled(x_rate).item(), "| traces:", scaled.traces)
+print(scaled.retrace_reasons)
+
+# %%
+# What a replay could not repeat is refused at the trace, with an error that
+# says what to write instead, and the refused call changes nothing. Reading a
+# value inside the function (``if loss.item() > 1:``) is one such thing: it
+# could steer Python code that a replay would not run again. Creating a
+# variable at every call is another: a replay cannot make a new variable, so,
+# as in ``tf.function``, only the first call may create one. We expect the
+# first call to work and the second to be refused:
+
+
+@mt.function
+def running_total(x: mt.Tensor) -> mt.Variable:
+    total = mt.variable(mt.zeros(x.shape))  # a new variable at every call
+    total.assign_add(x)
+    return total
+
+
+print(running_total(x_rate).data_sync())
+try:
+    running_total(x_rate)
+except mt.UnsupportedOperationError as err:
+    print("\n".join(str(err).splitlines()[1:]))  # the rule and the hint
+
+# %%
+# What is guarded: the closure variables and globals that the step's code
+# reads, and those of every function, method and class of yours that it
+# reaches; attributes read through a module or an optimizer
+# (``opt.learning_rate``); Python numbers by their bits (``-0.0`` is not
+# ``0.0``), lists, dicts and objects by their contents; the ``trainable``
+# flag of every variable; every tensor the step captured (the same tensor,
+# still alive). The arguments make the key in the same way: the shapes of
+# their tensors and the values of the rest, so a new shape traces again.
+# What is not guarded: values that Python makes anew at each call without
+# reading them from a variable (``time.time()``, a file's contents), and the
+# code of the standard library and of installed packages. Python side
+# effects, such as ``print`` or appending to a list, run at a trace only; a
+# step that changes a value it reads is traced at every call. ``mt.print``
+# and ``check_numerics`` are instructions of the program and run at every
+# call, as ``tf.print`` does inside ``tf.function``. After five traces more
+# than the first, a ``RetraceWarning`` lists the reasons. While ``profile``,
 # ``leak_check`` or ``detect_anomaly`` watch, the call runs eagerly so that
 # they see every op.
 #

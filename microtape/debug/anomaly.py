@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, contextmanager
 
 from ..engine import user_line
 from ..engine.primitive import Op
-from ..engine.arena import STATE, TensorBase
+from ..engine.arena import STATE, TensorBase, notify
 from ..errors import AnomalyError, InvalidArgumentError, NumericsError, explain
 from ..engine.formatting import format_number
 from ..engine.tensor import Grads, Tensor
@@ -50,24 +50,41 @@ def check_numerics(t: Tensor, message: str) -> Tensor:
             explain(f"check_numerics() needs a tensor, got {type(t).__name__}.", "It scans a tensor's values.", "pass the tensor itself."),
             value=t,
         )
-    data = t._values()
+    error = _numerics_error(t._values(), t.shape, t._op, message)
+    if error is not None:
+        raise error
+    if STATE.get().observers:  # mt.function's tracer: the check is an instruction of its program
+        shape, op = t.shape, t._op
+        notify("on_effect", f"check_numerics {message!r}", [t], lambda data: _check_again(data, shape, op, message))
+    return t
+
+
+def _numerics_error(data: list[float], shape: tuple[int, ...], op: str, message: str) -> NumericsError | None:
+    """The error ``check_numerics`` raises for these values, or None when they are finite."""
     nans = sum(1 for v in data if v != v)
     infs = sum(1 for v in data if v in (math.inf, -math.inf))
-    if nans or infs:
-        kind = "Inf and NaN" if nans and infs else "NaN" if nans else "Inf"  # TensorFlow's wording
-        first = next(i for i, v in enumerate(data) if not math.isfinite(v))
-        raise NumericsError(
-            explain(
-                f"{message} : Tensor had {kind} values",
-                f"{nans} NaN and {infs} Inf among {len(data)} entries of a tensor of shape {t.shape} "
-                f"(made by {t._op!r}); the first is at flat index {first}.",
-                "turn on `with mt.detect_anomaly():` to find the op that produced it.",
-            ),
-            nans=nans,
-            infs=infs,
-            shape=t.shape,
-        )
-    return t
+    if not (nans or infs):
+        return None
+    kind = "Inf and NaN" if nans and infs else "NaN" if nans else "Inf"  # TensorFlow's wording
+    first = next(i for i, v in enumerate(data) if not math.isfinite(v))
+    return NumericsError(
+        explain(
+            f"{message} : Tensor had {kind} values",
+            f"{nans} NaN and {infs} Inf among {len(data)} entries of a tensor of shape {shape} "
+            f"(made by {op!r}); the first is at flat index {first}.",
+            "turn on `with mt.detect_anomaly():` to find the op that produced it.",
+        ),
+        nans=nans,
+        infs=infs,
+        shape=shape,
+    )
+
+
+def _check_again(data: list[float], shape: tuple[int, ...], op: str, message: str) -> None:
+    """``check_numerics`` as a replay runs it, on the program's list."""
+    error = _numerics_error(data, shape, op, message)
+    if error is not None:
+        raise error
 
 
 # -- detect_anomaly ---------------------------------------------------------------

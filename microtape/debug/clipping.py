@@ -7,6 +7,7 @@ TF.js op does, so only its results stay in memory.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import overload
 
@@ -15,7 +16,7 @@ from ..ops.index_maps import normalize_axes
 from ..engine.types import is_number
 from ..errors import InvalidArgumentError, explain
 from ..ops import reduce_sum, sqrt, where
-from ..ops.creation import ones_like
+from ..ops.creation import ones_like, scalar, tensor
 from ..engine.arena import new
 from ..engine.tensor import Tensor
 
@@ -129,10 +130,10 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
         for s in squares[1:]:
             total = total + s
         norm = _safe_norm(total)
-        if math.isinf(norm.item()):
-            scale: Tensor | float = math.nan
-        else:
-            scale = bound / norm.maximum(bound)
+        # an infinite norm gives NaN, as in TensorFlow; the test is an op (on a copy, so no
+        # gradient flows through it), not a read with item(), so mt.function can trace it
+        overflow = tensor(norm).greater(sys.float_info.max)
+        scale = where(overflow, scalar(math.nan), bound / norm.maximum(bound))
         return [None if t is None else t * scale for t in ts], norm
 
     result = arena.run_in_scope("clip_by_global_norm()", run)

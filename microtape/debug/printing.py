@@ -15,6 +15,7 @@ import sys
 from decimal import Decimal
 from typing import Final, TextIO
 
+from ..engine.arena import STATE, notify
 from ..errors import InvalidArgumentError, explain
 from ..engine.tensor import Tensor
 
@@ -128,11 +129,19 @@ def print_tensor(t: Tensor, verbose: bool = False, file: TextIO | None = None) -
             ),
             value=t,
         )
+    _print_values(t._values(), t.shape, t.dtype, verbose, file)
+    if STATE.get().observers:  # mt.function's tracer: a print is an instruction of its program, as tf.print is
+        shape, dtype = t.shape, t.dtype
+        notify("on_effect", "print", [t], lambda data: _print_values(data, shape, dtype, verbose, file))
+
+
+def _print_values(data: list[float], shape: tuple[int, ...], dtype: str, verbose: bool, file: TextIO | None) -> None:
+    """What ``print_tensor`` prints, from the values (at a replay, the program's list)."""
     out = file if file is not None else sys.stdout
-    lines = _layout(t._values(), t.shape)
+    lines = _layout(data, shape)
     if verbose:
-        shape = "[" + ",".join(str(d) for d in t.shape) + "]"
-        print(f"Tensor\n  dtype: {t.dtype}\n  rank: {t.rank}\n  shape: {shape}\n  values:", file=out)
+        dims = "[" + ",".join(str(d) for d in shape) + "]"
+        print(f"Tensor\n  dtype: {dtype}\n  rank: {len(shape)}\n  shape: {dims}\n  values:", file=out)
         pad = "    "
     else:
         print("Tensor", file=out)

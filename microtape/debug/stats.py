@@ -17,6 +17,7 @@ from typing import cast
 
 from ..ops.floats import safe_mean_abs, safe_norm
 from ..engine.types import is_int
+from ..engine.arena import STATE, notify
 from ..errors import InvalidArgumentError, explain
 from ..engine.formatting import format_number
 from ..views.html import BAD, FONT, escape, sparkline_svg, table
@@ -123,7 +124,17 @@ def grad_stats(grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | N
         >>> s.norm, s.max_abs, round(s.zero_fraction, 3), s.nan_count
         (5.0, 4.0, 0.333, 0)
     """
-    return {name: _stats(name, t) for name, t in _named(grads)}
+    named = _named(grads)
+    if STATE.get().observers:  # mt.function's tracer refuses a read of computed values into Python numbers
+        for _, t in named:
+            notify("on_read", t, "mt.grad_stats() (and GradientMonitor.record(), which calls it)", _STATS_HINT)
+    return {name: _stats(name, t) for name, t in named}
+
+
+_STATS_HINT = (
+    "return the gradients from the traced function and take the statistics after the call: "
+    "loss, grads = step(x); monitor.record(grads)"
+)
 
 
 class GradientMonitor:

@@ -133,6 +133,15 @@ def notify_assign(v: TensorBase, kind: str, value: object, data: list[float]) ->
             hook(v, kind, value, data)
 
 
+def notify(hook: str, *args: object) -> None:
+    """Call ``hook(*args)`` on each observer that has a method of that name: what the library
+    tells ``mt.function``'s tracer besides the ops (a copy, a value read, a print or a check)."""
+    for obs in _get_state().observers:
+        method = getattr(obs, hook, None)
+        if method is not None:
+            method(*args)
+
+
 class State:
     """An immutable snapshot of what is open in this context."""
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..engine.shape import size_of, validate_shape
 from ..engine.types import Shape, is_number  # Nested: TensorLike in the signatures resolves here
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..engine import arena
 from ..engine.arena import new
 from ..engine.convert import bad_value_error, flatten_values
 from ..engine.tensor import Tensor, TensorLike
@@ -51,7 +52,15 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
         Tensor(3.5, shape=())
     """
     data, inferred = flatten_values(values, shape)
-    return new(Tensor, data, inferred, "tensor")
+    return _copied(values, new(Tensor, data, inferred, "tensor"))
+
+
+def _copied(values: object, out: Tensor) -> Tensor:
+    """``out``, a copy of ``values`` when that is a tensor: a read of its values that
+    ``mt.function``'s tracer records as a copy (its ``on_copy``), so a replay copies again."""
+    if isinstance(values, Tensor) and arena.STATE.get().observers:
+        arena.notify("on_copy", values, out)
+    return out
 
 
 def scalar(value: float) -> Tensor:
@@ -99,7 +108,7 @@ def _with_rank(values: object, rank: int, fn: str, shape: Sequence[int] | None =
             ),
             shape=inferred,
         )
-    return new(Tensor, data, inferred, "tensor")
+    return _copied(values, new(Tensor, data, inferred, "tensor"))
 
 
 def fill(shape: Sequence[int], value: float) -> Tensor:

@@ -1,40 +1,77 @@
-"""``mt.function``: trace a step once, replay it as a flat program on lists.
+"""``mt.function``: trace a step once, replay it as a flat program on lists, never with a stale value.
 
-At the first call with a given signature (the shapes of the
-tensor arguments, the values of the Python ones) the function runs eagerly,
-inside its own tidy scope, while a tracer (``replay/tracer.py``'s ``Tracer``, an observer)
-writes down every primitive it runs: the forward ops, the ops of the VJPs of
-every backward pass inside it, variable reads, ``assign``\\ s and optimizer
-updates. Each tensor's list is a *slot* of the program (found by the
-list's identity, so a variable read is the list the variable held then). The
-program is compiled into one Python function of straight-line code over lists
-(``program.py`` does that); a later call runs it: no tensor, tape or scope in
-between. What the trace cannot see is refused at trace time with a hint:
-a value read out of a computed tensor (Python control flow on values), random
-tensors, ``custom_grad`` ops.
+At the first call with a given *key* (``guards.py``: the structure of the
+arguments, the shapes of their tensors, the values of their Python parts) the
+function runs eagerly, inside its own tidy scope, while a tracer
+(``replay/tracer.py``'s ``Tracer``, an observer) writes down every primitive
+it runs: the forward ops, the ops of the VJPs of every backward pass inside
+it, variable reads, ``assign``\\ s, optimizer updates, copies, prints and
+checks. Each tensor is a *slot* of the program, found by the tensor itself
+(a variable's slot is its value at that point: a read before an assign and
+one after are two slots). The program is compiled into one Python function of
+straight-line code over lists (``program.py`` does that); a later call with
+that key, whose guards all hold (``guards.py``: the closure variables, globals
+and attributes the step read, the ``trainable`` flag of every variable it
+met, the tensors it captured), runs it: no tensor, tape or scope in between.
+A guard that fails traces again (``retraces`` counts it; past
+``RETRACE_WARNING`` a ``RetraceWarning`` says why). What a trace cannot see
+is refused at trace time with a hint, and a refused or failed trace changes
+nothing.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
+import operator
+import threading
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, ParamSpec, TypeVar, cast, overload
+from typing import Any, Final, Generic, ParamSpec, TypeVar, cast, overload
 
-from ..engine import user_line, arena
-from ..engine.primitive import OPS, Op
+from ..engine import arena, user_line
 from ..engine.arena import STATE, TensorBase, observing
+from ..engine.primitive import OPS, Op
 from ..engine.tensor import Tensor
-from ..engine.variable import Variable
+from ..engine.variable import VARIABLES, Variable
 from ..errors import UnsupportedOperationError, explain
-from .program import Slot, Trace, compile_program
+from ..autodiff.results import GradMap
+from . import guards as guarding
+from .guards import Guard, compile_guards, key_of_argument
+from .program import Made, Slot, Trace, compile_program
 
-__all__ = ["Function", "Program", "function"]
+__all__ = ["RETRACE_WARNING", "Function", "Program", "RetraceWarning", "function"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 _RANDOM = frozenset({"random_normal", "random_uniform"})
+
+RETRACE_WARNING: Final = 5
+"""After this many traces beyond the first, a function warns (``tf.function`` warns after 5 too)."""
+CACHE_LIMIT: Final = 8
+"""Programs kept per key (one per set of guard values); the oldest goes first (TorchDynamo keeps 8)."""
+
+
+class RetraceWarning(RuntimeWarning):
+    """Warned when a function of :func:`function` has traced again and again (``tf.function`` warns too).
+
+    Its arguments or a value it reads keep changing, so most calls pay for a
+    trace; the message lists the latest reasons (see ``step.retrace_reasons``).
+
+    Examples:
+        >>> import warnings
+        >>> state = {"k": 0.0}
+        >>> step = mt.function(lambda x: x * state["k"])
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always", mt.RetraceWarning)
+        ...     for k in range(7):
+        ...         state["k"] = float(k)
+        ...         _ = step(mt.tensor([1.0]))
+        >>> [w.category.__name__ for w in caught]
+        ['RetraceWarning']
+    """
 
 
 class _Tracer:
@@ -42,45 +79,68 @@ class _Tracer:
 
     traces = True
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, start: int) -> None:
         self.name = name
+        self.start = start  # tensors with a larger id were made during this call
         self.program = Trace(name)
-        self.slot_of: dict[int, int] = {}  # id(list) -> slot
-        self.held: list[object] = []  # every list seen, so that no id is reused while tracing
+        self.slot_of: dict[object, int] = {}  # id(tensor), or ("v", variable id, id(list)) for a variable's value
+        self.held: list[object] = []  # every tensor and list keyed, so that no id is reused while tracing
         self.quiet = 0
         self.saved: dict[int, tuple[Variable, list[float] | None]] = {}
-        self.iterations: list[tuple[Any, int]] = []
+        self.optimizers: dict[int, tuple[Any, int, dict[str, tuple[Any, dict[str, list[float] | None]]]]] = {}
         self.error: BaseException | None = None
+        self.made: list[TensorBase] = []
+        self.inputs: dict[int, int] = {}  # id(tensor) -> its first position among the inputs
+        self.input_state: list[tuple[TensorBase, list[float] | None, bool]] = []
+        self.met: dict[int, tuple[weakref.ref[Variable], bool, str]] = {}  # variables: their trainable flag when met
+        self.captured: dict[int, TensorBase] = {}
+        self.settings: dict[tuple[int, str], Guard] = {}  # optimizer settings the traced code read
+        self._by_id: dict[int, Variable] = {}
 
     # -- slots ---------------------------------------------------------------
 
-    def bind(self, data: list[float], slot: int) -> None:
-        self.held.append(data)
-        self.slot_of[id(data)] = slot
+    def key(self, t: TensorBase) -> object:
+        if isinstance(t, Variable) or t._op == "variable":
+            self.held.append(t._data)
+            return ("v", t.id, id(t._data))
+        self.held.append(t)
+        return id(t)
+
+    def bind(self, t: TensorBase, slot: int) -> None:
+        self.slot_of[self.key(t)] = slot
 
     def slot(self, t: TensorBase) -> int:
-        """The slot holding ``t``'s list: a variable read or a constant when first seen."""
-        data = t._data
-        assert data is not None  # an op's inputs are live
-        s = self.slot_of.get(id(data))
+        """The slot holding ``t``: a variable read, or a constant, when first seen."""
+        k = self.key(t)
+        s = self.slot_of.get(k)
         if s is not None:
             return s
         var = self.variable_of(t)
         if var is not None:
             s = self.program.add(Slot("read", t.shape, var=var))
+            self.meet(var)
         else:
-            s = self.program.add(Slot("const", t.shape, value=data))
-        self.bind(data, s)
+            if t.id < self.start:  # made before the call and not passed in: captured
+                self.captured[id(t)] = t
+            assert t._data is not None  # an op's inputs are live
+            s = self.program.add(Slot("const", t.shape, value=t._data))
+        self.slot_of[k] = s
         return s
 
     def variable_of(self, t: TensorBase) -> Variable | None:
         if isinstance(t, Variable):
             return t
         if t._op == "variable":  # a tape's record of a variable read: same id as the variable
-            for v in arena.VARIABLES.values():
-                if v.id == t.id and isinstance(v, Variable):
-                    return v
+            var = self._by_id.get(t.id)
+            if var is None:
+                self._by_id = {v.id: v for v in VARIABLES.values()}
+                var = self._by_id.get(t.id)
+            return var
         return None
+
+    def meet(self, var: Variable) -> None:
+        if var.id not in self.met:
+            self.met[var.id] = (weakref.ref(var), var._trainable, var.name)
 
     def fail(self, err: BaseException) -> BaseException:
         if self.error is None:
@@ -90,7 +150,8 @@ class _Tracer:
     # -- the observer's methods ------------------------------------------------
 
     def on_create(self, tensor: TensorBase) -> None:
-        if tensor._op in _RANDOM:
+        self.made.append(tensor)
+        if tensor._op in _RANDOM and not self.quiet:
             raise self.fail(_refusal(
                 self.name,
                 f"it made a random tensor (mt.{tensor._op}, shape {tensor.shape}) while tracing.",
@@ -116,27 +177,46 @@ class _Tracer:
             Slot("op", out.shape, op=op, params=dict(params), inputs=ins, where=user_line.user_frame_line(),
                  in_shapes=[x.shape for x in inputs])
         )
-        self.bind(out._data, s)
+        self.bind(out, s)
 
     def on_vjp(self, op: Any, inputs: tuple[Any, ...], out: Any, dxs: tuple[Any, ...]) -> None:
         pass
 
-    def on_read(self, tensor: TensorBase) -> None:
+    def on_copy(self, source: TensorBase, out: TensorBase) -> None:
+        """``mt.tensor(t)``: the copy is an op of the program (the identity, ``clone``), not a constant."""
+        if self.quiet or source._data is None:
+            return
+        s = self.program.add(Slot("op", out.shape, op=OPS["clone"], inputs=[self.slot(source)],
+                                  where=user_line.user_frame_line(), in_shapes=[source.shape]))
+        self.bind(out, s)
+
+    def on_effect(self, label: str, tensors: Sequence[TensorBase], run: Callable[..., None]) -> None:
+        """``mt.print``, ``check_numerics``: run again at every replay, in their place, on the program's lists."""
+        if self.quiet:
+            return
+        ins = [self.slot(t) for t in tensors]
+        self.program.add(Slot("effect", (), inputs=ins, label=label, apply=run, where=user_line.user_frame_line()))
+
+    def on_read(self, tensor: TensorBase, who: str | None = None, hint: str | None = None) -> None:
         if self.quiet or tensor._data is None:
             return
-        s = self.slot_of.get(id(tensor._data))
+        s = self.slot_of.get(("v", tensor.id, id(tensor._data)) if isinstance(tensor, Variable) or tensor._op == "variable"
+                             else id(tensor))
         if s is not None and self.program.slots[s].kind == "const":
             return  # a constant's value is the same at every call
-        if s is None and not isinstance(tensor, Variable) and tensor._op != "variable":
-            return  # made before the call and never touched by it: a constant
+        if s is None and self.variable_of(tensor) is None:
+            if tensor.id < self.start:
+                self.captured[id(tensor)] = tensor  # made before the call, not passed in: a constant
+            return  # (or made inside from Python numbers: a constant too)
+        how = who or "item(), data_sync(), tolist(), float() or bool()"
         raise self.fail(_refusal(
             self.name,
             f"it read the values of Tensor#{tensor.id} (shape {tensor.shape}, made by {tensor._op!r}) "
-            "with item(), data_sync(), tolist(), float() or bool() while tracing.",
+            f"with {how} while tracing.",
             "A trace records ops, not Python: a value read out of a tensor can steer Python code "
             "(if loss.item() > 1: ...) that a replay would not run again, so mt.function refuses it, "
             "as tf.function does.",
-            "compute with ops instead (mt.where for a branch), or return the tensor and read it after "
+            hint or "compute with ops instead (mt.where for a branch), or return the tensor and read it after "
             "the call; or call the function without mt.function.",
         ))
 
@@ -145,26 +225,47 @@ class _Tracer:
             return
         assert isinstance(variable, Variable)
         self.saved.setdefault(variable.id, (variable, variable._data))
+        self.meet(variable)
         if isinstance(value, TensorBase) and value._data is not None:
             src = self.slot(value)
         else:
             src = self.program.add(Slot("const", variable.shape, value=data))
-            self.bind(data, src)
         self.program.add(Slot(kind, variable.shape, var=variable, inputs=[src], where=user_line.user_frame_line()))
 
     def on_update(
         self, owner: object, apply: Callable[[Any, list[Any], list[list[float]]], None],
         variables: Sequence[TensorBase], grads: Sequence[TensorBase], label: str,
     ) -> None:
-        if not self.quiet:
-            for v in variables:
-                assert isinstance(v, Variable)
-                self.saved.setdefault(v.id, (v, v._data))
-            self.iterations.append((owner, getattr(owner, "iterations", 0)))
-            self.program.add(Slot(
-                "update", (), owner=owner, apply=apply, variables=[v for v in variables if isinstance(v, Variable)],
-                inputs=[self.slot(g) for g in grads], label=label, where=user_line.user_frame_line(),
-            ))
+        if self.quiet:
+            return
+        for v in variables:
+            assert isinstance(v, Variable)
+            self.saved.setdefault(v.id, (v, v._data))
+            self.meet(v)
+        if id(owner) not in self.optimizers:  # its state before this call, to put back if the trace fails
+            slot_sets = getattr(owner, "_slots", {})
+            state = {n: (ss, {k: sv._data for k, sv in ss.variables.items()}) for n, ss in slot_sets.items()}
+            self.optimizers[id(owner)] = (owner, getattr(owner, "_iterations", 0), state)
+        self.program.add(Slot(
+            "update", (), owner=owner, apply=apply, variables=[v for v in variables if isinstance(v, Variable)],
+            inputs=[self.slot(g) for g in grads], label=label, where=user_line.user_frame_line(),
+        ))
+
+    def on_setting(self, owner: object, name: str) -> None:
+        """The traced code read an optimizer's setting: a guard on it (an update reads its own at each replay)."""
+        if self.quiet or (id(owner), name) in self.settings:
+            return
+        expr = "{s}.get_config()" if name == "get_config" else "{s}." + name
+        self.pause()  # (reading it for the guard is not the traced code's read)
+        try:
+            reader: Any = owner  # an optimizer
+            value = reader.get_config() if name == "get_config" else getattr(reader, name)
+        finally:
+            self.resume()
+        if name == "iterations" and id(owner) in self.optimizers:
+            value = self.optimizers[id(owner)][1]  # the count when the call began: an update of this call added to it
+        self.settings[(id(owner), name)] = guarding.guard_for(
+            f"the setting {name!r} of the optimizer {type(owner).__name__}", expr, owner, value, guarding.Found())
 
     def pause(self) -> None:
         self.quiet += 1
@@ -172,10 +273,44 @@ class _Tracer:
     def resume(self) -> None:
         self.quiet -= 1
 
-    def undo(self) -> None:
-        """A failed trace changes nothing: put back every variable it wrote."""
+    # -- after the call -------------------------------------------------------
+
+    def slot_variables(self) -> set[int]:
+        """Ids of the optimizers' slot variables (an optimizer makes them at its first update, at a replay too)."""
+        return {id(sv) for owner, _, _ in self.optimizers.values() for ss in getattr(owner, "_slots", {}).values()
+                for sv in ss.variables.values()}
+
+    def created(self) -> list[Variable]:
+        """The variables this call made (an optimizer's slots aside)."""
+        slots = self.slot_variables()
+        return [v for v in list(VARIABLES.values()) if v.id >= self.start and id(v) not in slots]
+
+    def undo(self, result: object) -> None:
+        """A failed trace changes nothing: variables, optimizers' slots and iterations, inputs, new tensors."""
         for v, data in self.saved.values():
             v._data = data
+        for owner, iterations, state in self.optimizers.values():
+            owner._iterations = iterations
+            slot_sets = owner._slots
+            for name in [n for n in slot_sets if n not in state]:
+                for sv in slot_sets.pop(name).variables.values():
+                    sv.dispose()
+            for name, (ss, datas) in state.items():
+                slot_sets[name] = ss
+                for k, sv in ss.variables.items():
+                    sv._data = datas[k]
+        slots = self.slot_variables()
+        for v in self.created():
+            if id(v) not in slots:
+                v.dispose()
+        for t, data, kept in self.input_state:
+            t._kept = kept
+            if t._disposed is not None and data is not None:  # disposed inside: alive again
+                t._disposed, t._data = None, data
+                arena.LIVE[t.id] = t
+        for made in [*self.made, *arena.tensors_in(result)]:
+            if made.id >= self.start and not isinstance(made, Variable) and made._disposed is None:
+                arena.dispose(made, "mt.function when its trace failed")
 
 
 def _refusal(name: str, what: str, rule: str, hint: str) -> UnsupportedOperationError:
@@ -189,7 +324,8 @@ class Program:
     product of values 1 and 2, has shape (4,) and was made by line 12 of your
     code (a backward pass's ops name the line that asked for the gradient).
     ``read w`` is the variable's value at that point, ``assign w %7`` and
-    ``update ...`` the writes, ``return`` the results.
+    ``update ...`` the writes, ``print`` and ``check_numerics`` the effects a
+    replay runs again, ``return`` the results.
 
     Examples:
         >>> @mt.function
@@ -217,12 +353,12 @@ class Program:
 
 
 class Function(Generic[P, T]):
-    """What :func:`function` returns: call it like ``fn``; the first call of each signature traces.
+    """What :func:`function` returns: call it like ``fn``; the first call of each key traces.
 
-    A call always behaves like ``mt.tidy(fn)``: only the results and the
-    variables survive it. Replayed, nothing in between is a tensor, so
-    ``mt.memory()`` after a replay shows exactly what the eager step inside
-    ``tidy`` would leave: the results and the variables.
+    A call always behaves like ``mt.tidy(fn)``: only the results (and what
+    the step ``keep``-s) and the variables survive it. Replayed, nothing in
+    between is a tensor, so ``mt.memory()`` after a replay shows exactly what
+    the eager step inside ``tidy`` would leave.
 
     Examples:
         >>> w = mt.variable(mt.tensor([1.0, 2.0]), name="w_fn_doc")
@@ -240,18 +376,83 @@ class Function(Generic[P, T]):
     def __init__(self, fn: Callable[P, T]) -> None:
         self.fn: Callable[P, T] = fn
         """The Python function traced."""
-        self._programs: dict[tuple[object, ...], Trace] = {}
+        self._programs: dict[tuple[object, ...], list[Trace]] = {}
         self._last: Trace | None = None
+        self._traces = 0
+        self._reasons: collections.deque[str] = collections.deque(maxlen=RETRACE_WARNING)
+        self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
     @property
     def traces(self) -> int:
-        """How many programs are kept: one per signature called so far."""
-        return len(self._programs)
+        """How many times the function was traced: once per key, and again each time a guard failed.
+
+        Examples:
+            >>> k = 2.0
+            >>> @mt.function
+            ... def scaled(x):
+            ...     return x * k
+            >>> _ = scaled(mt.tensor([1.0])); _ = scaled(mt.tensor([2.0]))
+            >>> scaled.traces
+            1
+        """
+        return self._traces
+
+    @property
+    def retraces(self) -> int:
+        """How many traces came after the first (a new key, or a guard that failed); see :attr:`retrace_reasons`.
+
+        Examples:
+            >>> state = {"k": 2.0}
+            >>> @mt.function
+            ... def scaled(x):
+            ...     return x * state["k"]
+            >>> _ = scaled(mt.tensor([1.0]))
+            >>> state["k"] = 3.0                 # a value the program depends on changed
+            >>> scaled(mt.tensor([1.0])).item(), scaled.retraces
+            (3.0, 1)
+        """
+        return max(self._traces - 1, 0)
+
+    @property
+    def retrace_reasons(self) -> list[str]:
+        """Why the latest traces after the first happened, oldest first (at most ``RETRACE_WARNING``).
+
+        Examples:
+            >>> k = 2.0
+            >>> @mt.function
+            ... def scaled(x):
+            ...     return x * k
+            >>> _ = scaled(mt.tensor([1.0]))
+            >>> k = -0.0
+            >>> _ = scaled(mt.tensor([1.0]))
+            >>> scaled.retrace_reasons
+            ["the global 'k' of scaled changed: 2.0 at the trace, -0.0 now"]
+        """
+        return list(self._reasons)
+
+    @property
+    def guards(self) -> list[str]:
+        """What the latest call's program depends on besides its inputs, one guard a line.
+
+        Examples:
+            >>> w = mt.variable(mt.tensor([1.0, 2.0]), name="w_guards_doc")
+            >>> k = 0.5
+            >>> @mt.function
+            ... def step(x):
+            ...     return (w * x * k).sum()
+            >>> _ = step(mt.tensor([1.0, 1.0]))
+            >>> print("\\n".join(step.guards))
+            the global 'w' of step is variable 'w_guards_doc' (alive, trainable=True)
+            the global 'k' of step == 0.5
+        """
+        if self._last is None:
+            raise self._before_first_call("guards")
+        return [_describe(g) for g in self._last.guards]
 
     @property
     def program(self) -> Program:
-        """The program of the latest call's signature; ``print(step.program)`` lists it.
+        """The program of the latest call's key; ``print(step.program)`` lists it.
 
         Examples:
             >>> @mt.function
@@ -267,15 +468,18 @@ class Function(Generic[P, T]):
               return %4
         """
         if self._last is None:
-            raise UnsupportedOperationError(
-                explain(
-                    f"{getattr(self.fn, '__name__', 'fn')}.program was read before the first call.",
-                    "mt.function traces the function at its first call; there is no program before it.",
-                    "call the function once, then print step.program.",
-                ),
-                op="function",
-            )
+            raise self._before_first_call("program")
         return Program(self._last.name, self._last.lines)
+
+    def _before_first_call(self, what: str) -> UnsupportedOperationError:
+        return UnsupportedOperationError(
+            explain(
+                f"{getattr(self.fn, '__name__', 'fn')}.{what} was read before the first call.",
+                "mt.function traces the function at its first call; there is no program before it.",
+                f"call the function once, then print step.{what}.",
+            ),
+            op="function",
+        )
 
     @overload
     def __get__(self, obj: None, objtype: type | None = None) -> Function[P, T]: ...
@@ -284,7 +488,7 @@ class Function(Generic[P, T]):
     def __get__(self, obj: object, objtype: type | None = None) -> Callable[..., T]: ...
 
     def __get__(self, obj: object, objtype: type | None = None) -> Function[P, T] | Callable[..., T]:
-        """As a method decorator: ``self`` becomes the first argument (each instance its own signature)."""
+        """As a method decorator: ``self`` becomes the first argument (keyed by its fields, like any argument)."""
         if obj is None:
             return self
         return functools.partial(self.__call__, obj)  # type: ignore[arg-type]  # obj is fn's first parameter
@@ -294,94 +498,275 @@ class Function(Generic[P, T]):
         if st.observers or st.tapes or st.backward:
             # profile, leak_check, detect_anomaly or an open tape must see the ops themselves
             return self._eager(args, kwargs)
-        key, inputs = _signature(args, kwargs)
-        program = self._programs.get(key)
-        if program is not None and program.alive():
-            self._last = program
-            return cast(T, program.run(inputs))  # the structure fn returned
-        return self._trace(key, inputs, args, kwargs)
+        key, inputs = _signature(args, kwargs, self._name())
+        programs = self._programs.get(key)
+        if programs:
+            reason = ""
+            for program in programs:
+                failed = program.check()
+                if failed < 0 and (not inputs or program.aliases(inputs)):
+                    self._last = program
+                    return cast(T, program.run(inputs, args, kwargs))  # the structure fn returned
+                if not reason:
+                    reason = program.guards[failed].reason() if failed >= 0 else (
+                        "an argument is (or is no longer) a tensor the function also reads from outside")
+        else:
+            reason = _new_key(key, self._programs, len(args), sorted(kwargs)) if self._traces else ""
+        return self._trace(key, inputs, args, kwargs, reason)
+
+    def _name(self) -> str:
+        return getattr(self.fn, "__name__", "fn")
 
     def _eager(self, args: tuple[object, ...], kwargs: dict[str, object]) -> T:
         return arena.run_in_scope("mt.function", lambda: self.fn(*args, **kwargs))  # type: ignore[arg-type, return-value]
 
-    def _trace(self, key: tuple[object, ...], inputs: list[Tensor], args: tuple[object, ...], kwargs: dict[str, object]) -> T:
-        name = getattr(self.fn, "__name__", "fn")
-        tracer = _Tracer(name)
+    def _trace(self, key: tuple[object, ...], inputs: list[TensorBase], args: tuple[object, ...],
+               kwargs: dict[str, object], reason: str) -> T:
+        name = self._name()
+        found = guarding.Found()
+        for a in [*args, *kwargs.values()]:  # the functions passed in: their globals are guarded too
+            guarding.key_of(a, [], found)
+        guards = guarding.collect(self.fn, found.arg_functions)  # before the call: the values the step starts from
+        tracer = _Tracer(name, arena.next_id())
         for t in inputs:
-            data = t._data
-            assert data is not None  # _signature checked it
-            if id(data) not in tracer.slot_of:
-                tracer.bind(data, tracer.program.add(Slot("input", t.shape)))
-            tracer.program.inputs.append(tracer.slot_of[id(data)])
+            if id(t) not in tracer.inputs:
+                tracer.inputs[id(t)] = len(tracer.inputs)
+                tracer.input_state.append((t, t._data, t._kept))
+                tracer.bind(t, tracer.program.add(Slot("input", t.shape)))
+            tracer.program.inputs.append(tracer.slot_of[id(t)])
+        result: object = None
         try:
             with observing(tracer):
                 result = arena.run_in_scope("mt.function", lambda: self.fn(*args, **kwargs))  # type: ignore[arg-type]
             if tracer.error is not None:
                 raise tracer.error
-            tracer.program.output = _outputs(tracer, result)
+            program = tracer.program
+            made: dict[int, int] = {}
+            program.output = _outputs(tracer, result, inputs, made, args, kwargs)
+            _effects(tracer, program, inputs, made)
+            created = tracer.created()
+            if created and self._traces:
+                raise _refusal(
+                    name,
+                    f"it created the variable {created[0].name!r} (shape {created[0].shape}) at a call after the "
+                    "first, and a replay cannot make a new variable.",
+                    "tf.function's rule: a function may create variables at its first call only; later calls "
+                    "must use the same ones.",
+                    "create it once, outside the function, and only assign to it inside: "
+                    "acc = mt.variable(mt.zeros(x.shape)) before the function, acc.assign_add(x) in it.",
+                )
         except BaseException:
-            tracer.undo()
-            for opt, n in tracer.iterations:
-                setattr(opt, "_iterations", n)
-            if "result" in locals():
-                for made in arena.tensors_in(result):
-                    if not made._kept:
-                        arena.dispose(made, "mt.function when its trace failed")
+            tracer.undo(result)
             raise
-        compile_program(tracer.program)
-        self._programs[key] = tracer.program
-        self._last = tracer.program
+        program.guards = guards + _runtime_guards(tracer, guards)
+        program.check = compile_guards(program.guards)
+        captured = {id(t) for t in tracer.captured.values()} | {id(t) for g in guards for t in _tensors_of(g)}
+        program.captured = frozenset(captured)
+        program.alias = tuple(i for i, t in enumerate(inputs) if id(t) in captured)
+        compile_program(program)
+        changed = _changed_by_the_step(program, key, inputs, args, kwargs, name)
+        with self._lock:
+            self._traces += 1
+            if self._traces > 1:
+                self._reasons.append(reason or "a variable was created at the first call, so it traced again")
+            if changed:
+                self._reasons.append(changed)
+            if not created and not changed:  # else never replayed: the next call traces (runs) again
+                kept = self._programs.setdefault(key, [])
+                kept.insert(0, program)
+                del kept[CACHE_LIMIT:]
+            self._last = program
+        if self._traces - 1 == RETRACE_WARNING:
+            counts = collections.Counter(self._reasons)
+            latest = "; ".join(f"{r} ({n} times)" if n > 1 else r for r, n in counts.items())
+            warnings.warn(
+                f"mt.function({name}) traced {self._traces} times: its arguments or the values it reads keep "
+                f"changing. The latest reasons: {latest}. Tracing is expensive (tf.function warns too); pass a "
+                "changing number as a tensor (step(x, mt.scalar(k))), and keep what the step reads unchanged "
+                "between calls.",
+                RetraceWarning,
+                stacklevel=3,
+            )
         return cast(T, result)  # what fn returned
 
 
-def _outputs(tracer: _Tracer, result: object) -> object:
-    """The structure of ``fn``'s result with each tensor replaced by its slot."""
+def _changed_by_the_step(program: Trace, key: tuple[object, ...], inputs: list[TensorBase],
+                         args: tuple[object, ...], kwargs: dict[str, object], name: str) -> str:
+    """Why the program cannot be replayed although the trace worked: the step changed a value it depends on
+    (a Python side effect, which a replay would not repeat), or "" when it did not."""
+    failed = program.check()
+    if failed >= 0:
+        what = program.guards[failed].reason()
+    else:
+        now, now_inputs = _signature(args, kwargs, name, lenient=True)  # (an input the step disposed is an effect)
+        if now == key and len(now_inputs) == len(inputs) and all(map(operator.is_, now_inputs, inputs)):
+            return ""
+        what = "an argument changed"
+    return (f"the step changed what it depends on while tracing ({what}): a replay would not repeat that Python "
+            "side effect, so every call runs the step")
+
+
+def _new_key(key: tuple[object, ...], programs: dict[tuple[object, ...], list[Trace]], n_args: int,
+             names: list[str]) -> str:
+    """Why a key is new: the first argument that differs from the latest key traced with as many parts."""
+    for old in reversed(list(programs)):
+        if len(old) != len(key):
+            continue
+        i = next(i for i, (a, b) in enumerate(zip(old, key)) if a != b)
+        what = (f"argument {i}" if i < n_args else f"the argument {names[i - n_args]}=" if i < n_args + len(names)
+                else "which arguments are one tensor")
+        return f"a new key: {what} differs from the traced calls (another shape, structure or Python value)"
+    return "a new key: other arguments than the traced calls"
+
+
+def _tensors_of(g: Guard) -> list[TensorBase]:
+    if g.kind == "tensor" and isinstance(g.value, TensorBase):
+        return [g.value]
+    found: list[TensorBase] = []
+    _collect_tensors(g.key, found)
+    return found
+
+
+def _collect_tensors(key: object, found: list[TensorBase]) -> None:
+    if isinstance(key, TensorBase):
+        found.append(key)
+    elif isinstance(key, (tuple, frozenset)):
+        for part in key:
+            _collect_tensors(part, found)
+
+
+def _runtime_guards(tracer: _Tracer, guards: list[Guard]) -> list[Guard]:
+    """What the trace met besides the sources in the code: variables (and their ``trainable`` flags), captured
+    tensors, optimizers."""
+    out: list[Guard] = []
+    static = [g for g in guards if g.kind in ("variable", "tensor")]
+    variables = {(id(g.value()), g.flag) for g in static if g.kind == "variable" and isinstance(g.value, weakref.ref)}
+    tensors = {id(g.value) for g in static if g.kind == "tensor"}
+    for ref, flag, name in tracer.met.values():
+        if (id(ref()), flag) not in variables:  # (a guard on the closure variable holding it checks it already)
+            out.append(Guard(f"variable {name!r}", "{s}()", ref, ref, kind="variable", flag=flag))
+    for t in tracer.captured.values():
+        if id(t) not in tensors:
+            out.append(Guard(f"the captured Tensor#{t.id} (shape {t.shape})", "{s}", t, t, kind="tensor"))
+    for owner, _, _ in tracer.optimizers.values():
+        out.append(Guard(f"the optimizer {type(owner).__name__}", "{s}()", weakref.ref(owner), None, kind="alive"))
+    return out + list(tracer.settings.values())
+
+
+def _describe(g: Guard) -> str:
+    if g.kind == "variable":
+        v = g.value() if isinstance(g.value, weakref.ref) else None
+        if g.what.startswith("variable "):
+            return f"the trainable flag of {g.what} is {g.flag}"
+        shown = f"variable {v.name!r}" if isinstance(v, Variable) else "a variable"
+        return f"{g.what} is {shown} (alive, trainable={g.flag})"
+    if g.kind == "tensor":
+        if g.what.startswith("the captured"):
+            return f"{g.what} is alive"
+        return f"{g.what} is {guarding.short(g.value)}, alive"
+    if g.kind == "alive":
+        return f"{g.what} is alive"
+    return f"{g.what} == {g.shown or guarding.short(g.value)}"
+
+
+def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: dict[int, int],
+             args: tuple[object, ...], kwargs: dict[str, object]) -> object:
+    """The structure of ``fn``'s result: each tensor by what it is to the program (made, input, captured)."""
     if isinstance(result, Variable):
-        return ("var", weakref.ref(result))
-    if isinstance(result, Tensor):
-        return ("slot", tracer.slot(result), result._op)
-    if isinstance(result, (list, tuple)):
-        items = [_outputs(tracer, r) for r in result]
-        return ("seq", type(result), items)
-    if isinstance(result, dict):
-        return ("dict", type(result), [(k, _outputs(tracer, v)) for k, v in result.items()])
-    if arena.tensors_in(result):
-        raise tracer.fail(_refusal(
-            tracer.name,
-            f"it returned a {type(result).__name__} holding tensors.",
-            "A replay rebuilds tensors in tuples, lists and dicts only.",
-            "return a tensor, or a tuple, list or dict of them.",
-        ))
-    return ("py", result)
+        return ("var", result)
+    if isinstance(result, TensorBase):
+        if result._data is None or result._disposed is not None:
+            raise tracer.fail(_refusal(
+                tracer.name,
+                f"it returned Tensor#{result.id} (shape {result.shape}, made by {result._op!r}), which was "
+                f"disposed ({result._disposed}).",
+                "A call returns live tensors; a replay cannot give back a tensor the step disposed.",
+                "return the tensor without disposing it, or do not return it.",
+            ))
+        if id(result) in tracer.inputs:
+            return ("arg", next(i for i, t in enumerate(inputs) if t is result))
+        if result.id < tracer.start and result._op != "variable":
+            tracer.captured[id(result)] = result
+            return ("obj", result)
+        k = made.get(id(result))
+        if k is None:
+            k = made[id(result)] = len(tracer.program.made)
+            tracer.program.made.append(Made(tracer.slot(result), result.shape, result._op, result._kept))
+        return ("new", k)
+    t = type(result)
+    if result is None or t in (bool, int, float, complex, str, bytes) or (t is tuple and not arena.tensors_in(result)
+                                                                          and _immutable(result)):
+        return ("py", result)
+    if t is tuple or t is list:
+        items: Any = result  # a tuple or a list
+        return (t.__name__, t, [_outputs(tracer, r, inputs, made, args, kwargs) for r in items])
+    if isinstance(result, tuple) and hasattr(t, "_make") and hasattr(t, "_fields"):  # a named tuple
+        return ("namedtuple", t, [_outputs(tracer, r, inputs, made, args, kwargs) for r in result])
+    if t is dict:
+        items = [x for kv in result.items() for x in kv]  # type: ignore[attr-defined]  # a dict
+        return ("dict", t, [_outputs(tracer, r, inputs, made, args, kwargs) for r in items])
+    if t is GradMap:
+        assert isinstance(result, GradMap)
+        return ("gradmap", GradMap, [(v, _outputs(tracer, g, inputs, made, args, kwargs)) for v, g in result.pairs()])
+    for position, a in enumerate(args):
+        if a is result:
+            return ("argobj", ("a", position))
+    for name, a in kwargs.items():
+        if a is result:
+            return ("argobj", ("k", name))
+    raise tracer.fail(_refusal(
+        tracer.name,
+        f"it returned a {t.__name__} ({guarding.short(result)}), which a replay cannot rebuild.",
+        "A replay rebuilds tensors, variables, Python numbers and strings, and the tuples (named ones too), "
+        "lists and dicts that hold them, and gives back the arguments themselves; not a subclass of list "
+        "or dict, nor another object made by the step.",
+        "return a plain container: list(result) for a list subclass, dict(result) for a defaultdict.",
+    ))
 
 
-def _signature(args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[tuple[object, ...], list[Tensor]]:
-    """The cache key (shapes of tensors, values of Python scalars, identity of other objects) and the input tensors."""
-    inputs: list[Tensor] = []
-    key = [_key_of(a, inputs) for a in args]
-    key += [(k, _key_of(kwargs[k], inputs)) for k in sorted(kwargs)]
-    # which inputs share one list (step(x, x)): the program reads each shared list once
-    first: dict[int, int] = {}
-    key.append(tuple(first.setdefault(id(t._data), i) for i, t in enumerate(inputs)))
+def _immutable(v: object) -> bool:
+    t = type(v)
+    if v is None or t in (bool, int, float, complex, str, bytes):
+        return True
+    return t is tuple and all(_immutable(x) for x in v)  # type: ignore[attr-defined]  # a tuple
+
+
+def _effects(tracer: _Tracer, program: Trace, inputs: list[TensorBase], made: dict[int, int]) -> None:
+    """What the step did besides its result that a replay repeats: tensors it kept, inputs it kept or disposed."""
+    for t in tracer.made:
+        if t._kept and t._data is not None and t._disposed is None and id(t) not in made and not isinstance(t, Variable):
+            if id(t) not in tracer.inputs and t.id >= tracer.start:
+                made[id(t)] = len(program.made)
+                program.made.append(Made(tracer.slot(t), t.shape, t._op, True))
+    for t, _, kept in tracer.input_state:
+        position = next(i for i, x in enumerate(inputs) if x is t)
+        if t._disposed is not None:
+            program.dispose_inputs.append(position)
+        elif t._kept and not kept:
+            program.keep_inputs.append(position)
+
+
+def _signature(args: tuple[object, ...], kwargs: dict[str, object], name: str,
+               lenient: bool = False) -> tuple[tuple[object, ...], list[TensorBase]]:
+    """The cache key (``guards.key_of``: structure and values, never identity) and the input tensors."""
+    inputs: list[TensorBase] = []
+    key: list[object] = []
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is Tensor:
+            if (a._data is None or a._disposed is not None) and not lenient:  # type: ignore[attr-defined]  # a Tensor
+                arena.check_usable(a)  # type: ignore[arg-type]  # a Tensor
+            inputs.append(a)  # type: ignore[arg-type]  # a Tensor
+            key.append(("T", a.shape))  # type: ignore[attr-defined]  # a Tensor
+        else:
+            key.append(key_of_argument(a, inputs, f"argument {i}", name))
+    if kwargs:
+        for k in sorted(kwargs):
+            key.append((k, key_of_argument(kwargs[k], inputs, f"the argument {k}=", name)))
+    if len(inputs) > 1:  # which inputs are one tensor (step(x, x)): the program reads it once
+        first: dict[int, int] = {}
+        key.append(tuple([first.setdefault(id(t), i) for i, t in enumerate(inputs)]))
     return tuple(key), inputs
-
-
-def _key_of(a: object, inputs: list[Tensor]) -> object:
-    """One argument's part of the key (a module function: a nested one would make a reference cycle per call)."""
-    if isinstance(a, Variable):
-        return ("variable", a.id)
-    if isinstance(a, Tensor):
-        if a._data is None or a._disposed is not None:
-            arena.check_usable(a)
-        inputs.append(a)
-        return ("tensor", a.shape)
-    if a is None or isinstance(a, (bool, int, float, str)):
-        return (type(a).__name__, a)
-    if isinstance(a, (list, tuple)):
-        return (type(a).__name__, tuple(_key_of(x, inputs) for x in a))
-    if isinstance(a, dict):
-        return ("dict", tuple((k, _key_of(v, inputs)) for k, v in a.items()))
-    return ("object", id(a))
 
 
 def function(fn: Callable[P, T]) -> Function[P, T]:
@@ -389,26 +774,38 @@ def function(fn: Callable[P, T]) -> Function[P, T]:
 
     ``fn`` takes tensors (and Python values) and may run a forward pass,
     ``variable_grads`` or a ``GradientTape`` and an optimizer's
-    ``apply_gradients`` or ``assign``. The first call with a new signature
-    (the shapes of the tensor arguments, the values of the Python ones) runs
-    it eagerly while recording every primitive it runs, forward ops, the
-    VJPs' ops and the updates, as one program; later calls with that
-    signature run the program on flat lists: the same values, the same
-    variables and optimizer slots, bit for bit, several times faster.
+    ``apply_gradients`` or ``assign``. The first call with a new key (the
+    structure of the arguments, the shapes of their tensors, the values of
+    their Python parts) runs it eagerly while recording every primitive it
+    runs, forward ops, the VJPs' ops and the updates, as one program; later
+    calls with that key run the program on flat lists: the same values, the
+    same variables and optimizer slots, bit for bit, several times faster.
+
+    **Never a stale value.** A program also depends on what the step read
+    from outside: the closure variables and globals of its code (and of every
+    function, method and class of yours it reaches), attributes read through
+    modules and optimizers, the ``trainable`` flag of every variable, the
+    tensors it captured. Each is a *guard*, checked before every replay: when
+    one changed, the call traces again (``step.retraces``, and a
+    :class:`~microtape.RetraceWarning` after five retraces); ``step.guards``
+    lists them. ``mt.print`` and ``check_numerics`` run at every call, in their
+    place; ``keep``, ``dispose`` of an argument, a tensor returned twice or an
+    argument returned behave as in the eager step.
 
     **Memory**: a call behaves like ``mt.tidy(fn)``. Replayed, nothing in
-    between is a tensor, so ``mt.memory()`` shows only the results and the
-    variables, the counts of the eager step inside ``tidy``.
+    between is a tensor, so ``mt.memory()`` shows only the results, the kept
+    tensors and the variables, the counts of the eager step inside ``tidy``.
 
     **What a trace cannot see** is refused at trace time with
-    :class:`~microtape.UnsupportedOperationError` (nothing changes then):
-    reading a computed value (``loss.item()``, ``data_sync()``, ``if t:``),
-    a random tensor made inside, a ``custom_grad`` op. Python code runs only
-    at the trace (``print`` prints once). A new shape or Python value
-    traces again; each signature keeps its program. While an observer is
-    active (``profile``, ``leak_check``, ``detect_anomaly``) or a tape is
-    open, the call runs eagerly (inside its tidy scope), so that they see
-    every op.
+    :class:`~microtape.UnsupportedOperationError`, and the refused or failed
+    call changes nothing (variables, optimizer slots and iterations as they
+    were): reading a computed value (``loss.item()``, ``data_sync()``, ``if
+    t:``, ``mt.grad_stats``), a random tensor made inside, a ``custom_grad``
+    op, a result it cannot rebuild, a variable created at a call after the
+    first. Python code runs only at a trace (``print`` prints at a trace;
+    ``mt.print`` at every call). While an observer is active (``profile``,
+    ``leak_check``, ``detect_anomaly``) or a tape is open, the call runs
+    eagerly (inside its tidy scope), so that they see every op.
 
     Examples:
         >>> w = mt.variable(mt.tensor([0.0, 0.0]), name="w_function")

@@ -2,7 +2,9 @@
 
 A trace is a list of *slots* in the order the trace met them: inputs,
 constants, variable reads, op results, and the effects (``assign``,
-``assign_add``, ``assign_sub``, an optimizer's update). Compiling it drops
+``assign_add``, ``assign_sub``, an optimizer's update, and the library's own
+effects: ``mt.print`` and ``check_numerics``, which run again at every
+replay, in their place). Compiling it drops
 what neither the results nor an effect need, reads a line that repeats an
 earlier one (the same op, inputs and parameters) from the first, computes a
 line whose inputs are all constants once, now, and writes the rest as one
@@ -11,7 +13,9 @@ for a product of two one-entry values, which the replay keeps as floats). Other
 ops call the kernel ``specialise.py`` writes for their shapes, or else their
 forward, on carriers made at trace time: tensors outside the arena whose list
 is swapped in. Replaying it is one call of that function; its results become
-tensors. The listing shows every line the trace met, as the step ran it,
+tensors: one for each tensor the step made and returned or kept, so a tensor
+returned twice is one tensor, an argument returned is the argument. The
+listing shows every line the trace met, as the step ran it,
 and marks a line the replay reads from an earlier one (``repeats %5``) or
 computed while compiling (``folded``).
 """
@@ -28,14 +32,17 @@ from typing import Any
 
 from ..engine.formatting import format_number
 from ..engine.primitive import Op
-from ..engine.arena import new
+from ..engine.arena import TensorBase, new
 from ..engine.shape import size_of
 from ..engine.tensor import Tensor
 from ..engine.types import Shape
 from ..errors import DisposedTensorError, explain
 from .specialise import specialised
 
-__all__ = ["Slot", "Trace", "compile_program"]
+__all__ = ["Made", "Slot", "Trace", "compile_program"]
+
+_EFFECTS = ("assign", "assign_add", "assign_sub", "update", "effect")
+"""Slot kinds that are effects: always kept, run in their place."""
 
 _INLINE2 = {"add", "sub", "mul"}
 """Binary ops whose float maths never raises: written inline when both shapes are equal."""
@@ -43,9 +50,19 @@ _INLINE1 = {"neg": "-{}", "tanh": "_tanh({})", "square": "{0} * {0}"}
 """Unary ops whose float maths never raises: written inline (on a one-entry slot, as a float)."""
 
 
+@dataclass(frozen=True)
+class Made:
+    """A tensor a replay makes: the step made it and returned or kept it (``slot`` holds its values)."""
+
+    slot: int
+    shape: Shape
+    op: str
+    kept: bool
+
+
 @dataclass(eq=False)
 class Slot:
-    """One line of a program: a value (input, const, read, op) or an effect (assign, update)."""
+    """One line of a program: a value (input, const, read, op) or an effect (assign, update, effect)."""
 
     kind: str
     shape: Shape
@@ -73,12 +90,25 @@ class Trace:
         self.slots: list[Slot] = []  # every line in the order the trace met them (also unused ones)
         self.inputs: list[int] = []
         self.output: object = None
+        """The structure ``fn`` returned: ``("new", k)`` for ``made[k]``, ``("arg", i)``, ``("var", v)``..."""
+        self.made: list[Made] = []
+        self.keep_inputs: list[int] = []
+        """Positions of the inputs the step ``keep``-ed: a replay keeps them too."""
+        self.dispose_inputs: list[int] = []
+        """Positions of the inputs the step disposed: a replay disposes them too."""
+        self.check: Callable[[], int] = _no_guards
+        """The guards' check (``guards.py``): -1 when every value the program depends on is unchanged."""
+        self.guards: list[Any] = []
+        self.captured: frozenset[int] = frozenset()
+        """Ids of the tensors the step reads from outside (constants of the program)."""
+        self.alias: tuple[int, ...] = ()
+        """Which input positions held a captured tensor at the trace: a program is valid only for the same."""
         self._code: Callable[..., tuple[list[float], ...]] | None = None
         self._text: list[str] = []
         self._vars: list[weakref.ref[Any]] = []
         self._owners: list[weakref.ref[Any]] = []
-        self._built: object = None
         self._lock = threading.Lock()
+        self._effects = False  # whether a replay keeps or disposes tensors besides making its results
 
     def add(self, slot: Slot) -> int:
         """Append a line; return its slot number."""
@@ -90,11 +120,12 @@ class Trace:
         """The listing, one line a primitive, after its header."""
         return list(self._text)
 
-    def alive(self) -> bool:
-        """Whether every variable and optimizer the program writes or reads still exists."""
-        return all(r() is not None for r in self._vars) and all(r() is not None for r in self._owners)
+    def aliases(self, inputs: list[TensorBase]) -> bool:
+        """Whether the inputs that are also tensors the step captured are those of the trace."""
+        captured = self.captured
+        return not captured or tuple(i for i, t in enumerate(inputs) if id(t) in captured) == self.alias
 
-    def run(self, inputs: list[Tensor]) -> object:
+    def run(self, inputs: list[TensorBase], args: tuple[object, ...], kwargs: dict[str, object]) -> object:
         """Replay on the inputs' lists; return the results as ``fn`` returned them."""
         code = self._code
         assert code is not None  # compile_program ran
@@ -111,51 +142,78 @@ class Trace:
                 )
         with self._lock:  # the kernels' carriers are shared: one replay of this trace at a time
             outs = code([t._data for t in inputs], variables, [r() for r in self._owners])
-        return _build(self._built, outs)
+        made = [new(Tensor, data, m.shape, m.op) for data, m in zip(outs, self.made)]
+        if self._effects:
+            for t, m in zip(made, self.made):
+                if m.kept:
+                    t._kept = True
+            for i in self.keep_inputs:
+                inputs[i]._kept = True
+        output: Any = self.output
+        result = made[output[1]] if output[0] == "new" else _build(output, made, inputs, variables, args, kwargs)
+        if self._effects:
+            for i in self.dispose_inputs:
+                inputs[i].dispose()  # type: ignore[attr-defined]  # every input is a Tensor
+        return result
 
 
-def _build(spec: Any, outs: tuple[list[float], ...]) -> object:
+def _no_guards() -> int:
+    return -1
+
+
+def _build(spec: Any, made: list[Tensor], inputs: list[TensorBase], variables: list[Any],
+           args: tuple[object, ...], kwargs: dict[str, object]) -> object:
+    """The result as ``fn`` returned it, from what this replay made (``spec``: see ``Trace.output``)."""
     kind = spec[0]
-    if kind == "slot":
-        _, i, shape, name = spec
-        return new(Tensor, outs[i], shape, name)
-    if kind == "seq":
-        _, cls, items = spec
-        made = [_build(s, outs) for s in items]
-        if cls is list:
-            return made
-        return cls(made) if cls is tuple else cls(*made)
-    if kind == "dict":
-        _, cls, items = spec
-        return cls((k, _build(s, outs)) for k, s in items)
+    if kind == "new":
+        return made[spec[1]]
+    if kind == "arg":
+        return inputs[spec[1]]
     if kind == "var":
-        return spec[1]()
-    return spec[1]  # a Python value, the same at every call
+        return variables[spec[1]]
+    if kind == "py":
+        return spec[1]  # an immutable Python value, the same at every call
+    if kind == "obj":
+        return spec[1]  # a tensor made before the call (a guard checks it is alive)
+    if kind == "argobj":
+        where, i = spec[1]
+        return args[i] if where == "a" else kwargs[i]
+    if kind == "gradmap":
+        return spec[1]([(variables[j], _build(s, made, inputs, variables, args, kwargs)) for j, s in spec[2]])
+    items = [_build(s, made, inputs, variables, args, kwargs) for s in spec[2]]
+    if kind == "list":
+        return items
+    if kind == "tuple":
+        return tuple(items)
+    if kind == "namedtuple":
+        return spec[1]._make(items)
+    assert kind == "dict"
+    return dict(zip(items[::2], items[1::2]))
 
 
-def _result_slots(spec: Any, found: list[int]) -> None:
+def _variables_in(spec: Any, found: list[Any]) -> None:
+    """The variables of an output structure (they join the program's variables)."""
     kind = spec[0]
-    if kind == "slot":
+    if kind == "var":
         found.append(spec[1])
-    elif kind == "seq":
-        for s in spec[2]:
-            _result_slots(s, found)
-    elif kind == "dict":
+    elif kind == "gradmap":
+        found.extend(v for v, _ in spec[2])
         for _, s in spec[2]:
-            _result_slots(s, found)
+            _variables_in(s, found)
+    elif kind in ("list", "tuple", "namedtuple", "dict"):
+        for s in spec[2]:
+            _variables_in(s, found)
 
 
-def _respec(spec: Any, slots: list[Slot], index: dict[int, int]) -> object:
-    """The output structure with each slot replaced by its position in the replay's result tuple."""
+def _respec(spec: Any, var: Callable[[Any], int]) -> object:
+    """The output structure with each variable replaced by its index among the program's variables."""
     kind = spec[0]
-    if kind == "slot":
-        _, s, name = spec
-        return ("slot", index[s], slots[s].shape, name)
-    if kind in ("seq", "dict"):
-        _, cls, items = spec
-        if kind == "seq":
-            return ("seq", cls, [_respec(x, slots, index) for x in items])
-        return ("dict", cls, [(k, _respec(x, slots, index)) for k, x in items])
+    if kind == "var":
+        return ("var", var(spec[1]))
+    if kind == "gradmap":
+        return ("gradmap", spec[1], [(var(v), _respec(s, var)) for v, s in spec[2]])
+    if kind in ("list", "tuple", "namedtuple", "dict"):
+        return (kind, spec[1], [_respec(s, var) for s in spec[2]])
     return spec
 
 
@@ -229,7 +287,7 @@ def _live(program: Trace, results: list[int], alias: dict[int, int]) -> list[boo
         live[s] = True
     for i in range(len(slots) - 1, -1, -1):
         sl = slots[i]
-        if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
+        if sl.kind in _EFFECTS:
             live[i] = True
         if live[i]:
             if i in alias:
@@ -258,13 +316,12 @@ def _line_of(where: str) -> str:
 def compile_program(program: Trace) -> None:
     """Drop unused lines, number the rest, write the listing and the replay function."""
     slots = program.slots
-    results: list[int] = []
-    _result_slots(program.output, results)
+    results = [m.slot for m in program.made]
     alias = _repeated(slots)
     live = _live(program, results, alias)
     pinned = set(results)  # lines whose list leaves the replay (and the lines they repeat): never folded
     for sl in slots:
-        if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
+        if sl.kind in _EFFECTS:
             pinned.update(sl.inputs)
     pinned.update([alias[s] for s in pinned if s in alias])
     known: dict[int, list[float]] = {}  # const lines and op lines folded at trace time: their values
@@ -294,8 +351,13 @@ def compile_program(program: Trace) -> None:
         ins = [alias.get(j, j) for j in sl.inputs]  # a repeated op line is read from its first
         args = [f"[r{j}]" if j in floats else f"r{j}" for j in ins]  # each input as a list
         shown = " ".join(name[j] for j in sl.inputs)
-        if sl.kind in ("assign", "assign_add", "assign_sub", "update"):
-            if sl.kind == "update":
+        if sl.kind in _EFFECTS:
+            if sl.kind == "effect":
+                assert sl.apply is not None
+                env[f"E{i}"] = sl.apply
+                code.append(f"    E{i}({', '.join(args)})")
+                text.append(f"  {sl.label} {shown}{'  #' + _line_of(sl.where) if sl.where else ''}")
+            elif sl.kind == "update":
                 assert sl.apply is not None
                 env[f"U{i}"] = sl.apply
                 if id(sl.owner) not in owner_index:
@@ -337,13 +399,13 @@ def compile_program(program: Trace) -> None:
                 note = ""
             params = "".join(f" {k}={v!r}" for k, v in sl.params.items())
             text.append(f"  {name[i]} = {op.name} {shown}{params}  # {sl.shape}{_line_of(sl.where)}{note}")
-    index = {s: pos for pos, s in enumerate(dict.fromkeys(results))}
-    back = [alias.get(s, s) for s in index]
+    back = [alias.get(s, s) for s in results]
     code.append(f"    return ({''.join(f'[r{s}], ' if s in floats else f'r{s}, ' for s in back)})")
-    shown_results = ", ".join(name[s] for s in index)
+    shown_results = ", ".join(name[s] for s in dict.fromkeys(results))
     text.append(f"  return {shown_results}" if shown_results else "  return")
     program._text = [f"program {program.name}({', '.join(header)}):"] + text
-    program._built = _respec(program.output, slots, index)
+    program.output = _respec(program.output, var)
+    program._effects = bool(program.keep_inputs or program.dispose_inputs or any(m.kept for m in program.made))
     exec(compile("\n".join(code), f"<mt.function {program.name}>", "exec"), env)  # noqa: S102  # our own code
     program._code = env["replay"]  # type: ignore[assignment]
     # the trace's objects are no longer needed: keep what the listing and replay use

@@ -68,6 +68,10 @@ class UpdateWatcher(Protocol):
         variables: Sequence[TensorBase], grads: Sequence[TensorBase], label: str,
     ) -> None: ...
 
+    def on_setting(self, owner: object, name: str) -> None:
+        """The traced code read the setting ``name`` of ``owner`` (``learning_rate``, ``get_config``):
+        a Python value the program depends on."""
+
     def pause(self) -> None: ...
 
     def resume(self) -> None: ...
@@ -136,6 +140,9 @@ class Optimizer(SlotKeeper, ABC):
             >>> mt.train.momentum(0.1, 0.9, use_nesterov=True).get_config()
             {'learning_rate': 0.1, 'momentum': 0.9, 'use_nesterov': True}
         """
+        watcher = update_watcher()
+        if watcher is not None:
+            watcher.on_setting(self, "get_config")
         config: dict[str, float | bool] = {}
         for name in self.config_fields:
             value = getattr(self, "_" + name)
@@ -160,6 +167,9 @@ class Optimizer(SlotKeeper, ABC):
             ...     print(str(err).splitlines()[0])
             SGDOptimizer: learning_rate=-1 is out of range.
         """
+        watcher = update_watcher()
+        if watcher is not None:  # mt.function is tracing code that reads it: a value the program depends on
+            watcher.on_setting(self, "learning_rate")
         return self._learning_rate
 
     @learning_rate.setter
@@ -178,6 +188,9 @@ class Optimizer(SlotKeeper, ABC):
             >>> opt.iterations
             3
         """
+        watcher = update_watcher()
+        if watcher is not None:
+            watcher.on_setting(self, "iterations")
         return self._iterations
 
     @property
