@@ -108,27 +108,27 @@ class Tape:
         n = len(inputs)
         if n == 2:
             a, b = inputs
-            first = a.id in tracked or a._trainable and self._watch_read(a)
-            second = b.id in tracked or b._trainable and self._watch_read(b)
+            first = a._id in tracked or a._trainable and self._watch_read(a)
+            second = b._id in tracked or b._trainable and self._watch_read(b)
             if not (first or second):
                 return
             needs = _PAIRS[first][second]
             kept = a._kept or b._kept
         elif n == 1:
             a = inputs[0]
-            if not (a.id in tracked or a._trainable and self._watch_read(a)):
+            if not (a._id in tracked or a._trainable and self._watch_read(a)):
                 return
             needs = _ONE
             kept = a._kept
         else:
-            flags = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
+            flags = tuple([x._id in tracked or x._trainable and self._watch_read(x) for x in inputs])
             if True not in flags:
                 return
             needs = _NEEDS.setdefault(flags, flags)
             kept = True in [x._kept for x in inputs]
         if kept:  # a variable (always kept) among the inputs: record what it holds now (TensorFlow's rule)
             inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
-        tracked.add(out.id)
+        tracked.add(out._id)
         self._records.append((op, inputs, params, out, needs))
         # The line of user code that ran the op: user_line.user_frame(3) (1 is _record, 2 primitive.py's
         # emit, 3 the op's call), written out for the two cases of nearly every record, whose
@@ -147,15 +147,15 @@ class Tape:
 
     def _read(self, variable: Variable) -> Tensor:
         """The variable's values as the record keeps them; the tape remembers whose they are (for ``to_dot``)."""
-        self._variables[variable.id] = variable
+        self._variables[variable._id] = variable
         return variable._recorded()
 
     def _watch_read(self, variable: Tensor) -> bool:
         """A trainable variable an op reads: watch it if this tape watches what it accesses."""
         if not self._watch_vars:
             return False
-        self._tracked.add(variable.id)
-        self._watched[variable.id] = variable
+        self._tracked.add(variable._id)
+        self._watched[variable._id] = variable
         return True
 
     def watch(self, tensor: Tensor | Sequence[Tensor]) -> None:

@@ -72,11 +72,14 @@ class Tensor(TensorBase):
         return new(cls, data, inferred, "tensor")
 
     # -- reading values ---------------------------------------------------
+    # Every attribute is read-only (``shape``, ``size`` and ``id`` are TensorBase's):
+    # a tensor never changes, and views/habits.py gives each property a setter that
+    # raises, saying what to write instead.
 
     @property
     def rank(self) -> int:
         """Number of dimensions (``len(shape)``)."""
-        return len(self.shape)
+        return len(self._shape)
 
     @property
     def dtype(self) -> str:
@@ -134,7 +137,7 @@ class Tensor(TensorBase):
         """
         if _get_state().observers:
             arena.notify_read(self)
-        return nest_values(self._values(), self.shape)
+        return nest_values(self._values(), self._shape)
 
     def array_sync(self) -> Nested:
         """Same as :meth:`tolist` (``arraySync()`` in TensorFlow.js).
@@ -196,8 +199,8 @@ class Tensor(TensorBase):
     def __repr__(self) -> str:
         name = type(self).__name__
         if self._data is None:
-            return f"{name}(<disposed>, shape={self.shape}, id={self.id})"
-        return f"{name}({format_values(self._data, self.shape)}, shape={self.shape}{self._repr_extra()})"
+            return f"{name}(<disposed>, shape={self._shape}, id={self._id})"
+        return f"{name}({format_values(self._data, self._shape)}, shape={self._shape}{self._repr_extra()})"
 
     def _repr_extra(self) -> str:
         return ""
@@ -219,7 +222,7 @@ class Tensor(TensorBase):
         return id(self)
 
     def __bool__(self) -> bool:
-        if self.size == 1:
+        if self._size == 1:
             return self.item() != 0.0
         raise InvalidArgumentError(  # a ValueError, as NumPy's: `except ValueError` catches it
             explain(
