@@ -318,6 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{program_name()}: {err}", file=sys.stderr)
         return 2
     parser = build_parser(program_name(), lang)
+    if _no_command(arguments):  # the program alone (or with --lang): what it can do, not a usage error
+        parser.print_help()
+        return 0
     args = parser.parse_args(arguments)
     try:
         return _run(args)
@@ -328,6 +331,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+
+
+def _no_command(arguments: Sequence[str]) -> bool:
+    """Whether ``arguments`` name no command: nothing, or only ``--lang X`` / ``--lang=X`` with a
+    language microtape speaks (argparse reports any other value)."""
+    i = 0
+    while i < len(arguments):
+        if arguments[i] == "--lang" and i + 1 < len(arguments) and arguments[i + 1] in LANGUAGES:
+            i += 2
+        elif arguments[i].startswith("--lang=") and arguments[i].partition("=")[2] in LANGUAGES:
+            i += 1
+        else:
+            return False
+    return True
 
 
 def _run(args: argparse.Namespace) -> int:
