@@ -18,7 +18,7 @@ from . import user_line, arena
 from .primitive import Op
 from .arena import STATE, TensorBase
 from ..errors import TapeError, explain
-from .gradient_args import check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
+from .gradient_args import UnconnectedGradients, check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
 from .backward import Record, backward, jacobian, reaches
 from .tensor import Tensor
 from .variable import Variable
@@ -278,7 +278,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Tensor,
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> Tensor | None: ...
 
     @overload
@@ -287,7 +287,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Sequence[Tensor],
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> list[Tensor | None]: ...
 
     @overload
@@ -296,7 +296,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Mapping[K, Tensor],
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> dict[K, Tensor | None]: ...
 
     def gradient(
@@ -304,7 +304,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor],
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> Tensor | None | list[Tensor | None] | dict[K, Tensor | None]:
         """Gradient of ``target`` with respect to ``sources``.
 
@@ -339,7 +339,7 @@ class Tape:
             return dict(zip(sources.keys(), result))
         return list(result)
 
-    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: str = "none") -> Tensor | None:
+    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: UnconnectedGradients = "none") -> Tensor | None:
         """Full Jacobian: ``result[i..., j...] = ∂target[i...] / ∂source[j...]``.
 
         One backward pass per entry of ``target``; the result has shape

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias, Union, cast
 
 from . import arena
 from .arena import TensorBase, new
-from .types import Axis, Nested, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Shape
+from .types import Axis, Nested, Rows, Shape
 from ..errors import InvalidArgumentError, explain
 from .formatting import format_number as format_number
 from .formatting import format_values, nest_values
@@ -434,17 +434,20 @@ def as_tensor(value: TensorLike) -> Tensor:
 
 Grads: TypeAlias = "tuple[Tensor | None, ...]"
 """What a VJP returns: one entry per tensor input, ``None`` where there is no gradient."""
-TensorLike: TypeAlias = Union["Tensor", float, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Nested]
+TensorLike: TypeAlias = Union["Tensor", Rows]
+"""What ops and ``mt.tensor`` accept: a tensor, a number, or nested lists and tuples of numbers."""
 BinaryOperator: TypeAlias = "Callable[[Tensor, TensorLike], Tensor]"
 """Python's operators on a tensor (``x + 2.0``, ``2.0 * x``): what ``Primitive.operator`` makes."""
-# A function of 1 to 6 tensors (what grads and check_grads differentiate). A union of
-# fixed counts rather than Callable[..., Tensor], so that a type checker infers a
-# lambda's parameters as tensors (with ``...`` they would be unknown).
+# A function of one to six tensors: what grads, check_grads and the other functions that call
+# f(*inputs) take. Each of them has one overload per count, spelled out (Callable[[Tensor,
+# Tensor], Tensor], ...), so that both mypy and pyright type a lambda's parameters as tensors
+# (mypy reads a lambda's parameters from one callable, never from a union of them) and a hover
+# shows the parameters; this union is what the implementations behind the overloads accept.
 TensorFn: TypeAlias = Union[
-    "Callable[[Tensor], Tensor]",
-    "Callable[[Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
+    Callable[[Tensor], Tensor],
+    Callable[[Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor],
 ]
