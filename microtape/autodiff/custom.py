@@ -139,6 +139,12 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
     computed without a tape): for a correct second derivative, compute
     from the inputs inside ``grad_fn``.
 
+    To a type checker, ``f`` takes one to three tensors (then, optionally,
+    ``save``), so a lambda's parameters are tensors, and the result takes
+    what ops take. An ``f`` with settings after its tensors
+    (``f(x, *, k)``, called as ``op(x, k=3.0)``) runs, but its settings are
+    not in those types.
+
     Examples:
         >>> def softplus(x):
         ...     value = mt.log(1.0 + mt.exp(x))

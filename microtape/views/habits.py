@@ -137,7 +137,7 @@ _NOTHING_TO_RESET: Final = "delete the line: gradients never accumulate, so ther
 
 
 def assignment_error(obj: object, name: str, value: object) -> UnsupportedAttributeError:
-    """The error for ``t.name = value``: tensors are immutable, and so is what a variable holds but its values.
+    """The error for ``t.name = value``: a tensor never changes, and a variable changes only its values (assign).
 
     Examples:
         >>> from microtape.views.habits import assignment_error
