@@ -99,7 +99,7 @@ autoclass_content = "class"
 # Type aliases (microtape.engine.types, and microtape.engine.tensor for those that mention Tensor): show
 # the alias name in signatures instead of the expanded union, and link it to its entry on the API page.
 autodoc_type_aliases = {
-    **{name: f"microtape.engine.types.{name}" for name in ("Shape", "Nested", "Axis")},
+    **{name: f"microtape.engine.types.{name}" for name in ("Shape", "Nested", "Rows", "Axis")},
     **{name: f"microtape.engine.tensor.{name}" for name in ("Grads", "TensorLike")},
 }
 napoleon_google_docstring = True

@@ -21,15 +21,16 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 from .engine.primitive import OPS
 from .checking.samples import CASES, Case
-from .checking.gradcheck import check_grads
+from .checking.gradcheck import GradCheckMode, GradCheckOrder, check_grads
 from .ops.creation import tensor
 from .engine.tensor import Tensor
 from .errors import MicrotapeError
 from .i18n import messages
+from .i18n.messages import Language
 
 __all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
 
@@ -37,7 +38,11 @@ LANGUAGES = messages.LANGUAGES
 """The languages of the command line: the tour's prose, the starters, the grader's reports, ``--help``."""
 
 
-def _run_case(case: Case, mode: str, order: int) -> tuple[bool, float]:
+_RUNS: Final[tuple[tuple[str, GradCheckMode, GradCheckOrder], ...]] = (("full", "full", 1), ("fast", "fast", 1), ("order 2", "full", 2))
+"""selfcheck's columns: (label, check_grads mode, order)."""
+
+
+def _run_case(case: Case, mode: GradCheckMode, order: GradCheckOrder) -> tuple[bool, float]:
     op = OPS[case.name]
     from .engine.arena import DISPATCH, run_in_scope
 
@@ -86,7 +91,7 @@ def selfcheck(out: TextIO | None = None) -> int:
         verdicts = {"full": True, "fast": True, "order 2": True}
         worst = 0.0
         for case in cases:
-            for label, mode, order in (("full", "full", 1), ("fast", "fast", 1), ("order 2", "full", 2)):
+            for label, mode, order in _RUNS:
                 ok, err = _run_case(case, mode, order)
                 verdicts[label] &= ok
                 worst = max(worst, err)
@@ -134,7 +139,7 @@ def mini_tour(out: TextIO) -> None:
     print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)
 
 
-def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, figures: Path | None = None, lang: str = "en") -> int:
+def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, figures: Path | None = None, lang: Language = "en") -> int:
     """Print the book's chapters in the terminal (all, or one with ``chapter``).
 
     With ``pause``, wait for Enter between chapters; with ``figures`` (a
@@ -195,7 +200,7 @@ def program_name() -> str:
     return "python -m microtape"
 
 
-def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: str = "en", notebook: bool = False) -> int:
+def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: Language = "en", notebook: bool = False) -> int:
     """Copy the starter exercises into ``folder``; return the exit code.
 
     Only the starters (``ex*.py``) are copied, never the solutions. Files
@@ -267,7 +272,7 @@ KINDS: dict[str, str] = {"write": "writing", "debug": "debugging"}
 """How ``exercises --list`` names an exercise's kind."""
 
 
-def list_exercises(out: TextIO | None = None, lang: str = "en") -> int:
+def list_exercises(out: TextIO | None = None, lang: Language = "en") -> int:
     """Print every exercise: its chapter, kind (writing or debugging), expected minutes and title (in ``lang``).
 
     Examples:
@@ -318,6 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{program_name()}: {err}", file=sys.stderr)
         return 2
     parser = build_parser(program_name(), lang)
+    if _no_command(arguments):  # the program alone (or with --lang): what it can do, not a usage error
+        parser.print_help()
+        return 0
     args = parser.parse_args(arguments)
     try:
         return _run(args)
@@ -328,6 +336,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+
+
+def _no_command(arguments: Sequence[str]) -> bool:
+    """Whether ``arguments`` name no command: nothing, or only ``--lang X`` / ``--lang=X`` with a
+    language microtape speaks (argparse reports any other value)."""
+    i = 0
+    while i < len(arguments):
+        if arguments[i] == "--lang" and i + 1 < len(arguments) and arguments[i + 1] in LANGUAGES:
+            i += 2
+        elif arguments[i].startswith("--lang=") and arguments[i].partition("=")[2] in LANGUAGES:
+            i += 1
+        else:
+            return False
+    return True
 
 
 def _run(args: argparse.Namespace) -> int:

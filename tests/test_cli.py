@@ -103,7 +103,7 @@ def test_exercises_know_only_their_languages(tmp_path: Path, capsys: pytest.Capt
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["exercises", str(tmp_path / "de"), "--lang", "de"])
     assert exit_info.value.code == 2 and "invalid choice: 'de'" in capsys.readouterr().err
-    assert cli.exercises(tmp_path / "de", lang="de") == 2
+    assert cli.exercises(tmp_path / "de", lang="de") == 2  # type: ignore[arg-type]  # an untyped caller: refused at run time too
     assert "the languages are en, ru" in capsys.readouterr().out
     assert not (tmp_path / "de").exists()
 
@@ -132,3 +132,31 @@ def test_help_in_a_fresh_process_names_python_dash_m() -> None:
     assert result.returncode == 0
     assert result.stdout.startswith(f"usage: {Path(sys.executable).name} -m microtape ")
     assert "exercises" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "first"),
+    [
+        ([], None, "usage: "),
+        ([], "ru", "использование: "),
+        (["--lang", "ru"], None, "использование: "),
+        (["--lang=en"], "ru", "usage: "),
+    ],
+)
+def test_the_program_alone_prints_the_help_and_succeeds(
+    argv: list[str], env: str | None, first: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m microtape`` with no command was argparse's usage error (exit 2); it is the help now, in either language."""
+    if env is None:
+        monkeypatch.delenv("MICROTAPE_LANG", raising=False)
+    else:
+        monkeypatch.setenv("MICROTAPE_LANG", env)
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(first) and "selfcheck" in out and "exercises" in out
+
+
+def test_a_language_microtape_does_not_speak_is_still_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--lang", "de"])
+    assert info.value.code == 2 and "invalid choice: 'de'" in capsys.readouterr().err

@@ -13,6 +13,7 @@ the code's comments and docstrings."""
 from __future__ import annotations
 
 import gc
+import inspect
 import json
 import operator
 import subprocess
@@ -227,8 +228,8 @@ def _inplace(fn: Callable[[object, object], object], name: str) -> Callable[[Pat
 CASES: list[Misuse] = [
     # creation
     Misuse("ragged", simple(lambda: mt.tensor([[1.0, 2.0], [3.0]])), mt.ShapeError, ("ragged", "2", "1")),
-    Misuse("mixed depth", simple(lambda: mt.tensor([[1.0], 2.0])), mt.ShapeError, ("mixed",)),  # type: ignore[arg-type]
-    Misuse("string", simple(lambda: mt.tensor(["1"])), mt.InvalidArgumentError, ("'1'", "str")),  # type: ignore[arg-type]
+    Misuse("mixed depth", simple(lambda: mt.tensor([[1.0], 2.0])), mt.ShapeError, ("mixed",)),  # the types take nested rows; the run time checks they are regular
+    Misuse("string", simple(lambda: mt.tensor(["1"])), mt.InvalidArgumentError, ("'1'", "str")),  # type: ignore[list-item]
     Misuse("none", simple(lambda: mt.tensor(None)), mt.InvalidArgumentError, ("None",)),  # type: ignore[arg-type]
     Misuse("tensor list", on(lambda t: mt.tensor([t]), lambda: mt.scalar(1.0)), mt.InvalidArgumentError, ("mt.stack",)),
     Misuse("shape mismatch", simple(lambda: mt.tensor([1.0, 2.0, 3.0], shape=(2, 2))), mt.ShapeError, ("(2, 2)", "4", "3")),
@@ -265,7 +266,7 @@ CASES: list[Misuse] = [
     # variables
     Misuse("assign shape", _with_var(lambda v: (lambda: v.assign([1.0, 2.0, 3.0])), "mis_assign"), mt.ShapeError, ("mis_assign", "(2,)", "(3,)")),
     Misuse("assign_add shape", _with_var(lambda v: (lambda: v.assign_add([1.0])), "mis_add"), mt.ShapeError, ("mis_add", "(1,)")),
-    Misuse("assign_sub string", _with_var(lambda v: (lambda: v.assign_sub(["a", "b"])), "mis_sub"), mt.InvalidArgumentError, ("'a'",)),  # type: ignore[arg-type]
+    Misuse("assign_sub string", _with_var(lambda v: (lambda: v.assign_sub(["a", "b"])), "mis_sub"), mt.InvalidArgumentError, ("'a'",)),  # type: ignore[list-item]
     Misuse("duplicate name", _with_var(lambda v: (lambda: mt.variable(0.0, name="mis_dup")), "mis_dup"), mt.VariableError, ("mis_dup", "already exists")),
     Misuse("trainable flag", simple(lambda: mt.variable(0.0, trainable="yes")), mt.InvalidArgumentError, ("'yes'",)),  # type: ignore[arg-type]
     Misuse("empty name", simple(lambda: mt.variable(0.0, name="")), mt.InvalidArgumentError, ("''",)),
@@ -274,7 +275,7 @@ CASES: list[Misuse] = [
     Misuse("explain a released tape", _released_tape, mt.TapeError, ("explain: this GradientTape was released", "shape ()")),
     Misuse("dy shape", lambda tmp: (lambda t, d: (lambda: t[0].gradient(t[2], t[1], output_gradients=d)))(_tape(tmp), mt.ones((3,))), mt.ShapeError, ("(3,)", "(2,)")),
     Misuse("dy values shape", lambda tmp: (lambda t: (lambda: t[0].gradient(t[2], t[1], output_gradients=[1.0, 2.0, 3.0])))(_tape(tmp)), mt.ShapeError, ("(3,)", "(2,)")),  # type: ignore[list-item]
-    Misuse("unconnected option", lambda tmp: (lambda t: (lambda: t[0].gradient(t[2], t[1], unconnected_gradients="zeros")))(_tape(tmp)), mt.InvalidArgumentError, ("'zeros'",)),
+    Misuse("unconnected option", lambda tmp: (lambda t: (lambda: t[0].gradient(t[2], t[1], unconnected_gradients="zeros")))(_tape(tmp)), mt.InvalidArgumentError, ("'zeros'",)),  # type: ignore[call-overload]
     Misuse("sources type", lambda tmp: (lambda t: (lambda: t[0].gradient(t[2], 3.0)))(_tape(tmp)), mt.InvalidArgumentError, ("float",)),  # type: ignore[call-overload]
     Misuse("target type", lambda tmp: (lambda t: (lambda: t[0].gradient(None, t[1])))(_tape(tmp)), mt.InvalidArgumentError, ("None",)),  # type: ignore[call-overload]
     Misuse("watch non tensor", simple(lambda: mt.GradientTape().watch("x")), mt.InvalidArgumentError, ("'x'",)),  # type: ignore[arg-type]
@@ -298,13 +299,13 @@ CASES: list[Misuse] = [
     Misuse("tidy generator", simple(lambda: mt.tidy(lambda: (mt.ones((1,)) for _ in range(1)))), mt.TidyError, ("generator",)),
     Misuse("tidy not callable", simple(lambda: mt.tidy(3)), mt.InvalidArgumentError, ("int",)),  # type: ignore[call-overload]
     Misuse("tidy name only", simple(lambda: mt.tidy("step")), mt.InvalidArgumentError, ("'step'",)),  # type: ignore[call-overload]
-    Misuse("tidy raises", simple(lambda: mt.tidy(lambda: [mt.ones((4,)), mt.tensor([[1.0], 2.0])])), mt.ShapeError, ("mixed",)),  # type: ignore[arg-type]
-    Misuse("leak option", simple(lambda: mt.leak_check(on_leak="shout").__enter__()), mt.InvalidArgumentError, ("'shout'",)),
+    Misuse("tidy raises", simple(lambda: mt.tidy(lambda: [mt.ones((4,)), mt.tensor([[1.0], 2.0])])), mt.ShapeError, ("mixed",)),
+    Misuse("leak option", simple(lambda: mt.leak_check(on_leak="shout").__enter__()), mt.InvalidArgumentError, ("'shout'",)),  # type: ignore[arg-type]
     # checker and debugging
     Misuse("check_grads wrong vjp", _check_grads_wrong, mt.GradientCheckError, ("FAILED", "custom_grad"), hint=False),
     Misuse("check_grads inputs", simple(lambda: mt.check_grads(mt.exp, [1.0])), mt.InvalidArgumentError, ("float",)),  # type: ignore[list-item]
-    Misuse("check_grads mode", on(lambda t: mt.check_grads(mt.exp, [t], mode="quick"), lambda: mt.ones((1,))), mt.InvalidArgumentError, ("'quick'",)),
-    Misuse("check_grads order", on(lambda t: mt.check_grads(mt.exp, [t], order=3), lambda: mt.ones((1,))), mt.InvalidArgumentError, ("3",)),
+    Misuse("check_grads mode", on(lambda t: mt.check_grads(mt.exp, [t], mode="quick"), lambda: mt.ones((1,))), mt.InvalidArgumentError, ("'quick'",)),  # type: ignore[call-overload]
+    Misuse("check_grads order", on(lambda t: mt.check_grads(mt.exp, [t], order=3), lambda: mt.ones((1,))), mt.InvalidArgumentError, ("3",)),  # type: ignore[call-overload]
     Misuse("numerical eps", on(lambda t: mt.numerical_grad(mt.exp, [t], eps=0.0), lambda: mt.ones((1,))), mt.InvalidArgumentError, ("eps=0.0",)),
     Misuse("check_numerics nan", on(lambda t: mt.check_numerics(t, "loss"), lambda: mt.tensor([float("nan")])), mt.NumericsError, ("loss : Tensor had NaN values",)),
     Misuse("anomaly", on(_anomaly, lambda: mt.tensor([-1.0])), mt.AnomalyError, ("log", "forward", "test_misuse.py")),
@@ -370,6 +371,23 @@ CASES: list[Misuse] = [
     Misuse("dataSync", named(lambda t: t.dataSync(), _t), mt.UnsupportedAttributeError, ("t.dataSync()", "(2,)", "snake_case"), also=AttributeError, code=True),
     Misuse("arraySync", named(lambda t: t.arraySync(), _t), mt.UnsupportedAttributeError, ("t.arraySync()", "tolist"), also=AttributeError, code=True),
     Misuse("print method", named(lambda t: t.print(), _t), mt.UnsupportedAttributeError, ("t.print()", "mt.print(t)"), also=AttributeError, code=True),
+    # a tensor never changes: assigning to any of its attributes says what to write instead
+    Misuse("t.shape =", named(lambda t: setattr(t, "shape", (2, 1)), _t), mt.UnsupportedAttributeError, ("t.shape = (2, 1)", "(2,)", "immutable", "assign"), also=AttributeError, code=True),
+    Misuse("assign shape as a list", named(lambda t: setattr(t, "shape", [1, 2]), _t), mt.UnsupportedAttributeError, ("t.shape = [1, 2]", "t.reshape((1, 2))"), also=AttributeError, code=True),
+    Misuse("assign a shape that does not fit", named(lambda t: setattr(t, "shape", (3,)), _t), mt.UnsupportedAttributeError, ("t.shape = (3,)", "2 entries", "t.reshape((2,))"), also=AttributeError, code=True),
+    Misuse("assign size", named(lambda t: setattr(t, "size", 3), _t), mt.UnsupportedAttributeError, ("t.size = 3", "immutable", "assign"), also=AttributeError, code=True),
+    Misuse("assign id", named(lambda t: setattr(t, "id", 1), _t), mt.UnsupportedAttributeError, ("t.id = 1", "immutable"), also=AttributeError, code=True),
+    Misuse("assign dtype", named(lambda t: setattr(t, "dtype", "float32"), _t), mt.UnsupportedAttributeError, ("t.dtype = 'float32'", "float64"), also=AttributeError),
+    Misuse("assign rank", named(lambda t: setattr(t, "rank", 2), _t), mt.UnsupportedAttributeError, ("t.rank = 2", "immutable"), also=AttributeError, code=True),
+    Misuse("assign T", named(lambda t: setattr(t, "T", t), _t), mt.UnsupportedAttributeError, ("t.T = Tensor([1.0, 2.0]", "immutable"), also=AttributeError, code=True),
+    Misuse("assign requires_grad", named(lambda t: setattr(t, "requires_grad", True), _t), mt.UnsupportedAttributeError, ("t.requires_grad = True", "watch the tensor on a tape", "tape.watch(t)"), also=AttributeError, code=True),
+    Misuse("assign requires_grad False", named(lambda t: setattr(t, "requires_grad", False), _t), mt.UnsupportedAttributeError, ("t.requires_grad = False", "no tape watches"), also=AttributeError),
+    Misuse("assign grad", named(lambda t, g: setattr(t, "grad", g), lambda: {"t": mt.tensor([1.0, 2.0]), "g": mt.ones((2,))}), mt.UnsupportedAttributeError, ("t.grad = Tensor([1.0, 1.0]", "returned, not stored", "mt.grad("), also=AttributeError, code=True),
+    Misuse("reset grad", named(lambda t: setattr(t, "grad", None), _t), mt.UnsupportedAttributeError, ("t.grad = None", "returned, not stored", "nothing to reset"), also=AttributeError),
+    Misuse("assign backward", named(lambda t: setattr(t, "backward", None), _t), mt.UnsupportedAttributeError, ("t.backward = None", "immutable"), also=AttributeError, code=True),
+    Misuse("assign a variable's shape", named(lambda t: setattr(t, "shape", (1, 2)), lambda: {"t": _var("mis_a_shape")}), mt.UnsupportedAttributeError, ("t.shape = (1, 2)", "Variable", "keeps its shape", "t.reshape((1, 2))"), also=AttributeError, code=True),
+    Misuse("assign a variable's name", named(lambda t: setattr(t, "name", "other"), lambda: {"t": _var("mis_a_name")}), mt.UnsupportedAttributeError, ("t.name = 'other'", "Variable", "names are unique"), also=AttributeError, code=True),
+    Misuse("assign a variable's size", named(lambda t: setattr(t, "size", 1), lambda: {"t": _var("mis_a_size")}), mt.UnsupportedAttributeError, ("t.size = 1", "assign_add"), also=AttributeError, code=True),
     Misuse("zero_grad", named(lambda opt, **_: opt.zero_grad(), _w_opt("mis_h_zero")), mt.UnsupportedAttributeError, ("opt.zero_grad()", "SGDOptimizer", "nothing to reset"), also=AttributeError),
     Misuse("step", named(lambda opt, **_: opt.step(), _w_opt("mis_h_step")), mt.UnsupportedAttributeError, ("opt.step()", "minimize"), also=AttributeError, code=True),
     *[
@@ -484,6 +502,30 @@ def test_missing_attributes_do_not_go_through_getattr() -> None:
     # (no specialisation), and ops read tensors' attributes all the time.
     assert "__getattr__" not in vars(mt.Tensor)
     assert "__getattribute__" not in vars(mt.Tensor)
+
+
+def test_assignments_are_refused_by_properties_not_setattr() -> None:
+    # A Python __setattr__ would run on every slot the engine sets when it makes a
+    # tensor (and on every _holds count): the refusals are the properties' setters.
+    for cls in (mt.Tensor, mt.Variable):
+        assert all("__setattr__" not in vars(k) for k in cls.__mro__ if k is not object), cls
+
+
+def test_every_attribute_of_a_tensor_or_variable_refuses_assignment() -> None:
+    t, w = mt.tensor([1.0, 2.0]), _var("mis_every_attribute")
+    for obj in (t, w):
+        names = [n for n in dir(obj) if not n.startswith("_") and isinstance(inspect.getattr_static(obj, n), property)]
+        assert {"shape", "size", "id", "dtype", "rank", "grad", "requires_grad"} <= set(names)
+        for name in names:
+            if name == "trainable" and obj is w:
+                continue  # the one attribute that is set: w.trainable = False
+            before = repr(getattr(obj, name, None))  # T makes a new tensor at each read
+            with pytest.raises(mt.UnsupportedAttributeError) as info:
+                setattr(obj, name, 0)
+            assert info.value.name == name  # an AttributeError too: hasattr and getattr(..., default) see one
+            assert f"t.{name} = 0" in str(info.value) and "hint: " in str(info.value)
+            assert repr(getattr(obj, name, None)) == before  # nothing changed
+    assert t.shape == (2,) and repr(t) == "Tensor([1.0, 2.0], shape=(2,))"
 
 
 @pytest.mark.slow

@@ -196,6 +196,12 @@ def test_the_console_script_names_itself(installed: Installed) -> None:
     assert result.returncode == 0 and result.stdout.startswith("usage: microtape ")
 
 
+def test_the_program_alone_prints_its_help(installed: Installed) -> None:
+    result = installed.run()
+    assert result.returncode == 0 and result.stdout.startswith("usage: python -m microtape "), result.stdout + result.stderr
+    assert "selfcheck" in result.stdout and not result.stderr
+
+
 def test_pyright_sees_every_exported_type(installed: Installed) -> None:
     # verifytypes resolves packages with the `python` first on PATH: the wheel's venv here.
     result = subprocess.run(

@@ -182,7 +182,7 @@ print(y)
 # before any work is done:
 try:
     # the text's f, on purpose; the comment at the end of the next line tells mypy so
-    mt.grads(lambda: x.square() + y.square())([x, y])  # type: ignore[arg-type]
+    mt.grads(lambda: x.square() + y.square())([x, y])  # type: ignore[misc, arg-type]
 except mt.InvalidArgumentError as err:
     print(err)
 

@@ -11,7 +11,7 @@ import functools
 import inspect
 from collections.abc import Callable, Sequence
 from time import perf_counter
-from typing import ParamSpec, overload
+from typing import overload
 
 from ..engine import arena
 from ..engine.primitive import Op, emit
@@ -21,11 +21,9 @@ from ..engine.types import Flat
 from ..engine.variable import Variable
 from ..errors import DisposedTensorError, InvalidArgumentError, ShapeError, explain
 from .function_args import check_callable
-from .results import GradFn
+from .results import GradFn, GradResult, TakesSave1, TakesSave2, TakesSave3
 
 __all__ = ["custom_grad"]
-
-P = ParamSpec("P")
 
 
 def _custom_vjp(
@@ -98,22 +96,27 @@ def _takes_save(f: Callable[..., object]) -> bool:
     return param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
 
 
-# custom_grad keeps the signature of f; an f that takes ``save`` (1 to 3 tensors, then
-# save) gives a function of the tensors alone.
+# One overload per count of tensors (1 to 3), each followed by the same count with ``save``,
+# so that a lambda's parameters are tensors to mypy and pyright alike (with no overload that
+# would take any function: there mypy would give a lambda untyped parameters). An f that takes
+# ``save`` is told apart by the parameter's name, as custom_grad does at run time (TakesSave1..3),
+# and its grad_fn by taking (dy, saved). The result takes what ops take: numbers are converted.
+@overload
+def custom_grad(f: Callable[[Tensor], tuple[Tensor, Callable[[Tensor], GradResult]]]) -> Callable[[TensorLike], Tensor]: ...
+@overload
+def custom_grad(f: TakesSave1) -> Callable[[TensorLike], Tensor]: ...
 @overload
 def custom_grad(
-    f: Callable[[Tensor, Callable[[Sequence[Tensor]], None]], tuple[Tensor, GradFn]],
-) -> Callable[[TensorLike], Tensor]: ...
-@overload
-def custom_grad(
-    f: Callable[[Tensor, Tensor, Callable[[Sequence[Tensor]], None]], tuple[Tensor, GradFn]],
+    f: Callable[[Tensor, Tensor], tuple[Tensor, Callable[[Tensor], GradResult]]],
 ) -> Callable[[TensorLike, TensorLike], Tensor]: ...
 @overload
+def custom_grad(f: TakesSave2) -> Callable[[TensorLike, TensorLike], Tensor]: ...
+@overload
 def custom_grad(
-    f: Callable[[Tensor, Tensor, Tensor, Callable[[Sequence[Tensor]], None]], tuple[Tensor, GradFn]],
+    f: Callable[[Tensor, Tensor, Tensor], tuple[Tensor, Callable[[Tensor], GradResult]]],
 ) -> Callable[[TensorLike, TensorLike, TensorLike], Tensor]: ...
 @overload
-def custom_grad(f: Callable[P, tuple[Tensor, GradFn]]) -> Callable[P, Tensor]: ...
+def custom_grad(f: TakesSave3) -> Callable[[TensorLike, TensorLike, TensorLike], Tensor]: ...
 
 
 def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor]:
@@ -135,6 +138,12 @@ def custom_grad(f: Callable[..., tuple[Tensor, GradFn]]) -> Callable[..., Tensor
     To a second differentiation they are constants, as in TF.js (they were
     computed without a tape): for a correct second derivative, compute
     from the inputs inside ``grad_fn``.
+
+    To a type checker, ``f`` takes one to three tensors (then, optionally,
+    ``save``), so a lambda's parameters are tensors, and the result takes
+    what ops take. An ``f`` with settings after its tensors
+    (``f(x, *, k)``, called as ``op(x, k=3.0)``) runs, but its settings are
+    not in those types.
 
     Examples:
         >>> def softplus(x):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from typing import overload
 
 from ..engine import arena
 from ..engine.types import ListLike
@@ -123,6 +124,21 @@ def grad(f: Callable[[Tensor], Tensor]) -> GradFunction:
     return g
 
 
+# One overload per count of inputs (1 to 6): a lambda's parameters are tensors (see TensorFn).
+@overload
+def grads(f: Callable[[Tensor], Tensor]) -> GradsFunction: ...
+@overload
+def grads(f: Callable[[Tensor, Tensor], Tensor]) -> GradsFunction: ...
+@overload
+def grads(f: Callable[[Tensor, Tensor, Tensor], Tensor]) -> GradsFunction: ...
+@overload
+def grads(f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]) -> GradsFunction: ...
+@overload
+def grads(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]) -> GradsFunction: ...
+@overload
+def grads(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]) -> GradsFunction: ...
+
+
 def grads(f: TensorFn) -> GradsFunction:
     """Return ``g(xs, dy=None)``: gradients of ``f(*xs)`` for each input (``tf.grads``).
 
@@ -171,6 +187,20 @@ def value_and_grad(f: Callable[[Tensor], Tensor]) -> ValueAndGradFunction:
         return result
 
     return g
+
+
+@overload
+def value_and_grads(f: Callable[[Tensor], Tensor]) -> ValueAndGradsFunction: ...
+@overload
+def value_and_grads(f: Callable[[Tensor, Tensor], Tensor]) -> ValueAndGradsFunction: ...
+@overload
+def value_and_grads(f: Callable[[Tensor, Tensor, Tensor], Tensor]) -> ValueAndGradsFunction: ...
+@overload
+def value_and_grads(f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]) -> ValueAndGradsFunction: ...
+@overload
+def value_and_grads(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]) -> ValueAndGradsFunction: ...
+@overload
+def value_and_grads(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]) -> ValueAndGradsFunction: ...
 
 
 def value_and_grads(f: TensorFn) -> ValueAndGradsFunction:
@@ -327,8 +357,35 @@ def variable_grads_as(
     return result
 
 
+# One overload per count of inputs, as for grads.
+@overload
 def explain_gradient(
-    f: Callable[..., object],
+    f: Callable[[Tensor], Tensor], inputs: Sequence[TensorLike], *, wrt: int = 0, index: int | tuple[int, ...] | None = None, top: int = 10
+) -> GradientExplanation: ...
+@overload
+def explain_gradient(
+    f: Callable[[Tensor, Tensor], Tensor], inputs: Sequence[TensorLike], *, wrt: int = 0, index: int | tuple[int, ...] | None = None, top: int = 10
+) -> GradientExplanation: ...
+@overload
+def explain_gradient(
+    f: Callable[[Tensor, Tensor, Tensor], Tensor], inputs: Sequence[TensorLike], *, wrt: int = 0, index: int | tuple[int, ...] | None = None, top: int = 10
+) -> GradientExplanation: ...
+@overload
+def explain_gradient(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Sequence[TensorLike], *, wrt: int = 0, index: int | tuple[int, ...] | None = None, top: int = 10
+) -> GradientExplanation: ...
+@overload
+def explain_gradient(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Sequence[TensorLike], *, wrt: int = 0, index: int | tuple[int, ...] | None = None, top: int = 10
+) -> GradientExplanation: ...
+@overload
+def explain_gradient(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Sequence[TensorLike], *, wrt: int = 0, index: int | tuple[int, ...] | None = None, top: int = 10
+) -> GradientExplanation: ...
+
+
+def explain_gradient(
+    f: TensorFn,
     inputs: Sequence[TensorLike],
     *,
     wrt: int = 0,

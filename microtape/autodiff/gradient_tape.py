@@ -20,7 +20,7 @@ from ..explain.report import GradientExplanation
 from ..explain.steps import BackwardStep, backward_steps
 from ..engine.gradient_args import sources_of, targets_of
 from ..engine.tape import Tape
-from ..views.tape_text import Operation, dot_graph, operations_of, summary_table
+from ..views.tape_text import Operation, RankDir, dot_graph, operations_of, summary_table
 from ..views.tape_svg import layout, summary_html, svg
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
@@ -108,7 +108,7 @@ class GradientTape(Tape):
         """
         return summary_table(self._records, gradient_norms(self._records, self._last))
 
-    def to_dot(self, grad_norms: bool = True, title: str = "tape", rankdir: str = "LR") -> str:
+    def to_dot(self, grad_norms: bool = True, title: str = "tape", rankdir: RankDir = "LR") -> str:
         """Graphviz text of the recorded graph: tensors as boxes, ops as ellipses.
 
         After ``gradient()``, edges into an op's output carry the gradient

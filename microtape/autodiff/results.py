@@ -9,7 +9,7 @@ variable itself; ``VariableGrads`` is the ``(value, grads)`` pair of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, TypeAlias
 
 from ..engine.types import ListLike
 from ..errors import GradientKeyError, explain
@@ -25,8 +25,35 @@ __all__ = [
     "VariableGrads",
 ]
 
-GradFn = Callable[..., "Tensor | Sequence[Tensor | None] | None"]
+GradResult: TypeAlias = "Tensor | Sequence[Tensor | None] | None"
+"""What a custom gradient's grad_fn returns: one gradient per input (a tensor for one input)."""
+GradFn = Callable[..., GradResult]
 """grad_fn(dy), or grad_fn(dy, saved) when f takes save."""
+SaveFn = Callable[[Sequence[Tensor]], None]
+"""The ``save`` that custom_grad passes to an f that takes it: ``save([t, ...])``."""
+SavedGradFn = Callable[[Tensor, list[Tensor]], GradResult]
+"""The grad_fn of an f that takes save: ``grad_fn(dy, saved)``."""
+
+
+# What custom_grad takes when f has a parameter named save (passed by keyword, as at run time).
+
+
+class TakesSave1(Protocol):
+    """``f(x, save)`` for :func:`~microtape.custom_grad`: one tensor, then ``save``; its grad_fn takes ``(dy, saved)``."""
+
+    def __call__(self, x: Tensor, /, *, save: SaveFn) -> tuple[Tensor, SavedGradFn]: ...
+
+
+class TakesSave2(Protocol):
+    """``f(x, y, save)`` for :func:`~microtape.custom_grad`: two tensors, then ``save``."""
+
+    def __call__(self, x: Tensor, y: Tensor, /, *, save: SaveFn) -> tuple[Tensor, SavedGradFn]: ...
+
+
+class TakesSave3(Protocol):
+    """``f(x, y, z, save)`` for :func:`~microtape.custom_grad`: three tensors, then ``save``."""
+
+    def __call__(self, x: Tensor, y: Tensor, z: Tensor, /, *, save: SaveFn) -> tuple[Tensor, SavedGradFn]: ...
 
 
 # What grad, grads, value_and_grad and value_and_grads return: the signature a

@@ -19,6 +19,7 @@ import random
 from collections.abc import Callable, Sequence  # noqa: F401 - Callable: TensorFn in the signatures resolves here
 from dataclasses import dataclass, field
 from itertools import product
+from typing import Literal, TypeAlias, cast, overload
 
 from ..engine.types import Shape, is_int, is_number
 from .culprit import find_culprit
@@ -31,7 +32,12 @@ from ..engine.formatting import format_number
 from ..engine.arena import new
 from ..engine.tensor import Tensor, TensorFn
 
-__all__ = ["Culprit", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
+__all__ = ["Culprit", "GradCheckMode", "GradCheckOrder", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
+
+GradCheckMode: TypeAlias = Literal["full", "fast"]
+"""``check_grads(mode=...)``: every entry of the Jacobian, or one random directional derivative."""
+GradCheckOrder: TypeAlias = Literal[1, 2]
+"""``check_grads(order=...)``: the gradient, or also the gradient of the gradient."""
 
 
 # -- the report ----------------------------------------------------------------
@@ -314,6 +320,39 @@ def _fast(
 # -- check_grads -----------------------------------------------------------------
 
 
+# One overload per count of inputs (1 to 6): a lambda's parameters are tensors (see TensorFn).
+@overload
+def check_grads(
+    f: Callable[[Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
+    mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+) -> GradCheckReport: ...
+@overload
+def check_grads(
+    f: Callable[[Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
+    mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+) -> GradCheckReport: ...
+@overload
+def check_grads(
+    f: Callable[[Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
+    mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+) -> GradCheckReport: ...
+@overload
+def check_grads(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
+    mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+) -> GradCheckReport: ...
+@overload
+def check_grads(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
+    mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+) -> GradCheckReport: ...
+@overload
+def check_grads(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
+    mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+) -> GradCheckReport: ...
+
+
 def check_grads(
     f: TensorFn,
     inputs: Tensor | Sequence[Tensor],
@@ -321,8 +360,8 @@ def check_grads(
     eps: float = 1e-6,
     atol: float = 1e-5,
     rtol: float = 1e-4,
-    mode: str = "full",
-    order: int = 1,
+    mode: GradCheckMode = "full",
+    order: GradCheckOrder = 1,
     seed: int | None = None,
 ) -> GradCheckReport:
     """Compare the analytic gradients of ``f(*inputs)`` with finite differences.
@@ -366,12 +405,13 @@ def check_grads(
     check_fn(f, "check_grads")
     xs = check_inputs(inputs, "check_grads")
     check_eps(eps)
-    if mode not in ("full", "fast"):
+    given_mode, given_order = cast(object, mode), cast(object, order)  # checked: an untyped caller may pass anything
+    if given_mode not in ("full", "fast"):
         raise InvalidArgumentError(
             explain(f'mode={mode!r} is not "full" or "fast".', "full compares every entry; fast one random direction.", 'use mode="full" for small inputs.'),
             value=mode,
         )
-    if order not in (1, 2):
+    if given_order not in (1, 2) or isinstance(given_order, bool):
         raise InvalidArgumentError(
             explain(f"order={order!r} is not 1 or 2.", "order=2 also checks the gradient of the gradient.", "use order=1 or order=2."),
             value=order,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal, TypeAlias, overload
 
 from ..engine import arena
 from ..engine.arena import STATE, new
@@ -22,9 +23,11 @@ from ..errors import InvalidArgumentError, explain
 from ..engine.convert import conversion_hint
 from ..engine.tensor import Tensor, TensorFn
 
-__all__ = ["Culprit", "GradCheckRow", "numerical_grad"]
+__all__ = ["Culprit", "DifferenceMethod", "GradCheckRow", "numerical_grad"]
 
 Fn = Callable[..., Tensor]
+DifferenceMethod: TypeAlias = Literal["central", "forward"]
+"""``numerical_grad(method=...)``: central differences (error O(eps²)) or forward ones (O(eps), half the calls)."""
 
 
 # -- evaluating f without recording and without leaking -------------------
@@ -146,8 +149,35 @@ def check_eps(eps: float, method: str = "central") -> None:
         )
 
 
+# One overload per count of inputs (1 to 6): a lambda's parameters are tensors (see TensorFn).
+@overload
 def numerical_grad(
-    f: TensorFn, inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: str = "central"
+    f: Callable[[Tensor], Tensor], inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: DifferenceMethod = "central"
+) -> list[Tensor]: ...
+@overload
+def numerical_grad(
+    f: Callable[[Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: DifferenceMethod = "central"
+) -> list[Tensor]: ...
+@overload
+def numerical_grad(
+    f: Callable[[Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: DifferenceMethod = "central"
+) -> list[Tensor]: ...
+@overload
+def numerical_grad(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: DifferenceMethod = "central"
+) -> list[Tensor]: ...
+@overload
+def numerical_grad(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: DifferenceMethod = "central"
+) -> list[Tensor]: ...
+@overload
+def numerical_grad(
+    f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: DifferenceMethod = "central"
+) -> list[Tensor]: ...
+
+
+def numerical_grad(
+    f: TensorFn, inputs: Tensor | Sequence[Tensor], eps: float = 1e-6, method: DifferenceMethod = "central"
 ) -> list[Tensor]:
     """Gradient of ``sum(f(*inputs))`` by finite differences, one tensor per input.
 

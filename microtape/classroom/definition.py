@@ -38,6 +38,7 @@ import math
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
 
 from ..errors import InvalidArgumentError
 
@@ -48,6 +49,8 @@ __all__ = [
 ]
 
 CheckFn = Callable[[types.ModuleType], None]
+ExerciseKind: TypeAlias = Literal["write", "debug"]
+"""An exercise's kind: write what a chapter shows, or debug a broken program with a tool from the book."""
 
 
 class Fail(Exception):
@@ -114,7 +117,7 @@ class Exercise:
     name: str
     chapter: int
     title: str
-    kind: str = "write"
+    kind: ExerciseKind = "write"
     checks: list[Check] = field(default_factory=list)
     minutes: int = 0
     """How long a student is expected to need (``exercises --list`` shows it)."""

@@ -28,7 +28,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Final, Literal, TextIO, TypeAlias
 
 from .._version import __version__
 from ..i18n.messages import say
@@ -39,6 +39,7 @@ __all__ = [
     "CLASSROOM50_SCHEMA",
     "CLASSROOM50_TEST",
     "FORMATS",
+    "GradeFormat",
     "GRADESCOPE_RESULTS",
     "GRADESCOPE_TEST",
     "Field",
@@ -56,7 +57,9 @@ __all__ = [
 Field = tuple[str, type, str]
 """One row of a format's table: the field's name, its JSON type (as a Python type), what it holds."""
 
-FORMATS: Final[tuple[str, ...]] = ("text", "json", "gradescope", "classroom50")
+GradeFormat: TypeAlias = Literal["text", "json", "gradescope", "classroom50"]
+"""What ``grade`` writes: its text report, microtape's JSON, Gradescope's or Classroom 50's document."""
+FORMATS: Final[tuple[GradeFormat, ...]] = ("text", "json", "gradescope", "classroom50")
 """The values of ``grade --format``."""
 
 GRADESCOPE_RESULTS: Final[tuple[Field, ...]] = (

@@ -97,8 +97,8 @@ from ..errors import InvalidArgumentError
 from .._version import __version__
 from .catalog import check_folder
 from .submissions import collect_paths
-from .formats import FORMATS, STATUSES, document, report, table_head, table_row, table_summary
-from ..i18n.messages import LANGUAGES, say
+from .formats import FORMATS, STATUSES, GradeFormat, document, report, table_head, table_row, table_summary
+from ..i18n.messages import LANGUAGES, Language, say
 from ..i18n.grader_ru import add_russian
 
 __all__ = [
@@ -350,11 +350,11 @@ def grade(
     jobs: int | None = None,
     memory_mb: int = DEFAULT_MEMORY_MB,
     out: TextIO | None = None,
-    format: str = "text",
+    format: GradeFormat = "text",
     output: str | Path | None = None,
     checks: str | Path | None = None,
     seed: int | None = None,
-    lang: str = "en",
+    lang: Language = "en",
 ) -> int:
     """Grade exercise files and folders, each file in its own child process; return the exit status.
 

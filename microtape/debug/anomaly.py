@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Literal, TypeAlias
 from contextlib import AbstractContextManager, contextmanager
 
 from ..engine import user_line
@@ -23,7 +24,7 @@ from ..engine.formatting import format_number
 from ..engine.tensor import Grads, Tensor
 from .anomaly_report import AnomalyTrace, cause, event
 
-__all__ = ["check_numerics", "detect_anomaly"]
+__all__ = ["AnomalyMode", "check_numerics", "detect_anomaly"]
 
 
 # -- check_numerics -------------------------------------------------------------
@@ -91,9 +92,11 @@ def _check_again(data: list[float], shape: tuple[int, ...], op: str, message: st
 
 
 _MODES = ("raise", "trace")
+AnomalyMode: TypeAlias = Literal["raise", "trace"]
+"""``detect_anomaly(mode=...)``: stop at the first op that makes a NaN or an Inf, or record where it spreads."""
 
 
-def detect_anomaly(mode: str = "raise") -> AbstractContextManager[AnomalyTrace]:
+def detect_anomaly(mode: AnomalyMode = "raise") -> AbstractContextManager[AnomalyTrace]:
     """Raise :class:`~microtape.AnomalyError` at the first op that makes NaN or Inf,
     or, with ``mode="trace"``, record where it came from and where it went.
 

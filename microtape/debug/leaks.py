@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Iterator
+from typing import Literal, TypeAlias
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -17,7 +18,7 @@ from ..engine.variable import Variable
 from ..views.html import record_html
 from ..errors import InvalidArgumentError, LeakError, explain
 
-__all__ = ["LeakGroup", "LeakReport", "leak_check"]
+__all__ = ["LeakGroup", "LeakReport", "OnLeak", "leak_check"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +107,12 @@ class _LeakTracker:
         pass
 
 
+OnLeak: TypeAlias = Literal["print", "warn", "raise", "ignore"]
+"""``leak_check(on_leak=...)``: what a leak does at the end of the block."""
+
+
 @contextmanager
-def leak_check(on_leak: str = "print") -> Iterator[LeakReport]:
+def leak_check(on_leak: OnLeak = "print") -> Iterator[LeakReport]:
     """Report tensors made inside the block that are still alive at its end.
 
     Leaks are grouped by the op and the line of your code that made them.

@@ -39,8 +39,9 @@ _ids = itertools.count(1)
 class TensorBase:
     """What the arena knows of a tensor: its storage and its lifetime.
 
-    ``_data`` is the flat row-major list (``None`` once freed), ``shape`` and
-    ``size`` describe it, ``id`` only grows, ``_op`` names what made it.
+    ``_data`` is the flat row-major list (``None`` once freed), ``_shape`` and
+    ``_size`` describe it, ``_id`` only grows, ``_op`` names what made it; the
+    read-only properties ``shape``, ``size`` and ``id`` show them.
     ``_disposed`` says who disposed it, ``_holds`` counts the tapes that need
     it for a backward pass, ``_kept`` marks ``keep()``-ed tensors and
     variables. ``_trainable`` is False here; ``Variable`` gives itself a slot
@@ -48,17 +49,35 @@ class TensorBase:
     method.
     """
 
-    __slots__ = ("_data", "shape", "size", "id", "_op", "_disposed", "_holds", "_kept")
+    __slots__ = ("_data", "_shape", "_size", "_id", "_op", "_disposed", "_holds", "_kept")
 
     _data: list[float] | None
-    shape: Shape
-    size: int
-    id: int
+    _shape: Shape
+    _size: int
+    _id: int
     _op: str
     _disposed: str | None
     _holds: int
     _kept: bool
     _trainable: bool = False  # a class attribute: only a Variable stores its own
+
+    # Read-only views of the storage: the engine sets the slots when it makes a tensor
+    # and reads them directly on its hot paths (a property costs a call per read).
+
+    @property
+    def shape(self) -> Shape:
+        """The length of each axis, a tuple: ``()`` for a scalar (``tensor.shape`` in TF.js)."""
+        return self._shape
+
+    @property
+    def size(self) -> int:
+        """Number of entries: the product of ``shape``."""
+        return self._size
+
+    @property
+    def id(self) -> int:
+        """A number that no other tensor made by this process has: ids only grow."""
+        return self._id
 
 
 T = TypeVar("T", bound=TensorBase)
@@ -209,9 +228,9 @@ def new(cls: type[T], data: list[float], shape: Shape, op: str, scoped: bool = T
     """
     t = _new_object(cls)
     t._data = data
-    t.shape = shape
-    t.size = len(data)
-    t.id = tid = next(_ids)
+    t._shape = shape
+    t._size = len(data)
+    t._id = tid = next(_ids)
     t._op = op
     t._disposed = None
     t._holds = 0
@@ -233,9 +252,9 @@ def read_of(variable: TensorBase, cls: type[T]) -> T:
     what a tape records for a variable read. Outside the arena, kept, never disposed."""
     t = _new_object(cls)
     t._data = variable._data
-    t.shape = variable.shape
-    t.size = variable.size
-    t.id = variable.id
+    t._shape = variable._shape
+    t._size = variable._size
+    t._id = variable._id
     t._op = "variable"
     t._disposed = None
     t._holds = 0
@@ -258,9 +277,9 @@ def observing(observer: Observer) -> Iterator[None]:
 def adopt(t: TensorBase) -> None:
     """Put a tensor a backward pass made outside the arena (``skip_arena``) in the arena and
     the innermost tidy scope, now that it is a result: what ``new`` skipped."""
-    if t.id not in LIVE and t._data is not None and t._disposed is None and not t._kept:
+    if t._id not in LIVE and t._data is not None and t._disposed is None and not t._kept:
         st = STATE.get()
-        LIVE[t.id] = t
+        LIVE[t._id] = t
         if st.scopes:
             st.scopes[-1].tensors.append(t)
         for obs in st.observers:
@@ -281,7 +300,7 @@ def free(t: TensorBase) -> None:
     if t._data is None:
         return
     t._data = None
-    LIVE.pop(t.id, None)
+    LIVE.pop(t._id, None)
     st = STATE.get()
     if st.observers:
         for obs in st.observers:
@@ -317,15 +336,15 @@ def disposed_error(t: TensorBase) -> DisposedTensorError:
     made = f" at {where}" if where else ""
     return DisposedTensorError(
         explain(
-            f"Tensor is disposed: Tensor#{t.id} (shape {t.shape}, made by {t._op!r}{made}) "
+            f"Tensor is disposed: Tensor#{t._id} (shape {t._shape}, made by {t._op!r}{made}) "
             f"was disposed by {by}.",
             "A disposed tensor's values are gone; ops and data_sync() cannot read it.",
             "return it from the function given to tidy, or mt.keep() it inside; "
             "and do not use a tensor after calling dispose() on it.",
         ),
-        tensor_id=t.id,
+        tensor_id=t._id,
         op=t._op,
-        shape=t.shape,
+        shape=t._shape,
         disposed_by=by,
         made_at=where,
     )
@@ -396,12 +415,12 @@ def _restore_scopes(outer: tuple[Scope, ...]) -> None:
 
 def close_scope(scope: Scope, survivors: Sequence[TensorBase], outer: tuple[Scope, ...]) -> None:
     """Dispose the scope's tensors except ``survivors`` (moved to the outer scope)."""
-    keep = {t.id for t in survivors}
+    keep = {t._id for t in survivors}
     parent = outer[-1].tensors if outer else None
     by = scope.by
     unused: list[TensorBase] = []
     for t in scope.tensors:
-        if t.id in keep:
+        if t._id in keep:
             if parent is not None:
                 parent.append(t)
         elif not t._kept and t._disposed is None:
@@ -419,7 +438,7 @@ def free_all(tensors: list[TensorBase]) -> None:
     for t in tensors:
         if t._data is not None:
             t._data = None
-            pop(t.id, None)
+            pop(t._id, None)
             if observers:
                 for obs in observers:
                     obs.on_free(t)

@@ -37,11 +37,11 @@ when the op ran, so whether the backward pass wants its gradient."""
 
 def reaches(records: Sequence[Record], target: Tensor, sources: Sequence[Tensor]) -> list[bool]:
     """For each source, whether ``target`` depends on it through the recorded ops."""
-    needed = {target.id}
+    needed = {target._id}
     for _, inputs, _, out, _ in reversed(records):
-        if out.id in needed:
-            needed.update(x.id for x in inputs)
-    return [s.id in needed for s in sources]
+        if out._id in needed:
+            needed.update(x._id for x in inputs)
+    return [s._id in needed for s in sources]
 
 
 def backward(
@@ -86,7 +86,7 @@ def backward(
         arena.adopt(g)
     # A gradient that passed straight through (say, the caller's dy through an
     # add) is the caller's tensor: hand back a copy, so gradients are always fresh.
-    return [g.clone() if g is not None and g.id < first_id else g for g in result]
+    return [g.clone() if g is not None and g._id < first_id else g for g in result]
 
 
 def jacobian(
@@ -155,17 +155,17 @@ def walk(
     called after each VJP with the gradients so far, by tensor id."""
     grads: dict[int, Tensor] = {}
     for t, d in zip(targets, douts):
-        d = _fill(t.shape, 1.0) if d is None else d
-        prev = grads.get(t.id)
-        grads[t.id] = d if prev is None else prev + d
-    keep = {s.id for s in sources}
+        d = _fill(t._shape, 1.0) if d is None else d
+        prev = grads.get(t._id)
+        grads[t._id] = d if prev is None else prev + d
+    keep = {s._id for s in sources}
     pop = grads.pop
     for op, inputs, params, out, needs in reversed(records):
-        dout = pop(out.id, None)  # each output's gradient is complete once its record is reached
+        dout = pop(out._id, None)  # each output's gradient is complete once its record is reached
         if dout is None:
             continue
-        if out.id in keep:
-            grads[out.id] = dout  # a source that is also an op's output: its gradient is a result
+        if out._id in keep:
+            grads[out._id] = dout  # a source that is also an op's output: its gradient is a result
         vjp = op.vjp
         assert vjp is not None  # only differentiable ops are recorded
         if params:
@@ -178,17 +178,17 @@ def walk(
         for x, dx, wanted in zip(inputs, dxs, needs):
             if dx is None or not wanted:
                 continue
-            if dx.shape != x.shape:
+            if dx._shape != x._shape:
                 raise wrong_gradient_shape(op.name, inputs.index(x), dx.shape, x.shape)
             if dx._data is None:
                 arena.check_usable(dx)  # a VJP gave back a freed tensor: DisposedTensorError
-            prev = grads.get(x.id)
-            grads[x.id] = dx if prev is None else prev + dx
+            prev = grads.get(x._id)
+            grads[x._id] = dx if prev is None else prev + dx
         if on_step is not None:
             on_step(op, out, dout, dxs, grads)
-    result: list[Tensor | None] = [grads.get(s.id) for s in sources]
+    result: list[Tensor | None] = [grads.get(s._id) for s in sources]
     if zero:
-        result = [_fill(s.shape, 0.0) if g is None else g for s, g in zip(sources, result)]
+        result = [_fill(s._shape, 0.0) if g is None else g for s, g in zip(sources, result)]
     return result
 
 

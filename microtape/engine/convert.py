@@ -78,7 +78,7 @@ def flatten_values(values: object, shape: Sequence[int] | None) -> tuple[list[fl
         if values._data is None or values._disposed is not None:
             arena.check_usable(values)
         assert values._data is not None  # check_usable raised otherwise
-        data, inferred = list(values._data), values.shape
+        data, inferred = list(values._data), values._shape
     else:
         tolist = getattr(values, "tolist", None)
         if tolist is not None and not isinstance(values, (list, tuple, str, bytes)):

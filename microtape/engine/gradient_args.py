@@ -8,6 +8,7 @@ mode, and the error for a VJP that returned a gradient of the wrong shape.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal, TypeAlias
 
 from .types import Shape
 from ..errors import InvalidArgumentError, ShapeError, explain
@@ -15,6 +16,7 @@ from .tensor import Tensor, as_tensor
 from . import arena
 
 __all__ = [
+    "UnconnectedGradients",
     "check_flag",
     "check_tensor",
     "jacobian_target",
@@ -69,6 +71,10 @@ def wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> ShapeE
         shapes=(got, want),
         input=index,
     )
+
+
+UnconnectedGradients: TypeAlias = Literal["none", "zero"]
+"""``gradient(unconnected_gradients=...)``: a source the target does not reach gets None, or zeros (TensorFlow's option)."""
 
 
 def unconnected_mode(value: object) -> bool:

@@ -204,8 +204,8 @@ def memory() -> MemoryInfo:
     held = [t for t in tensors if t._holds > 0]
     return MemoryInfo(
         num_tensors=len(tensors) + len(variables),
-        num_bytes=BYTES_PER_ENTRY * (sum(t.size for t in tensors) + sum(v.size for v in variables)),
+        num_bytes=BYTES_PER_ENTRY * (sum(t._size for t in tensors) + sum(v._size for v in variables)),
         num_variables=len(variables),
         num_tensors_held_by_tapes=len(held),
-        num_bytes_held_by_tapes=BYTES_PER_ENTRY * sum(t.size for t in held),
+        num_bytes_held_by_tapes=BYTES_PER_ENTRY * sum(t._size for t in held),
     )

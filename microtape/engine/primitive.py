@@ -114,9 +114,9 @@ class Primitive(Generic[P]):
             # new(Tensor, [float(other)], (), "tensor", scoped=False), written out: a step makes many
             c = _new_object(Tensor)
             c._data = [float(other)]
-            c.shape = ()
-            c.size = 1
-            c.id = cid = _next_id()
+            c._shape = ()
+            c._size = 1
+            c._id = cid = _next_id()
             c._op = "tensor"
             c._disposed = None
             c._holds = 0
@@ -217,9 +217,9 @@ def emit(
     # new(Tensor, data, shape, op.name), written out: every op of every step comes through here
     out = _new_object(Tensor)
     out._data = data
-    out.shape = shape
-    out.size = len(data)
-    out.id = tid = _next_id()
+    out._shape = shape
+    out._size = len(data)
+    out._id = tid = _next_id()
     out._op = op.name
     out._disposed = None
     out._holds = 0

@@ -18,7 +18,7 @@ from . import user_line, arena
 from .primitive import Op
 from .arena import STATE, TensorBase
 from ..errors import TapeError, explain
-from .gradient_args import check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
+from .gradient_args import UnconnectedGradients, check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
 from .backward import Record, backward, jacobian, reaches
 from .tensor import Tensor
 from .variable import Variable
@@ -108,27 +108,27 @@ class Tape:
         n = len(inputs)
         if n == 2:
             a, b = inputs
-            first = a.id in tracked or a._trainable and self._watch_read(a)
-            second = b.id in tracked or b._trainable and self._watch_read(b)
+            first = a._id in tracked or a._trainable and self._watch_read(a)
+            second = b._id in tracked or b._trainable and self._watch_read(b)
             if not (first or second):
                 return
             needs = _PAIRS[first][second]
             kept = a._kept or b._kept
         elif n == 1:
             a = inputs[0]
-            if not (a.id in tracked or a._trainable and self._watch_read(a)):
+            if not (a._id in tracked or a._trainable and self._watch_read(a)):
                 return
             needs = _ONE
             kept = a._kept
         else:
-            flags = tuple([x.id in tracked or x._trainable and self._watch_read(x) for x in inputs])
+            flags = tuple([x._id in tracked or x._trainable and self._watch_read(x) for x in inputs])
             if True not in flags:
                 return
             needs = _NEEDS.setdefault(flags, flags)
             kept = True in [x._kept for x in inputs]
         if kept:  # a variable (always kept) among the inputs: record what it holds now (TensorFlow's rule)
             inputs = tuple([self._read(v) if isinstance(v, Variable) else v for v in inputs])
-        tracked.add(out.id)
+        tracked.add(out._id)
         self._records.append((op, inputs, params, out, needs))
         # The line of user code that ran the op: user_line.user_frame(3) (1 is _record, 2 primitive.py's
         # emit, 3 the op's call), written out for the two cases of nearly every record, whose
@@ -147,15 +147,15 @@ class Tape:
 
     def _read(self, variable: Variable) -> Tensor:
         """The variable's values as the record keeps them; the tape remembers whose they are (for ``to_dot``)."""
-        self._variables[variable.id] = variable
+        self._variables[variable._id] = variable
         return variable._recorded()
 
     def _watch_read(self, variable: Tensor) -> bool:
         """A trainable variable an op reads: watch it if this tape watches what it accesses."""
         if not self._watch_vars:
             return False
-        self._tracked.add(variable.id)
-        self._watched[variable.id] = variable
+        self._tracked.add(variable._id)
+        self._watched[variable._id] = variable
         return True
 
     def watch(self, tensor: Tensor | Sequence[Tensor]) -> None:
@@ -278,7 +278,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Tensor,
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> Tensor | None: ...
 
     @overload
@@ -287,7 +287,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Sequence[Tensor],
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> list[Tensor | None]: ...
 
     @overload
@@ -296,7 +296,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Mapping[K, Tensor],
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> dict[K, Tensor | None]: ...
 
     def gradient(
@@ -304,7 +304,7 @@ class Tape:
         target: Tensor | Sequence[Tensor],
         sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor],
         output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: UnconnectedGradients = "none",
     ) -> Tensor | None | list[Tensor | None] | dict[K, Tensor | None]:
         """Gradient of ``target`` with respect to ``sources``.
 
@@ -339,7 +339,7 @@ class Tape:
             return dict(zip(sources.keys(), result))
         return list(result)
 
-    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: str = "none") -> Tensor | None:
+    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: UnconnectedGradients = "none") -> Tensor | None:
         """Full Jacobian: ``result[i..., j...] = ∂target[i...] / ∂source[j...]``.
 
         One backward pass per entry of ``target``; the result has shape

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias, Union, cast
 
 from . import arena
 from .arena import TensorBase, new
-from .types import Axis, Nested, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Shape
+from .types import Axis, Nested, Rows, Shape
 from ..errors import InvalidArgumentError, explain
 from .formatting import format_number as format_number
 from .formatting import format_values, nest_values
@@ -72,11 +72,14 @@ class Tensor(TensorBase):
         return new(cls, data, inferred, "tensor")
 
     # -- reading values ---------------------------------------------------
+    # Every attribute is read-only (``shape``, ``size`` and ``id`` are TensorBase's):
+    # a tensor never changes, and views/habits.py gives each property a setter that
+    # raises, saying what to write instead.
 
     @property
     def rank(self) -> int:
         """Number of dimensions (``len(shape)``)."""
-        return len(self.shape)
+        return len(self._shape)
 
     @property
     def dtype(self) -> str:
@@ -134,7 +137,7 @@ class Tensor(TensorBase):
         """
         if _get_state().observers:
             arena.notify_read(self)
-        return nest_values(self._values(), self.shape)
+        return nest_values(self._values(), self._shape)
 
     def array_sync(self) -> Nested:
         """Same as :meth:`tolist` (``arraySync()`` in TensorFlow.js).
@@ -196,8 +199,8 @@ class Tensor(TensorBase):
     def __repr__(self) -> str:
         name = type(self).__name__
         if self._data is None:
-            return f"{name}(<disposed>, shape={self.shape}, id={self.id})"
-        return f"{name}({format_values(self._data, self.shape)}, shape={self.shape}{self._repr_extra()})"
+            return f"{name}(<disposed>, shape={self._shape}, id={self._id})"
+        return f"{name}({format_values(self._data, self._shape)}, shape={self._shape}{self._repr_extra()})"
 
     def _repr_extra(self) -> str:
         return ""
@@ -219,7 +222,7 @@ class Tensor(TensorBase):
         return id(self)
 
     def __bool__(self) -> bool:
-        if self.size == 1:
+        if self._size == 1:
             return self.item() != 0.0
         raise InvalidArgumentError(  # a ValueError, as NumPy's: `except ValueError` catches it
             explain(
@@ -431,17 +434,20 @@ def as_tensor(value: TensorLike) -> Tensor:
 
 Grads: TypeAlias = "tuple[Tensor | None, ...]"
 """What a VJP returns: one entry per tensor input, ``None`` where there is no gradient."""
-TensorLike: TypeAlias = Union["Tensor", float, Rows1, Rows2, Rows3, Rows4, Rows5, Rows6, Nested]
+TensorLike: TypeAlias = Union["Tensor", Rows]
+"""What ops and ``mt.tensor`` accept: a tensor, a number, or nested lists and tuples of numbers."""
 BinaryOperator: TypeAlias = "Callable[[Tensor, TensorLike], Tensor]"
 """Python's operators on a tensor (``x + 2.0``, ``2.0 * x``): what ``Primitive.operator`` makes."""
-# A function of 1 to 6 tensors (what grads and check_grads differentiate). A union of
-# fixed counts rather than Callable[..., Tensor], so that a type checker infers a
-# lambda's parameters as tensors (with ``...`` they would be unknown).
+# A function of one to six tensors: what grads, check_grads and the other functions that call
+# f(*inputs) take. Each of them has one overload per count, spelled out (Callable[[Tensor,
+# Tensor], Tensor], ...), so that both mypy and pyright type a lambda's parameters as tensors
+# (mypy reads a lambda's parameters from one callable, never from a union of them) and a hover
+# shows the parameters; this union is what the implementations behind the overloads accept.
 TensorFn: TypeAlias = Union[
-    "Callable[[Tensor], Tensor]",
-    "Callable[[Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
-    "Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]",
+    Callable[[Tensor], Tensor],
+    Callable[[Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor],
+    Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor],
 ]

@@ -1,7 +1,8 @@
 """Type aliases shared by every module, none of which mentions a tensor.
 
 ``Shape`` is a tuple of ints, ``Nested`` what ``tolist()`` returns, ``Axis``
-what reductions take, ``ListLike`` a list or tuple as microtape reads one.
+what reductions take, ``ListLike`` a list or tuple as microtape reads one,
+``Rows`` a number or nested lists of numbers as ``tensor()`` reads them.
 The aliases that mention ``Tensor`` (``TensorLike``, ``Grads``, ``TensorFn``)
 are in ``tensor.py``, ``HasVariables`` in ``variable.py``: this module sits
 below both and imports neither.
@@ -39,14 +40,11 @@ class ListLike(Protocol[T_co]):
     def __add__(self, other: NoReturn, /) -> object: ...
 
 
-# What mt.tensor accepts: a number, what tolist() returns, or a regular nesting of lists
-# and tuples of numbers up to rank 6 (as TF.js's tensor6d).
-Rows1: TypeAlias = ListLike[float]
-Rows2: TypeAlias = ListLike[Rows1]
-Rows3: TypeAlias = ListLike[Rows2]
-Rows4: TypeAlias = ListLike[Rows3]
-Rows5: TypeAlias = ListLike[Rows4]
-Rows6: TypeAlias = ListLike[Rows5]
+Rows: TypeAlias = Union[float, ListLike["Rows"]]
+"""What ``mt.tensor`` reads besides a tensor: a number, or lists and tuples of ``Rows`` (what
+``tolist()`` returns is one). One recursive alias, so a type checker's message for a wrong
+value names it in a word; that the rows are regular (no ragged ``[[1.0], 2.0]``) is checked
+at run time, with the shapes in the message."""
 Axis: TypeAlias = Union[int, Sequence[int], None]
 
 

@@ -45,8 +45,8 @@ class Variable(Tensor):
         [0.5, 1.5]
     """
 
-    __slots__ = ("name", "_trainable", "_read", "__weakref__")
-    name: str
+    __slots__ = ("_name", "_trainable", "_read", "__weakref__")
+    _name: str
     _read: Tensor | None
 
     def __new__(cls, initial: object, trainable: bool = True, name: str | None = None) -> Variable:
@@ -60,6 +60,11 @@ class Variable(Tensor):
 
     def __reduce__(self) -> tuple[type[Tensor], tuple[list[float], Shape]]:
         raise _copy_error(self)
+
+    @property
+    def name(self) -> str:
+        """The variable's name, unique among the live variables; fixed when it is made."""
+        return self._name
 
     @property
     def trainable(self) -> bool:
@@ -297,7 +302,7 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
         data, shape = list(source._values()), source.shape
         source.dispose()
     v = new(Variable, data, shape, "variable", arena=False)  # memory() counts variables by VARIABLES
-    v.name = name
+    v._name = name
     v._kept = True
     v._trainable = flag
     v._read = None

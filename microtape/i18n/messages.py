@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["ENV", "LANGUAGES", "MESSAGES", "default_language", "say"]
+__all__ = ["ENV", "LANGUAGES", "Language", "MESSAGES", "default_language", "say"]
 
-LANGUAGES: Final[tuple[str, ...]] = ("en", "ru")
+Language: TypeAlias = Literal["en", "ru"]
+"""A language microtape speaks: ``--lang``, ``MICROTAPE_LANG`` and the ``lang=`` of its functions."""
+LANGUAGES: Final[tuple[Language, ...]] = ("en", "ru")
 """The languages of the command line: the tour's prose, the starters, the grader's reports, ``--help``."""
 
 ENV: Final = "MICROTAPE_LANG"

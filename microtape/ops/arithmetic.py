@@ -46,7 +46,7 @@ def add(x: Tensor, y: Tensor) -> Flat:
         >>> mt.tensor([[1.0], [2.0]]) + mt.tensor([10.0, 20.0])
         Tensor([[11.0, 21.0], [12.0, 22.0]], shape=(2, 2))
     """
-    return zip_flat(operator.add, x._data, x.shape, y._data, y.shape, "add")
+    return zip_flat(operator.add, x._data, x._shape, y._data, y._shape, "add")
 
 
 @add.defvjp
@@ -69,7 +69,7 @@ def sub(x: Tensor, y: Tensor) -> Flat:
         >>> 1 - mt.tensor([0.25, 2.0])
         Tensor([0.75, -1.0], shape=(2,))
     """
-    return zip_flat(operator.sub, x._data, x.shape, y._data, y.shape, "sub")
+    return zip_flat(operator.sub, x._data, x._shape, y._data, y._shape, "sub")
 
 
 @sub.defvjp
@@ -93,7 +93,7 @@ def mul(x: Tensor, y: Tensor) -> Flat:
         >>> 2.0 * mt.tensor([1.0, 2.0])
         Tensor([2.0, 4.0], shape=(2,))
     """
-    return zip_flat(operator.mul, x._data, x.shape, y._data, y.shape, "mul")
+    return zip_flat(operator.mul, x._data, x._shape, y._data, y._shape, "mul")
 
 
 @mul.defvjp
@@ -119,7 +119,7 @@ def div(x: Tensor, y: Tensor) -> Flat:
         >>> mt.tensor([1.0, -1.0, 0.0]) / 0.0
         Tensor([inf, -inf, nan], shape=(3,))
     """
-    return zip_flat(operator.truediv, x._data, x.shape, y._data, y.shape, "div", safe_div)
+    return zip_flat(operator.truediv, x._data, x._shape, y._data, y._shape, "div", safe_div)
 
 
 @div.defvjp
@@ -142,7 +142,7 @@ def neg(x: Tensor) -> Flat:
         >>> -mt.tensor([1.0, -2.0])
         Tensor([-1.0, 2.0], shape=(2,))
     """
-    return map_flat(operator.neg, x._data), x.shape
+    return map_flat(operator.neg, x._data), x._shape
 
 
 @neg.defvjp
@@ -165,7 +165,7 @@ def clone(x: Tensor) -> Flat:
         Tensor([2.0, 4.0], shape=(2,))
     """
     assert x._data is not None  # the op wrapper checked it
-    return list(x._data), x.shape
+    return list(x._data), x._shape
 
 
 @clone.defvjp
@@ -185,7 +185,7 @@ def square(x: Tensor) -> Flat:
         >>> mt.square(mt.tensor([3.0, -2.0]))
         Tensor([9.0, 4.0], shape=(2,))
     """
-    return map_flat(lambda v: v * v, x._data), x.shape
+    return map_flat(lambda v: v * v, x._data), x._shape
 
 
 @square.defvjp
@@ -206,7 +206,7 @@ def sqrt(x: Tensor) -> Flat:
         >>> mt.sqrt(mt.tensor([4.0, -1.0]))
         Tensor([2.0, nan], shape=(2,))
     """
-    return map_flat(math.sqrt, x._data, safe_sqrt), x.shape
+    return map_flat(math.sqrt, x._data, safe_sqrt), x._shape
 
 
 @sqrt.defvjp

@@ -46,7 +46,7 @@ def zeros_like(x: Tensor) -> Flat:
         >>> mt.zeros_like(mt.ones((2,)))
         Tensor([0.0, 0.0], shape=(2,))
     """
-    return [0.0] * x.size, x.shape
+    return [0.0] * x._size, x._shape
 
 
 zeros_like.defvjp(_zero_vjp)
@@ -60,7 +60,7 @@ def greater(x: Tensor, y: Tensor) -> Flat:
         >>> mt.greater(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([0.0, 0.0, 1.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a > b), x._data, x.shape, y._data, y.shape, "greater")
+    return zip_flat(lambda a, b: float(a > b), x._data, x._shape, y._data, y._shape, "greater")
 
 
 greater.defvjp(_zero_vjp)
@@ -74,7 +74,7 @@ def greater_equal(x: Tensor, y: Tensor) -> Flat:
         >>> mt.greater_equal(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([0.0, 1.0, 1.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a >= b), x._data, x.shape, y._data, y.shape, "greater_equal")
+    return zip_flat(lambda a, b: float(a >= b), x._data, x._shape, y._data, y._shape, "greater_equal")
 
 
 greater_equal.defvjp(_zero_vjp)
@@ -88,7 +88,7 @@ def less(x: Tensor, y: Tensor) -> Flat:
         >>> mt.less(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([1.0, 0.0, 0.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a < b), x._data, x.shape, y._data, y.shape, "less")
+    return zip_flat(lambda a, b: float(a < b), x._data, x._shape, y._data, y._shape, "less")
 
 
 less.defvjp(_zero_vjp)
@@ -102,7 +102,7 @@ def less_equal(x: Tensor, y: Tensor) -> Flat:
         >>> mt.less_equal(mt.tensor([1.0, 2.0, 3.0]), 2.0)
         Tensor([1.0, 1.0, 0.0], shape=(3,))
     """
-    return zip_flat(lambda a, b: float(a <= b), x._data, x.shape, y._data, y.shape, "less_equal")
+    return zip_flat(lambda a, b: float(a <= b), x._data, x._shape, y._data, y._shape, "less_equal")
 
 
 less_equal.defvjp(_zero_vjp)
@@ -116,7 +116,7 @@ def equal(x: Tensor, y: Tensor) -> Flat:
         >>> mt.equal(mt.tensor([1.0, 2.0]), mt.tensor([1.0, 3.0]))
         Tensor([1.0, 0.0], shape=(2,))
     """
-    return zip_flat(lambda a, b: float(a == b), x._data, x.shape, y._data, y.shape, "equal")
+    return zip_flat(lambda a, b: float(a == b), x._data, x._shape, y._data, y._shape, "equal")
 
 
 equal.defvjp(_zero_vjp)
@@ -130,7 +130,7 @@ def sign(x: Tensor) -> Flat:
         >>> mt.sign(mt.tensor([-3.0, 0.0, 2.0]))
         Tensor([-1.0, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(lambda v: float((v > 0.0) - (v < 0.0)) if v == v else v, x._data), x.shape
+    return map_flat(lambda v: float((v > 0.0) - (v < 0.0)) if v == v else v, x._data), x._shape
 
 
 sign.defvjp(_zero_vjp)

@@ -55,7 +55,7 @@ def abs(x: Tensor) -> Flat:
         >>> mt.grad(mt.abs)(mt.tensor([-2.0, 0.0, 3.0]))
         Tensor([-1.0, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(math.fabs, x._data), x.shape
+    return map_flat(math.fabs, x._data), x._shape
 
 
 @abs.defvjp
@@ -80,7 +80,7 @@ def relu(x: Tensor) -> Flat:
         >>> mt.grad(mt.relu)(mt.tensor([-1.0, 0.0, 2.0]))
         Tensor([0.0, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(lambda v: 0.0 if v <= 0.0 else v, x._data), x.shape
+    return map_flat(lambda v: 0.0 if v <= 0.0 else v, x._data), x._shape
 
 
 @relu.defvjp
@@ -104,7 +104,7 @@ def maximum(x: Tensor, y: Tensor) -> Flat:
         >>> mt.maximum(mt.tensor([1.0, 5.0]), 3.0)
         Tensor([3.0, 5.0], shape=(2,))
     """
-    return zip_flat(lambda a, b: a if a >= b or a != a else b, x._data, x.shape, y._data, y.shape, "maximum")
+    return zip_flat(lambda a, b: a if a >= b or a != a else b, x._data, x._shape, y._data, y._shape, "maximum")
 
 
 @maximum.defvjp
@@ -126,7 +126,7 @@ def minimum(x: Tensor, y: Tensor) -> Flat:
         >>> mt.minimum(mt.tensor([1.0, 5.0]), 3.0)
         Tensor([1.0, 3.0], shape=(2,))
     """
-    return zip_flat(lambda a, b: a if a <= b or a != a else b, x._data, x.shape, y._data, y.shape, "minimum")
+    return zip_flat(lambda a, b: a if a <= b or a != a else b, x._data, x._shape, y._data, y._shape, "minimum")
 
 
 @minimum.defvjp
@@ -176,7 +176,7 @@ def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Fl
             op="clip_by_value",
             bounds=(clip_value_min, clip_value_max),
         )
-    return map_flat(lambda v: v if lo <= v <= hi or v != v else (lo if v < lo else hi), x._data), x.shape
+    return map_flat(lambda v: v if lo <= v <= hi or v != v else (lo if v < lo else hi), x._data), x._shape
 
 
 @clip_by_value.defvjp
@@ -198,7 +198,7 @@ def where(condition: Tensor, x: Tensor, y: Tensor) -> Flat:
         >>> mt.where(mt.tensor([1.0, 0.0]), mt.tensor([1.0, 2.0]), 0.0)
         Tensor([1.0, 0.0], shape=(2,))
     """
-    columns = [(condition._data, condition.shape), (x._data, x.shape), (y._data, y.shape)]
+    columns = [(condition._data, condition._shape), (x._data, x._shape), (y._data, y._shape)]
     return zip3_flat(lambda c, a, b: a if c else b, columns, "where")
 
 

@@ -48,8 +48,8 @@ def reduce_max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Flat:
         >>> mt.grad(mt.max)(mt.tensor([3.0, 1.0, 3.0]))
         Tensor([0.5, 0.0, 0.5], shape=(3,))
     """
-    axes = normalize_axes(axis, len(x.shape), "max")
-    return reduce_flat(x._data, x.shape, axes, keepdims, "max")
+    axes = normalize_axes(axis, len(x._shape), "max")
+    return reduce_flat(x._data, x._shape, axes, keepdims, "max")
 
 
 @reduce_max.defvjp
@@ -85,12 +85,12 @@ def logsumexp(x: Tensor, axis: Axis = -1, keepdims: bool = False) -> Flat:
         >>> mt.logsumexp(mt.tensor([1000.0, 1000.0]))
         Tensor(1001.0, shape=())
     """
-    axes = normalize_axes(axis, len(x.shape), "logsumexp")
+    axes = normalize_axes(axis, len(x._shape), "logsumexp")
     data = x._data
     assert data is not None  # the op wrapper checked it
-    shape = reduced_shape(x.shape, axes, keepdims)
+    shape = reduced_shape(x._shape, axes, keepdims)
     groups: list[list[float]] = [[] for _ in range(size_of(shape))]
-    for i, v in zip(reduce_index(x.shape, axes), data):
+    for i, v in zip(reduce_index(x._shape, axes), data):
         groups[i].append(v)
     return [_lse(g) for g in groups], shape
 

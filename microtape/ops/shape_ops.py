@@ -43,11 +43,12 @@ def unbroadcast(dout: Tensor, shape: Shape) -> Tensor:
         >>> unbroadcast(mt.ones((2, 3)), (3,))
         Tensor([2.0, 2.0, 2.0], shape=(3,))
     """
-    if dout.shape == shape:
+    have = dout._shape  # read once: every broadcasting op's VJP comes through here
+    if have == shape:
         return dout
-    lead = len(dout.shape) - len(shape)
+    lead = len(have) - len(shape)
     axes = tuple(range(lead)) + tuple(
-        [lead + i for i, d in enumerate(shape) if d == 1 and dout.shape[lead + i] != 1]
+        [lead + i for i, d in enumerate(shape) if d == 1 and have[lead + i] != 1]
     )
     return reshape(reduce_sum(dout, axis=axes, keepdims=True), shape=shape)
 
@@ -84,8 +85,8 @@ def reduce_sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Flat:
         >>> x.sum(axis=-1, keepdims=True)
         Tensor([[6.0], [15.0]], shape=(2, 1))
     """
-    axes = normalize_axes(axis, len(x.shape), "sum")
-    return reduce_flat(x._data, x.shape, axes, keepdims, "sum")
+    axes = normalize_axes(axis, len(x._shape), "sum")
+    return reduce_flat(x._data, x._shape, axes, keepdims, "sum")
 
 
 @reduce_sum.defvjp

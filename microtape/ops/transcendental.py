@@ -45,7 +45,7 @@ def exp(x: Tensor) -> Flat:
         >>> mt.exp(mt.tensor([0.0, 1.0, 1000.0]))
         Tensor([1.0, 2.718, inf], shape=(3,))
     """
-    return map_flat(math.exp, x._data, safe_exp), x.shape
+    return map_flat(math.exp, x._data, safe_exp), x._shape
 
 
 @exp.defvjp
@@ -66,7 +66,7 @@ def log(x: Tensor) -> Flat:
         >>> mt.log(mt.tensor([1.0, 0.0, -1.0]))
         Tensor([0.0, -inf, nan], shape=(3,))
     """
-    return map_flat(math.log, x._data, safe_log), x.shape
+    return map_flat(math.log, x._data, safe_log), x._shape
 
 
 @log.defvjp
@@ -92,7 +92,7 @@ def pow(x: Tensor, y: Tensor) -> Flat:
         >>> mt.pow(mt.tensor([-8.0, 0.0]), mt.tensor([0.5, -1.0]))
         Tensor([nan, inf], shape=(2,))
     """
-    return zip_flat(safe_pow, x._data, x.shape, y._data, y.shape, "pow")
+    return zip_flat(safe_pow, x._data, x._shape, y._data, y._shape, "pow")
 
 
 @pow.defvjp
@@ -119,7 +119,7 @@ def sin(x: Tensor) -> Flat:
         >>> mt.sin(mt.tensor([0.0, math.pi / 2]))
         Tensor([0.0, 1.0], shape=(2,))
     """
-    return map_flat(math.sin, x._data, safe_sin), x.shape
+    return map_flat(math.sin, x._data, safe_sin), x._shape
 
 
 @sin.defvjp
@@ -135,7 +135,7 @@ def cos(x: Tensor) -> Flat:
         >>> mt.cos(mt.tensor([0.0, math.pi]))
         Tensor([1.0, -1.0], shape=(2,))
     """
-    return map_flat(math.cos, x._data, safe_cos), x.shape
+    return map_flat(math.cos, x._data, safe_cos), x._shape
 
 
 @cos.defvjp
@@ -157,7 +157,7 @@ def tanh(x: Tensor) -> Flat:
         >>> mt.tanh(mt.tensor([0.0, 100.0]))
         Tensor([0.0, 1.0], shape=(2,))
     """
-    return map_flat(math.tanh, x._data), x.shape
+    return map_flat(math.tanh, x._data), x._shape
 
 
 @tanh.defvjp
@@ -186,7 +186,7 @@ def sigmoid(x: Tensor) -> Flat:
         >>> mt.sigmoid(mt.tensor([0.0, -1000.0, 1000.0]))
         Tensor([0.5, 0.0, 1.0], shape=(3,))
     """
-    return map_flat(_sigmoid, x._data), x.shape
+    return map_flat(_sigmoid, x._data), x._shape
 
 
 @sigmoid.defvjp

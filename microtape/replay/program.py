@@ -224,7 +224,7 @@ def _kernel(slot: Slot) -> Callable[..., list[float]]:
     carriers = []
     for s in slot.in_shapes:
         c = new(Tensor, [], s, "replay", arena=False)
-        c.size = size_of(s)
+        c._size = size_of(s)
         carriers.append(c)
     fwd = op.forward
     params = slot.params

@@ -43,7 +43,10 @@ from ..engine.arena import TensorBase, new
 from ..engine.tensor import Tensor
 from ..engine.variable import HasVariables, Variable
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "OptimizerName"]
+
+OptimizerName: TypeAlias = Literal["Optimizer", "SGD", "Momentum", "Adagrad", "Adadelta", "Adam", "Adamax", "RMSProp"]
+"""An optimizer's TF.js class name (``opt.class_name``), as a checkpoint records it."""
 
 Gradients: TypeAlias = (
     VariableGrads
@@ -105,7 +108,7 @@ class Optimizer(SlotKeeper, ABC):
         (1.5, 1)
     """
 
-    class_name: ClassVar[str] = "Optimizer"
+    class_name: ClassVar[OptimizerName] = "Optimizer"
     """The TF.js class name (``"Adam"``), stored in checkpoints."""
 
     config_fields: ClassVar[tuple[str, ...]] = ("learning_rate",)

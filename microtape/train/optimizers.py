@@ -13,7 +13,7 @@ from typing import ClassVar
 from .validate import EPSILON, check_epsilon, check_flag, check_non_negative, check_unit, nan_maximum
 from ..ops.floats import safe_div as _div
 from ..ops.floats import safe_sqrt as _sqrt
-from .optimizer import Optimizer
+from .optimizer import Optimizer, OptimizerName
 
 __all__ = [
     "AdadeltaOptimizer",
@@ -53,7 +53,7 @@ class SGDOptimizer(Optimizer):
         3.2
     """
 
-    class_name: ClassVar[str] = "SGD"
+    class_name: ClassVar[OptimizerName] = "SGD"
 
     def _step(self, w: list[float], g: list[float], s: dict[str, list[float]], t: int) -> list[float]:
         lr = self._learning_rate
@@ -80,7 +80,7 @@ class MomentumOptimizer(Optimizer):
         [0.54, 1.08]
     """
 
-    class_name: ClassVar[str] = "Momentum"
+    class_name: ClassVar[OptimizerName] = "Momentum"
     config_fields: ClassVar[tuple[str, ...]] = ("learning_rate", "momentum", "use_nesterov")
 
     def __init__(self, learning_rate: float, momentum: float, use_nesterov: bool = False) -> None:
@@ -120,7 +120,7 @@ class AdagradOptimizer(Optimizer):
         [0.901227, 1.900311]
     """
 
-    class_name: ClassVar[str] = "Adagrad"
+    class_name: ClassVar[OptimizerName] = "Adagrad"
     config_fields: ClassVar[tuple[str, ...]] = ("learning_rate", "initial_accumulator_value")
 
     def __init__(self, learning_rate: float, initial_accumulator_value: float = 0.1) -> None:
@@ -168,7 +168,7 @@ class AdadeltaOptimizer(Optimizer):
         [0.8, 1.6]
     """
 
-    class_name: ClassVar[str] = "Adadelta"
+    class_name: ClassVar[OptimizerName] = "Adadelta"
     config_fields: ClassVar[tuple[str, ...]] = ("learning_rate", "rho", "epsilon")
 
     def __init__(self, learning_rate: float = 0.001, rho: float = 0.95, epsilon: float | None = None) -> None:
@@ -212,7 +212,7 @@ class AdamOptimizer(Optimizer):
         [1.9, 3.9]
     """
 
-    class_name: ClassVar[str] = "Adam"
+    class_name: ClassVar[OptimizerName] = "Adam"
     config_fields: ClassVar[tuple[str, ...]] = ("learning_rate", "beta1", "beta2", "epsilon")
 
     def __init__(
@@ -259,7 +259,7 @@ class AdamaxOptimizer(Optimizer):
         [1.9, 3.9]
     """
 
-    class_name: ClassVar[str] = "Adamax"
+    class_name: ClassVar[OptimizerName] = "Adamax"
     config_fields: ClassVar[tuple[str, ...]] = ("learning_rate", "beta1", "beta2", "epsilon", "decay")
 
     def __init__(
@@ -318,7 +318,7 @@ class RMSPropOptimizer(Optimizer):
         [0.55279, 1.55279]
     """
 
-    class_name: ClassVar[str] = "RMSProp"
+    class_name: ClassVar[OptimizerName] = "RMSProp"
     config_fields: ClassVar[tuple[str, ...]] = ("learning_rate", "decay", "momentum", "epsilon", "centered")
 
     def __init__(

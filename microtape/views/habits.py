@@ -4,14 +4,18 @@
 (``t.backward()``, ``t.grad``, ``t.numpy()``: one property each, made by
 ``missing()``) and the operations it does not support (``len(t)``,
 ``t > 0``, ``t[0]``, ``for x in t``) here, and raises what these functions
-return. Each message names the habit, says what microtape does instead and
+return; so does an assignment to any of its properties (``t.shape = (2, 2)``,
+``t.requires_grad = True``: ``read_only()`` gives each a setter that
+raises). Each message names the habit, says what microtape does instead and
 ends with a hint. In hints, ``t`` is the tensor in question, as in the
 message. ``value_hint`` does the same for values ``tensor()`` cannot read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+import math
+from collections.abc import Callable, Sequence
 from typing import Final, NoReturn, Protocol
 
 from ..errors import UnsupportedAttributeError, UnsupportedOperationError, explain
@@ -90,7 +94,7 @@ def attribute_error(obj: object, name: str, shape: tuple[int, ...]) -> Unsupport
 
 
 def missing(name: str) -> property:
-    """A property that raises :func:`attribute_error` when read.
+    """A property that raises :func:`attribute_error` when read, and :func:`assignment_error` when set.
 
     A property, not ``__getattr__``: a class with ``__getattr__`` makes
     every attribute read slower (CPython no longer specialises the lookup),
@@ -101,7 +105,107 @@ def missing(name: str) -> property:
         raise attribute_error(self, name, getattr(self, "shape", ()))
 
     # ":meta private:" keeps it out of the API reference, which lists what exists.
-    return property(read, doc="Not part of microtape; reading it raises an error that says what to write instead.\n\n:meta private:")
+    return property(
+        read, _refuse(name), doc="Not part of microtape; reading it raises an error that says what to write instead.\n\n:meta private:"
+    )
+
+
+# -- assignments: a tensor never changes ----------------------------------------
+
+_ASSIGNED: Final[dict[str, tuple[str, str]]] = {
+    "requires_grad": (
+        "There is no flag to set: watch the tensor on a tape, which then records the ops that use it "
+        "(tapes watch variables by themselves).",
+        "with mt.GradientTape() as tape: tape.watch(t); y = (t * t).sum()",
+    ),
+    "grad": (
+        "Gradients are returned, not stored: mt.grad(f) and tape.gradient() return fresh ones, "
+        "so a tensor has no gradient to set or to reset.",
+        "dt = mt.grad(lambda x: (x * x).sum())(t)",
+    ),
+    "dtype": (_ONE_DTYPE, "delete the line: every tensor is float64 already."),
+    "name": (
+        "A variable's name is given when it is made, mt.variable(t, name=...), and stays: "
+        "names are unique among the live variables.",
+        "t2 = mt.variable(t)",
+    ),
+}
+"""name -> (the rule, a hint) for assignments that are habits of their own; the others say
+tensors are immutable (shape: with a reshape that fits)."""
+_NOT_GRADIENT: Final = "delete the line: a tensor that no tape watches gets no gradient."
+_NOTHING_TO_RESET: Final = "delete the line: gradients never accumulate, so there is nothing to reset."
+
+
+def assignment_error(obj: object, name: str, value: object) -> UnsupportedAttributeError:
+    """The error for ``t.name = value``: a tensor never changes, and a variable changes only its values (assign).
+
+    Examples:
+        >>> from microtape.views.habits import assignment_error
+        >>> print(assignment_error(mt.tensor([1.0, 2.0, 3.0, 4.0]), "shape", (2, 2)))
+        t.shape = (2, 2): a Tensor's shape cannot be assigned (t has shape (4,)).
+          Tensors are immutable (only a variable changes, with assign): reshape makes a new tensor with the same 4 entries in the new shape.
+          hint: t = t.reshape((2, 2))
+    """
+    kind = type(obj).__name__
+    shape = getattr(obj, "shape", ())
+    size = getattr(obj, "size", 1)
+    immutable = (
+        "Tensors are immutable: ops make new tensors; only a variable (mt.variable) changes, with assign."
+        if kind != "Variable"
+        else "A variable changes only through assign, assign_add and assign_sub; its other attributes are fixed."
+    )
+    rule, hint = _ASSIGNED.get(name, (immutable, "t.assign(t * 2.0)" if kind == "Variable" else "w = mt.variable(t); w.assign(t * 2.0)"))
+    if name == "shape":
+        keeps = "A variable keeps its shape" if kind == "Variable" else "Tensors are immutable (only a variable changes, with assign)"
+        dims = _dims(value)
+        if dims is not None and math.prod(dims) == size:
+            rule = f"{keeps}: reshape makes a new tensor with the same {size} entries in the new shape."
+            hint = f"t = t.reshape({dims!r})"
+        else:
+            rule = f"{keeps}: reshape makes a new tensor with the same {size} entries, in a shape that holds {size}."
+            hint = f"t = t.reshape(({size},))"
+    elif name == "requires_grad" and value is False:
+        hint = _NOT_GRADIENT
+    elif name == "grad" and value is None:
+        hint = _NOTHING_TO_RESET
+    return UnsupportedAttributeError(
+        explain(f"t.{name} = {_short(value)}: a {kind}'s {name} cannot be assigned (t has shape {shape}).", rule, hint),
+        name=name,
+        shape=shape,
+    )
+
+
+def _dims(value: object) -> tuple[int, ...] | None:
+    """``value`` as a shape reshape takes (a tuple or list of ints, none negative), or None."""
+    if not isinstance(value, (tuple, list)):
+        return None
+    dims = tuple(value)
+    if all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+        return tuple(int(d) for d in dims)
+    return None
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _refuse(name: str) -> Callable[[object, object], NoReturn]:
+    def assign(self: object, value: object) -> NoReturn:
+        raise assignment_error(self, name, value)
+
+    return assign
+
+
+def read_only(cls: type) -> None:
+    """Give each public property of ``cls`` (its own or inherited) that has no setter one that
+    raises :func:`assignment_error`: ``t.shape = (2, 2)`` says to reshape instead of Python's
+    bare "property has no setter". Reading is untouched (the same getter); the engine itself
+    sets a tensor's storage slots (``_shape``), never a property."""
+    for name in dir(cls):
+        prop = inspect.getattr_static(cls, name)
+        if isinstance(prop, property) and prop.fset is None and not name.startswith("_"):
+            setattr(cls, name, property(prop.fget, _refuse(name), prop.fdel, prop.__doc__))
 
 
 def optimizer_error(obj: object, name: str) -> UnsupportedAttributeError:
@@ -222,12 +326,16 @@ def iter_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
 
 
 class _Shaped(Protocol):
-    shape: tuple[int, ...]
+    @property
+    def shape(self) -> tuple[int, ...]: ...
 
 
 class _Named(Protocol):
-    name: str
-    shape: tuple[int, ...]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
 
 
 def _lt(self: _Shaped, other: object) -> NoReturn:
@@ -288,6 +396,7 @@ def install(cls: type) -> None:
         setattr(cls, name, missing(name))
     for name, fn in _REFUSED.items():
         setattr(cls, name, fn)
+    read_only(cls)  # t.shape = ..., t.size = ...: each property refuses with a hint
 
 
 def install_variable(cls: type) -> None:
@@ -303,6 +412,7 @@ def install_variable(cls: type) -> None:
             raise inplace_error(op, self.name, self.shape)
 
         setattr(cls, dunder, refuse)
+    read_only(cls)  # w.name = ...: a variable's own properties refuse too (trainable has its setter)
 
 
 def install_optimizer(cls: type) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal, TypeAlias
 
 from ..engine.primitive import Op
 from ..engine.types import Shape
@@ -16,7 +17,10 @@ from ..engine.formatting import format_number
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
 
-__all__ = ["Operation", "dot_graph", "operations_of", "summary_table"]
+__all__ = ["Operation", "RankDir", "dot_graph", "operations_of", "summary_table"]
+
+RankDir: TypeAlias = Literal["LR", "TB", "RL", "BT"]
+"""``to_dot(rankdir=...)``: Graphviz's layout direction (left to right, top to bottom, and their reverses)."""
 
 Record = tuple[Op, tuple[Tensor, ...], dict[str, object], Tensor, tuple[bool, ...]]
 

@@ -113,7 +113,7 @@ def test_unconnected_gradients() -> None:
     zero = tape.gradient(y, unused, unconnected_gradients="zero")
     assert zero is not None and zero.data_sync() == [0.0, 0.0]
     with pytest.raises(mt.InvalidArgumentError, match="unconnected_gradients"):
-        tape.gradient(y, a, unconnected_gradients="zeros")
+        tape.gradient(y, a, unconnected_gradients="zeros")  # type: ignore[call-overload]  # the mistake under test
 
 
 def test_output_gradients_and_non_scalar_target() -> None:

@@ -13,6 +13,7 @@ from microtape.book import resources as _resources
 
 from microtape.book import tour as _tour
 from microtape.cli import mini_tour, tour
+from microtape.i18n.messages import Language
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,7 +145,7 @@ def test_the_short_tour_steps_through_the_backward_pass_of_x2_plus_y2() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "ru"])
-def test_the_tour_of_chapter_7_shows_the_steps_and_the_nan_trace(lang: str) -> None:
+def test_the_tour_of_chapter_7_shows_the_steps_and_the_nan_trace(lang: Language) -> None:
     out = io.StringIO()
     assert tour(chapter=7, out=out, lang=lang) == 0
     text = out.getvalue()

@@ -13,7 +13,7 @@ import pytest
 import microtape as mt
 from microtape.engine import arena as _runtime
 from microtape.engine.primitive import OPS
-from microtape.checking.gradcheck import GradCheckRow
+from microtape.checking.gradcheck import GradCheckMode, GradCheckRow
 from microtape.ops import unbroadcast
 
 Fn = Callable[..., mt.Tensor]
@@ -101,7 +101,7 @@ WRONG: list[tuple[str, Fn, list[list[float] | list[list[float]]]]] = [
 
 @pytest.mark.parametrize("mode", ["full", "fast"])
 @pytest.mark.parametrize(("name", "fn", "values"), WRONG, ids=[w[0] for w in WRONG])
-def test_wrong_custom_vjps_are_caught(name: str, fn: Fn, values: list[list[float]], mode: str) -> None:
+def test_wrong_custom_vjps_are_caught(name: str, fn: Fn, values: list[list[float]], mode: GradCheckMode) -> None:
     xs = [mt.tensor(v) for v in values]
     line = here() + 1
     report = mt.check_grads(lambda *ts: fn(*ts).sum(), xs, mode=mode, seed=3)
@@ -139,7 +139,7 @@ def _mul_vjp_without_unbroadcast(
 
 
 @pytest.mark.parametrize("mode", ["full", "fast"])
-def test_a_primitive_vjp_that_forgets_unbroadcast_is_caught(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+def test_a_primitive_vjp_that_forgets_unbroadcast_is_caught(monkeypatch: pytest.MonkeyPatch, mode: GradCheckMode) -> None:
     monkeypatch.setattr(OPS["mul"], "vjp", _mul_vjp_without_unbroadcast)
     x, y = mt.tensor(A), mt.tensor([0.5, -0.25, 1.3])
     line = here() + 1
@@ -387,14 +387,14 @@ def scaled(x: mt.Tensor, *, k: float) -> tuple[mt.Tensor, GradFn]:
 
 
 def test_a_custom_op_called_with_keywords_is_checked_at_its_keywords() -> None:
-    op = mt.custom_grad(scaled)
+    op: Callable[..., mt.Tensor] = mt.custom_grad(scaled)  # type: ignore[arg-type]  # keyword settings: the overloads type tensors only
     report = mt.check_grads(lambda t: op(t, k=3.0).sum(), [mt.tensor([1.0])])  # must not raise
     assert not report.ok and [r.analytic for r in report.failures] == [6.0]
     assert report.failures[0].numeric == pytest.approx(3.0)
 
 
 def test_the_culprit_finder_reruns_a_custom_op_called_with_keywords() -> None:
-    op = mt.custom_grad(scaled)
+    op: Callable[..., mt.Tensor] = mt.custom_grad(scaled)  # type: ignore[arg-type]  # keyword settings: the overloads type tensors only
     report = mt.check_grads(lambda t: op(t, k=3.0).sum(), [mt.tensor([1.0])])
     assert report.culprit is not None and report.culprit.op == "custom_grad(scaled)"
 
@@ -517,25 +517,25 @@ def test_checking_leaves_no_tensors_scopes_or_tapes_behind() -> None:
 )
 def test_check_grads_validates_its_arguments(kwargs: dict[str, object], match: str) -> None:
     with pytest.raises(mt.InvalidArgumentError, match=match):
-        mt.check_grads(mt.exp, [mt.ones((1,))], **kwargs)  # type: ignore[arg-type]  # deliberately wrong
+        mt.check_grads(mt.exp, [mt.ones((1,))], **kwargs)  # type: ignore[call-overload]  # deliberately wrong
 
 
 def test_check_grads_and_numerical_grad_validate_f_and_inputs() -> None:
     x = mt.ones((2,))
     with pytest.raises(mt.InvalidArgumentError, match=r"check_grads\(f, inputs\) needs a function, got int"):
-        mt.check_grads(3, [x])  # type: ignore[arg-type]  # deliberately wrong
+        mt.check_grads(3, [x])  # type: ignore[call-overload]  # deliberately wrong
     with pytest.raises(mt.InvalidArgumentError, match=r"numerical_grad\(f, inputs\) needs a function"):
-        mt.numerical_grad("f", [x])  # type: ignore[arg-type]  # deliberately wrong
+        mt.numerical_grad("f", [x])  # type: ignore[call-overload]  # deliberately wrong
     with pytest.raises(mt.InvalidArgumentError, match="inputs must be a tensor or a non-empty list"):
         mt.check_grads(mt.exp, [])
     with pytest.raises(mt.InvalidArgumentError, match=r"inputs\[1\] is a float, not a tensor"):
-        mt.check_grads(mt.add, [x, 2.0])  # type: ignore[list-item]  # deliberately wrong
+        mt.check_grads(mt.add, [x, 2.0])  # type: ignore[arg-type, list-item]  # deliberately wrong (mypy also checks f against the first overload)
     with pytest.raises(mt.InvalidArgumentError, match="f must return a tensor, got float"):
-        mt.check_grads(lambda t: 1.0, [x])  # type: ignore[arg-type]  # deliberately wrong
+        mt.check_grads(lambda t: 1.0, [x])  # type: ignore[arg-type, return-value]  # deliberately wrong
     with pytest.raises(mt.InvalidArgumentError, match="f must return a tensor, got list"):
-        mt.check_grads(lambda t: [t], [x], mode="fast")  # type: ignore[arg-type]  # deliberately wrong
+        mt.check_grads(lambda t: [t], [x], mode="fast")  # type: ignore[call-overload]  # deliberately wrong
     with pytest.raises(mt.InvalidArgumentError, match='method=.central2. is not "central" or "forward"'):
-        mt.numerical_grad(mt.exp, [x], method="central2")
+        mt.numerical_grad(mt.exp, [x], method="central2")  # type: ignore[call-overload]  # deliberately wrong
     gone = mt.ones((1,))
     gone.dispose()
     with pytest.raises(mt.DisposedTensorError, match="Tensor is disposed"):

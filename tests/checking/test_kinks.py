@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 import microtape as mt
+from microtape.checking.gradcheck import GradCheckMode
 from microtape.engine.tensor import Tensor
 
 
@@ -26,7 +27,7 @@ def _steep_right(x: Tensor) -> tuple[Tensor, Callable[[Tensor], list[Tensor]]]:
 
 
 @pytest.mark.parametrize("mode", ["full", "fast"])
-def test_a_wrong_gradient_of_high_curvature_fails_in_both_modes(mode: str) -> None:
+def test_a_wrong_gradient_of_high_curvature_fails_in_both_modes(mode: GradCheckMode) -> None:
     """Guards a fixed bug: both modes reported this wrong gradient as a kink and passed."""
     report = mt.check_grads(mt.custom_grad(_steep), [mt.tensor([1e-3])], mode=mode, seed=0)
     assert not report.ok
@@ -38,14 +39,14 @@ def test_a_wrong_gradient_of_high_curvature_fails_in_both_modes(mode: str) -> No
 
 
 @pytest.mark.parametrize("mode", ["full", "fast"])
-def test_the_right_gradient_of_the_same_function_passes(mode: str) -> None:
+def test_the_right_gradient_of_the_same_function_passes(mode: GradCheckMode) -> None:
     report = mt.check_grads(mt.custom_grad(_steep_right), [mt.tensor([1e-3])], mode=mode, seed=0)
     assert report.ok and report.kinks == [], str(report)
 
 
 @pytest.mark.parametrize("mode", ["full", "fast"])
 @pytest.mark.parametrize("name", ["relu", "abs"])
-def test_real_kinks_are_still_kinks(name: str, mode: str) -> None:
+def test_real_kinks_are_still_kinks(name: str, mode: GradCheckMode) -> None:
     op = getattr(mt, name)
     report = mt.check_grads(lambda t: op(t).sum(), [mt.tensor([0.0, 1.0])], mode=mode, seed=0)
     assert report.ok, str(report)

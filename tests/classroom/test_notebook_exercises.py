@@ -25,6 +25,7 @@ from microtape.classroom.catalog import identify, list_exercises
 from microtape.book.notebooks import NotebookError, code_of, starter_notebook
 from microtape.book.resources import starter_files
 from microtape.book.statements import catalog, statement, translate_code, translate_starter
+from microtape.i18n.messages import Language
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "tutorials" / "exercises" / "solutions"
@@ -57,7 +58,7 @@ def cells(path: Path) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
-def test_exercises_notebook_writes_one_valid_notebook_per_starter(tmp_path: Path, lang: str) -> None:
+def test_exercises_notebook_writes_one_valid_notebook_per_starter(tmp_path: Path, lang: Language) -> None:
     out = io.StringIO()
     assert exercises(tmp_path, out=out, lang=lang, notebook=True) == 0
     starters = starter_files()

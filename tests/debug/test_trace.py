@@ -111,6 +111,6 @@ def test_an_op_without_a_formula_gets_a_plain_sentence() -> None:
 
 def test_a_bad_mode_is_refused_before_anything_changes() -> None:
     with pytest.raises(mt.InvalidArgumentError, match=r"detect_anomaly\(mode='loud'\) is not a mode") as info:
-        mt.detect_anomaly(mode="loud")
+        mt.detect_anomaly(mode="loud")  # type: ignore[arg-type]  # the mistake under test
     assert "hint:" in str(info.value) and info.value.value == "loud"
     assert arena.STATE.get().anomaly is False
