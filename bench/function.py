@@ -47,6 +47,7 @@ import operator
 import random
 import sys
 import types
+from typing import Any
 from collections.abc import Callable, Iterator
 
 import chain
@@ -56,7 +57,7 @@ import microtape.ops.kernels
 from _timing import Config, Row, Timing, compare, fmt_time, ratio_row
 
 
-def _guard_row(label: str, step: mt.Function[..., object], replayed: Callable[[], object], cfg: Config) -> Row:
+def _guard_row(label: str, step: mt.Function[..., Any], replayed: Callable[[], object], cfg: Config) -> Row:
     """The guards' check of ``step``'s latest program alone (a), against the whole replayed call (b)."""
     program = step._last
     assert program is not None and program.check() == -1  # every guard holds: the replay is what is timed
@@ -112,7 +113,7 @@ GUARDS: list[Row] = []
 """The guard rows, made by each workload while its step is alive, printed after the others."""
 
 
-def replayed_mlp_step(model: mlp.TapeMLP, steps: list[mt.Function[..., object]] | None = None) -> Callable[[], float]:
+def replayed_mlp_step(model: mlp.TapeMLP, steps: list[mt.Function[..., Any]] | None = None) -> Callable[[], float]:
     """The MLP step of ``mlp.py`` (tape, gradient, ``assign_sub``) under ``mt.function``; returns the loss."""
 
     def body() -> mt.Tensor:
@@ -142,7 +143,7 @@ def mlp_rows(cfg: Config) -> list[Row]:
     p = mlp.init_params()
     eager_model = mlp.TapeMLP(p, xs, ys)
     model = mlp.TapeMLP(p, xs, ys)
-    steps: list[mt.Function[..., object]] = []
+    steps: list[mt.Function[..., Any]] = []
     replayed = replayed_mlp_step(model, steps)
     for _ in range(3):
         assert replayed() == eager_model.step()
@@ -196,7 +197,7 @@ def mlp_sum_rows(cfg: Config) -> list[Row]:
 def fit_rows(cfg: Config) -> list[Row]:
     x, y = mt.keep(mt.tensor1d([1, 2, 3, 4])), mt.keep(mt.tensor1d([1, 3, 5, 7]))
 
-    steps: list[mt.Function[..., object]] = []
+    steps: list[mt.Function[..., Any]] = []
 
     def fitter(traced: bool) -> Callable[[], float]:
         w, b = mt.variable(mt.scalar(0.0)), mt.variable(mt.scalar(0.0))
@@ -234,7 +235,7 @@ def rnn_rows(cfg: Config) -> list[Row]:
     start = [mt.random_normal((hidden, hidden), stddev=scale, seed=2) * 2.0,
              mt.random_normal((1, hidden), seed=3), mt.random_normal((hidden, 1), stddev=scale, seed=4)]
 
-    traced_steps: list[mt.Function[..., object]] = []
+    traced_steps: list[mt.Function[..., Any]] = []
 
     def maker(traced: bool) -> Callable[[], float]:
         params = [mt.variable(t) for t in start]

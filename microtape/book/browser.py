@@ -101,7 +101,7 @@ class Session:
         self.namespace: dict[str, object] = {"__name__": "__main__"}
         self.tainted: set[str] | None = None if have_matplotlib() else set()
         self.offline: set[str] = set()
-        self.failed = False
+        self.failed: bool = False
         """Whether the last cell raised (the page marks it, and "Run all" stops there)."""
         self.files: dict[str, list[str]] = {}
         """The lines of each file the cells ran as (a chapter's cells fill in its file, line by line)."""

@@ -89,8 +89,8 @@ class Links:
     kind = "jacobian"
 
     def __init__(self, record: Record) -> None:
-        self.record = record
-        self.out = record[3]
+        self.record: Record = record
+        self.out: Tensor = record[3]
 
     # -- the pattern ---------------------------------------------------------------
 
@@ -152,9 +152,9 @@ class MapLinks(Links):
 
     def __init__(self, record: Record, src: list[list[int] | None], copies: bool) -> None:
         super().__init__(record)
-        self.src = src
+        self.src: list[list[int] | None] = src
         """Per input: the entry each output entry reads (None: the same entry, j itself)."""
-        self.copies = copies
+        self.copies: bool = copies
         self._inverse: dict[int, dict[int, list[int]]] = {}
         self._locals: dict[int, list[float]] = {}
         self._blocks: dict[int, list[float] | None] = {}
@@ -251,7 +251,7 @@ class ReduceLinks(Links):
 
     def __init__(self, record: Record, dst: list[int]) -> None:
         super().__init__(record)
-        self.dst = dst
+        self.dst: list[int] = dst
         self._groups: dict[int, list[int]] | None = None
         self._locals: list[float] | None = None
         self._blocks: list[float] | None = None
@@ -301,9 +301,9 @@ class MatmulLinks(Links):
     def __init__(self, record: Record) -> None:
         super().__init__(record)
         x, y = record[1][0], record[1][1]
-        self.n = x.shape[0] if x.rank == 2 else 1
-        self.k = x.shape[-1]
-        self.m = y.shape[1] if y.rank == 2 else 1
+        self.n: int = x.shape[0] if x.rank == 2 else 1
+        self.k: int = x.shape[-1]
+        self.m: int = y.shape[1] if y.rank == 2 else 1
         self._columns: dict[int, list[float]] = {}
         """For x: column c of y (d out[r, c] / d x[r, :]), by c."""
         self._rows_of_x: dict[int, list[float]] = {}

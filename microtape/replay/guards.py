@@ -60,9 +60,9 @@ MISSING: Final = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 _pack = struct.Struct("<d").pack
 _SIMPLE: Final = frozenset({int, str, bool, bytes, type(None)})
 _HERE: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the microtape package
-_NOT_WALKED: Final = tuple(
-    {os.path.abspath(p) + os.sep for name in ("stdlib", "platstdlib", "purelib", "platlib")
-     if (p := sysconfig.get_paths().get(name))} | {_HERE + os.sep}
+_NOT_WALKED: Final[tuple[str, ...]] = tuple(
+    {os.path.abspath(path) + os.sep for path in (sysconfig.get_paths().get(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")) if path}
+    | {_HERE + os.sep}
 )
 """Code under these folders is not read for guards: the standard library, installed packages, microtape."""
 
