@@ -361,6 +361,62 @@ class Tensor(TensorBase):
         """``mt.relu(self)``."""
         return DISPATCH["relu"](self)
 
+    def atan(self) -> Tensor:
+        """``mt.atan(self)``."""
+        return DISPATCH["atan"](self)
+
+    def atan2(self, x: TensorLike) -> Tensor:
+        """``mt.atan2(self, x)``: the angle of the point ``(x, self)``."""
+        return DISPATCH["atan2"](self, x)
+
+    def expm1(self) -> Tensor:
+        """``mt.expm1(self)``."""
+        return DISPATCH["expm1"](self)
+
+    def log1p(self) -> Tensor:
+        """``mt.log1p(self)``."""
+        return DISPATCH["log1p"](self)
+
+    def softplus(self) -> Tensor:
+        """``mt.softplus(self)``."""
+        return DISPATCH["softplus"](self)
+
+    def log_sigmoid(self) -> Tensor:
+        """``mt.log_sigmoid(self)``."""
+        return DISPATCH["log_sigmoid"](self)
+
+    def is_nan(self) -> Tensor:
+        """``mt.is_nan(self)``."""
+        return DISPATCH["is_nan"](self)
+
+    def is_finite(self) -> Tensor:
+        """``mt.is_finite(self)``."""
+        return DISPATCH["is_finite"](self)
+
+    def is_inf(self) -> Tensor:
+        """``mt.is_inf(self)``."""
+        return DISPATCH["is_inf"](self)
+
+    def norm(self, ord: float | str = 2, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """``mt.norm(self, ord, axis, keepdims)``."""
+        return DISPATCH["norm"](self, ord=ord, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis: int = 0) -> Tensor:
+        """``mt.argmax(self, axis)``."""
+        return DISPATCH["argmax"](self, axis=axis)
+
+    def argmin(self, axis: int = 0) -> Tensor:
+        """``mt.argmin(self, axis)``."""
+        return DISPATCH["argmin"](self, axis=axis)
+
+    def gather(self, indices: TensorLike, axis: int = 0) -> Tensor:
+        """``mt.gather(self, indices, axis)``."""
+        return DISPATCH["gather"](self, indices, axis=axis)
+
+    def one_hot(self, depth: int, on_value: float = 1.0, off_value: float = 0.0) -> Tensor:
+        """``mt.one_hot(self, depth, on_value, off_value)``."""
+        return DISPATCH["one_hot"](self, depth=depth, on_value=on_value, off_value=off_value)
+
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """``mt.sum(self, axis, keepdims)``."""
         return DISPATCH["sum"](self, axis=axis, keepdims=keepdims)
