@@ -14,15 +14,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from ..engine import arena
 from ..engine.arena import STATE, new
 from ..engine.types import Shape, is_number
 from ..errors import InvalidArgumentError, explain
 from ..engine.convert import conversion_hint
+from ..ops.floats import safe_total
 from ..engine.tensor import Tensor, TensorFn
 
-__all__ = ["Culprit", "GradCheckRow", "numerical_grad"]
+__all__ = ["Culprit", "GradCheckRow", "Probe", "compare_along", "judge", "numerical_grad"]
 
 Fn = Callable[..., Tensor]
 
@@ -168,17 +170,17 @@ def numerical_grad(
 
     def differences() -> list[list[float]]:
         evaluate = evaluator(f, datas, shapes)
-        base = math.fsum(evaluate()) if method == "forward" else 0.0
+        base = safe_total(evaluate()) if method == "forward" else 0.0
         grads = []
         for data in datas:
             grad = []
             for j in range(len(data)):
                 keep = data[j]
                 data[j] = keep + eps
-                plus = math.fsum(evaluate())
+                plus = safe_total(evaluate())
                 if method == "central":
                     data[j] = keep - eps
-                    minus = math.fsum(evaluate())
+                    minus = safe_total(evaluate())
                     grad.append((plus - minus) / (2 * eps))
                 else:
                     grad.append((plus - base) / eps)
@@ -205,8 +207,11 @@ class GradCheckRow:
     numeric: float
     abs_error: float
     rel_error: float
-    status: str  # "ok", "FAIL" or "kink"
+    status: str  # "ok", "FAIL", "kink" or "inconclusive"
     order: int = 1
+    why: str = ""
+    """For every status but ``ok``: what was seen (which side is not finite, the slopes of a kink,
+    the rounding floor, a jump) and what to try."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +231,10 @@ class Culprit:
     numeric: float
     detail: str = ""
     order: int = 1
+    saved: int = 0
+    """How many tensors a ``custom_grad``'s ``f`` saved for its ``grad_fn`` (``save([...])``)."""
+    custom: bool = False
+    """Whether the op is a ``custom_grad`` (its VJP is the user's ``grad_fn``), not a primitive."""
 
     def __str__(self) -> str:
         shapes = ", ".join(str(s) for s in self.input_shapes)
@@ -237,79 +246,231 @@ class Culprit:
             along = self.detail
         else:
             along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
+        rel = relative_error(self.analytic, self.numeric)
         lines = [
             head,
             f"  {along} it gives {self.analytic:.7g}, finite differences give {self.numeric:.7g}",
-            f"  (relative difference {relative_error(self.analytic, self.numeric):.1e})",
+            f"  (relative difference {rel:.1e})" if rel == rel else "  (one of the two is not a finite number)",
         ]
         if self.order == 2:
-            lines.append(
-                "  hint: compute grad_fn with microtape ops on the inputs it closes over; values taken out "
-                "of the graph (.data_sync(), .item()) or computed in f's forward (saved ones too) are constants to a tape"
-            )
+            lines.append("  hint: " + self.second_order_hint())
         return "\n".join(lines)
 
+    def second_order_hint(self) -> str:
+        """Why a tape differentiates this VJP wrongly, by what it reads: saved tensors, or values a tape never saw."""
+        if self.saved:
+            return (
+                f"grad_fn reads the {self.saved} tensor(s) f saved with save([...]): f's forward pass is not recorded, "
+                "so to the tape that differentiates grad_fn they are constants; compute them inside grad_fn from "
+                "the inputs it closes over (x * x there, not a saved x * x)"
+            )
+        if self.custom:
+            return (
+                "grad_fn uses values no tape recorded: a tensor made in f (its forward pass is not recorded) or "
+                "numbers read out with .data_sync() or .item(); compute them inside grad_fn with microtape ops "
+                "on the inputs it closes over"
+            )
+        return (
+            f"the VJP of {self.op!r} computes its gradient from values a tape cannot see (numbers read out with "
+            ".data_sync() or .item(), or tensors made from them): write it with microtape ops on its inputs"
+        )
 
-def relative_error(a: float, n: float) -> float:
-    scale = max(abs(a), abs(n))
-    return abs(a - n) / scale if scale > 0 else 0.0
+
+# -- comparing: can the finite difference be trusted? ---------------------------------
+
+EPS_MACHINE: Final = 2.0**-52
+"""The spacing of float64 numbers near 1: f's values carry rounding errors of about this times |f|."""
+ROUNDING_MARGIN: Final = 4.0
+"""A disagreement smaller than this many rounding floors (``EPS_MACHINE * |f| / step``) is not measured."""
+STABLE: Final = 0.25
+"""A finite difference is trusted when doubling its step moves it by less than this share of the disagreement."""
 
 
-# -- comparing -----------------------------------------------------------------
+class Probe:
+    """``f`` moved along one direction: its flat output values at a step ``t``, each step evaluated once.
+
+    ``move(t)`` evaluates ``f`` with the input moved by ``t`` (an entry, or a
+    random direction in fast mode); ``base`` is ``f`` at the point itself.
+    The judge asks for the steps it needs (±eps, then ±eps/10 or ±2·eps only
+    for an entry that needs a closer look), and ``calls`` counts them.
+    """
+
+    def __init__(self, move: Callable[[float], list[float]], base: list[float]) -> None:
+        self._move = move
+        self._values: dict[float, list[float]] = {0.0: base}
+        self.calls = 0
+
+    def at(self, t: float) -> list[float]:
+        values = self._values.get(t)
+        if values is None:
+            values = self._values[t] = self._move(t)
+            self.calls += 1
+        return values
 
 
 def is_close(a: float, n: float, atol: float, rtol: float) -> bool:
+    """Both finite and within ``atol + rtol * |n|``: a non-finite value is never close to anything."""
     if not (math.isfinite(a) and math.isfinite(n)):
-        return a == n or (a != a and n != n)
+        return False
     return abs(a - n) <= atol + rtol * abs(n)
 
 
-def compare_row(
-    i: int, index: tuple[int, ...], output: tuple[int, ...], a: float, n: float,
-    left: float, right: float, atol: float, rtol: float, order: int, kink: bool = False,
-) -> GradCheckRow:
-    """Compare analytic ``a`` with central ``n``; ``left``/``right`` are the one-sided slopes.
-
-    ``kink`` says the slopes still disagree at a ten times smaller step, so the
-    function really bends there (a smooth function's slopes converge): such an
-    entry is a kink even when ``a`` happens to equal the central difference
-    (``abs`` at 0, a tie in ``max``). Without it an entry is never a kink:
-    slopes that disagree at one step only are a smooth function of high
-    curvature, and an analytic value between them can still be wrong.
-    """
-    err = abs(a - n) if math.isfinite(a) and math.isfinite(n) else (0.0 if is_close(a, n, atol, rtol) else math.inf)
+def relative_error(a: float, n: float) -> float:
+    """``|a - n| / max(|a|, |n|)``; ``nan`` when either is not finite (a NaN has no distance)."""
+    if not (math.isfinite(a) and math.isfinite(n)):
+        return math.nan
     scale = max(abs(a), abs(n))
-    rel = err / scale if scale > 0 and math.isfinite(err) else (0.0 if err == 0 else math.inf)
-    between = min(left, right) - atol <= a <= max(left, right) + atol
-    if kink and between:
-        status = "kink"
-    elif is_close(a, n, atol, rtol):
-        status = "ok"
-    else:
-        status = "FAIL"
-    return GradCheckRow(i, index, output, a, n, err, rel, status, order)
+    return abs(a - n) / scale if scale > 0 else 0.0
 
 
 def same_jump(jump: float, jump_small: float) -> bool:
     """Whether the gap between the one-sided slopes stays the same at a 10x smaller step.
 
     Smooth functions: the gap is curvature times the step, so it shrinks 10x.
-    A kink (a jump in the slope): it stays. A jump in the value (a step, like
-    the condition of ``where``): it grows 10x, and is not a kink.
+    A kink at the point (a jump in the slope): it stays. A jump in the value
+    (a step, like the condition of ``where``): it grows 10x. A kink the big
+    step reaches but the small one does not: it falls to about 0.
     """
     return 0.5 * abs(jump) < abs(jump_small) < 2.0 * abs(jump)
 
 
-def slopes(along: Callable[[float], float], at: float, plus: float, minus: float, step: float, atol: float, rtol: float) -> tuple[float, float, bool]:
-    """The one-sided slopes of ``along`` at 0 and whether they show a kink.
+def _text(v: float) -> str:
+    return f"{v:.4g}"
 
-    ``plus``, ``minus`` and ``at`` are ``along`` at ``step``, ``-step`` and 0.
-    Slopes that disagree are a kink only if they still disagree at a ten
-    times smaller step (:func:`same_jump`): the rule of ``check_grads`` and of
-    the culprit finder alike, so the two never tell a kink apart differently.
+
+def _nice_step(step: float) -> float:
+    """The smallest of 1, 2 and 5 times a power of ten that is at least ``step``."""
+    power = 10.0 ** math.floor(math.log10(step))
+    return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= step * (1 - 1e-12))
+
+
+def _larger_step(magnitude: float, tol: float) -> str:
+    """The eps at which the rounding floor of values of ``magnitude`` is a tenth of ``tol``, as advice."""
+    step = 10.0 * EPS_MACHINE * magnitude / max(tol, 1e-300)
+    if not step < 0.1:
+        return "f's values are too large for its slope to show in a difference of two of them: check f without its large constant part"
+    return f"try a larger step: eps={_nice_step(step):g}"
+
+
+def judge(
+    a: float, probe: Probe, k: int, eps: float, atol: float, rtol: float,
+    i: int = 0, index: tuple[int, ...] = (), output: tuple[int, ...] = (), order: int = 1,
+    scale: Callable[[], float] | None = None,
+) -> GradCheckRow:
+    """Compare the analytic ``a`` with the central difference of output ``k`` of ``probe``, and say
+    whether that difference can be trusted.
+
+    The verdicts, in the order they are decided:
+
+    * ``FAIL``, the analytic side is not finite: a NaN or Inf gradient never passes.
+    * ``inconclusive``, f is not finite at the point: nothing to measure a slope with.
+    * The step leaves f's domain (f(x ± eps) is not finite): a step 10, 100 or
+      1000 times smaller that stays inside is used instead, and said so;
+      ``inconclusive`` when none does.
+    * ``kink``: the one-sided slopes disagree, still at a ten times smaller
+      step (so f really bends at the point: ``relu``/``abs`` at 0, a tie in
+      ``max``) and ``a`` lies between them, a valid subgradient.
+    * f jumps at the point (the slopes' gap grows at a smaller step):
+      ``ok`` when f is continuous through both sides and ``a`` matches the
+      difference through them (``where``'s condition at 0), else ``inconclusive``.
+    * A kink that the step reaches but a ten times smaller one does not
+      (``relu`` at 1e-7): the difference at the smaller step is used, and said so.
+    * ``ok`` when ``a`` is within ``atol + rtol * |numeric|``.
+    * ``inconclusive`` when the disagreement is below the rounding floor:
+      about ``EPS_MACHINE`` times the size of the values the difference
+      subtracts, over the step (f's values, and ``scale()``: the size of
+      f's intermediate values weighted by how much f depends on them, as a
+      1e9 added and taken away again inside f), or when the finite
+      difference itself moves when the step doubles (it is not measuring a
+      derivative yet).
+    * ``FAIL`` otherwise: a disagreement the finite difference measures.
+
+    ``why`` says, for every verdict but ``ok``, what was seen and what to try.
     """
-    left, right = (at - minus) / step, (plus - at) / step
-    if is_close(left, right, atol, rtol):
-        return left, right, False
-    small = step / 10
-    return left, right, same_jump(right - left, (along(small) - at) / small - (at - along(-small)) / small)
+
+    def row(status: str, n: float, why: str = "") -> GradCheckRow:
+        err = abs(a - n) if math.isfinite(a) and math.isfinite(n) else math.inf
+        return GradCheckRow(i, index, output, a, n, err, relative_error(a, n) if math.isfinite(err) else math.inf, status, order, why)
+
+    v = probe.at(0.0)[k]
+    plus, minus = probe.at(eps)[k], probe.at(-eps)[k]
+    central = (plus - minus) / (2 * eps)
+    if not math.isfinite(a):
+        value = f"; f itself is {_text(v)} there" if not math.isfinite(v) else ""
+        return row("FAIL", central, f"the analytic gradient is {_text(a)}{value}: a {'NaN' if a != a else 'infinite'} gradient never passes")
+    if not math.isfinite(v):
+        return row("inconclusive", central, f"f is {_text(v)} at this point: finite differences cannot measure its slope")
+    step, note = eps, ""
+    if not (math.isfinite(plus) and math.isfinite(minus)):
+        side, got = ("x + eps", plus) if not math.isfinite(plus) else ("x - eps", minus)
+        for smaller in (eps / 10, eps / 100, eps / 1000):
+            if math.isfinite(probe.at(smaller)[k]) and math.isfinite(probe.at(-smaller)[k]):
+                step = smaller
+                note = f"f({side}) is {_text(got)}: the step eps leaves f's domain, so the difference at eps={smaller:g} is used"
+                break
+        else:
+            return row(
+                "inconclusive", central,
+                f"the numeric side is not finite: f({side}) is {_text(got)}, the step leaves f's domain, also at a 1000 times "
+                "smaller step; check a point farther from the edge of f's domain",
+            )
+        plus, minus = probe.at(step)[k], probe.at(-step)[k]
+        central = (plus - minus) / (2 * step)
+    left, right = (v - minus) / step, (plus - v) / step
+    n = central
+    if not is_close(left, right, atol, rtol):
+        small = step / 10
+        ps, ms = probe.at(small)[k], probe.at(-small)[k]
+        if math.isfinite(ps) and math.isfinite(ms):
+            gap, gap_small = right - left, (ps - v) / small - (v - ms) / small
+            if same_jump(gap, gap_small):
+                if min(left, right) - atol <= a <= max(left, right) + atol:
+                    return row("kink", central, f"a kink: the one-sided slopes are {_text(left)} and {_text(right)}, and the gradient lies between them")
+            elif abs(gap_small) >= 2.0 * abs(gap):
+                through = (ps - ms) / (2 * small)
+                if is_close(central, through, atol, rtol) and is_close(a, central, atol, rtol):
+                    return row(  # f is continuous through the point, only its value there differs (where's condition at 0)
+                        "ok", central,
+                        "f's value at the point differs from its neighbours' on both sides (a where's condition at 0): "
+                        "compared through both sides, where the slope is the same at eps and eps/10",
+                    )
+                return row(
+                    "inconclusive", central,
+                    f"f jumps here: its one-sided slopes ({_text(left)} and {_text(right)}) grow apart at a smaller step, "
+                    "so it has no derivative at this point; check another point",
+                )
+            elif abs(gap_small) < 0.05 * abs(gap):  # a kink within the step of the point, but not within a tenth of it
+                step, n = small, (ps - ms) / (2 * small)
+                note = f"the step reaches a kink near the point, so the difference at eps={small:g} ({_text(n)}) is used"
+    if is_close(a, n, atol, rtol):
+        return row("ok", n, note)
+    err = abs(a - n)
+    magnitude = max(abs(v), abs(probe.at(step)[k]), abs(probe.at(-step)[k]))
+    floor = EPS_MACHINE * magnitude / step
+    if err > ROUNDING_MARGIN * floor and scale is not None:
+        magnitude = max(magnitude, scale())
+        floor = EPS_MACHINE * magnitude / step
+    if err <= ROUNDING_MARGIN * floor:
+        return row(
+            "inconclusive", n,
+            f"the difference {err:.2g} is below the rounding floor {floor:.2g}: values of about {magnitude:.3g} go into f "
+            f"here, so f(x + eps) and f(x - eps) differ by less than their own rounding; {_larger_step(magnitude, atol + rtol * abs(n))}",
+        )
+    p2, m2 = probe.at(2 * step)[k], probe.at(-2 * step)[k]
+    n2 = (p2 - m2) / (4 * step)
+    if not (math.isfinite(n2) and abs(n2 - n) <= STABLE * err):
+        return row(
+            "inconclusive", n,
+            f"the finite difference is not stable here: {_text(n)} at eps={step:g}, {_text(n2)} at twice that step, "
+            f"so it does not measure the slope well enough to tell; try another point, or eps={step / 10:g}",
+        )
+    return row("FAIL", n, note)
+
+
+def compare_along(
+    a: float, along: Callable[[float], float], eps: float, atol: float, rtol: float, scale: float = 0.0,
+) -> GradCheckRow:
+    """:func:`judge` for one number: ``along(t)`` is a scalar function of the step (the culprit finder's
+    check of one op). ``scale`` is the size of what the difference subtracts beyond ``along``'s own values
+    (an op's inputs times their gradients: ``1e9 - 1e9`` rounds at 1e9, not at its result)."""
+    return judge(a, Probe(lambda t: [along(t)], [along(0.0)]), 0, eps, atol, rtol, scale=lambda: scale)
