@@ -20,6 +20,10 @@ SPREAD_LIMIT = 1000
 """A trace keeps this many spread events; a long training loop counts the rest in ``dropped``."""
 
 
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
 def _safe(fn: Callable[..., float]) -> Callable[..., float]:
     """Evaluate a derivative the way float arithmetic would: 1/0 is inf, a domain error NaN."""
 
@@ -37,18 +41,23 @@ def _safe(fn: Callable[..., float]) -> Callable[..., float]:
 
 
 DERIVATIVES: dict[tuple[str, int], tuple[str, Callable[..., float]]] = {
-    ("sqrt", 0): ("1/(2*sqrt(x))", _safe(lambda x: 1.0 / (2.0 * math.sqrt(x)))),
+    ("sqrt", 0): ("1/(2*sqrt(x))", _safe(lambda x: 1.0 / (2.0 * math.sqrt(x)) if x >= 0.0 else math.nan)),
     ("log", 0): ("1/x", _safe(lambda x: 1.0 / x)),
+    ("log1p", 0): ("1/(1 + x)", _safe(lambda x: 1.0 / (1.0 + x))),
+    ("log2", 0): ("1/(x*ln(2))", _safe(lambda x: 1.0 / (x * math.log(2.0)))),
+    ("expm1", 0): ("exp(x)", _safe(math.exp)),
+    ("atan2", 0): ("x/(x**2 + y**2)", _safe(lambda y, x: x / (x * x + y * y))),
+    ("atan2", 1): ("-y/(x**2 + y**2)", _safe(lambda y, x: -y / (x * x + y * y))),
     ("exp", 0): ("exp(x)", _safe(math.exp)),
     ("tanh", 0): ("1 - tanh(x)**2", _safe(lambda x: 1.0 - math.tanh(x) ** 2)),
-    ("sigmoid", 0): ("sigmoid(x)*(1 - sigmoid(x))", _safe(lambda x: math.exp(-abs(x)) / (1.0 + math.exp(-abs(x))) ** 2)),
+    ("sigmoid", 0): ("sigmoid(x)*(1 - sigmoid(x))", _safe(lambda x: _sigmoid(x) * (1.0 - _sigmoid(x)))),  # as the VJP rounds it
     ("sin", 0): ("cos(x)", _safe(math.cos)),
     ("cos", 0): ("-sin(x)", _safe(lambda x: -math.sin(x))),
     ("square", 0): ("2*x", _safe(lambda x: 2.0 * x)),
     ("div", 0): ("1/b", _safe(lambda a, b: 1.0 / b)),
     ("div", 1): ("-a/b**2", _safe(lambda a, b: -a / (b * b))),
-    ("pow", 0): ("b*a**(b-1)", _safe(lambda a, b: b * a ** (b - 1.0))),
-    ("pow", 1): ("a**b*log(a)", _safe(lambda a, b: a**b * math.log(a))),
+    ("pow", 0): ("b*a**(b-1)", _safe(lambda a, b: b * math.pow(a, b - 1.0))),
+    ("pow", 1): ("a**b*log(a)", _safe(lambda a, b: math.pow(a, b) * math.log(a))),
     ("mul", 0): ("b", _safe(lambda a, b: b)),
     ("mul", 1): ("a", _safe(lambda a, b: a)),
 }
@@ -92,9 +101,10 @@ def values_at(inputs: tuple[Tensor, ...], flat: int, shape: tuple[int, ...]) -> 
     return vals
 
 
-def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: int | None = None) -> str:
+def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: int | None = None, made: bool = False) -> str:
     """One sentence: the op, the inputs' values and the entry where ``bad`` (the output,
-    or the gradient for input ``index``) is not finite, and why.
+    or the gradient for input ``index``) is not finite, and why. ``made`` says the op made
+    the value from finite ones (so a NaN beside an infinite derivative is 0·inf).
 
     Examples:
         >>> from microtape.debug.anomaly_report import cause
@@ -127,6 +137,12 @@ def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: i
     slope = fn(*vals)
     if slope == data[flat] or (slope != slope and got == "nan"):
         return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}{more}"
+    if got == "nan" and made and slope in (math.inf, -math.inf):  # made here: the gradient that reached it was finite, so 0
+        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)} and the gradient that reached it is 0: 0·inf = nan{more}"
+    if got == "nan" and slope == 0.0:
+        return f"{op} at {at}, entry {entry}: its derivative {formula} is 0.0 and the gradient that reached it is infinite: inf·0 = nan{more}"
+    if got == "nan" and math.isfinite(slope):
+        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, and the gradient that reached it is nan{more}"
     return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, so the gradient is {got}{more}"
 
 
@@ -142,7 +158,12 @@ class AnomalyEvent:
         inputs: The values of the op's inputs (kept for the first event only; empty for the others).
         where: ``file:line`` of your code that ran the op forward.
         cause: One sentence: the op at which values, which entry, and why.
-        made_here: True when every input was finite: this op made the value.
+        made_here: True when this op made the value: from finite inputs, or a NaN
+            from infinite ones (``inf - inf``, ``0 * inf``); False when it passed on
+            a value it was given.
+        masked_by: For a NaN made as 0·inf on the way back: the op that hid the
+            entries in the forward pass and passed them a gradient of 0.
+        hint: The fix, in your own names where a line of code does it.
 
     Examples:
         >>> with mt.detect_anomaly(mode="trace") as trace:
@@ -159,19 +180,30 @@ class AnomalyEvent:
     where: str
     cause: str
     made_here: bool
+    masked_by: str = ""
+    """When a masking op (``where``, ``maximum``, ``minimum``, ``clip_by_value``, ``relu``, a
+    multiplication by 0) hid these entries in the forward pass and passed them a gradient of 0,
+    which met an infinite or NaN derivative: which op, at which line, and how (0·inf = NaN)."""
+    hint: str = ""
+    """What to do about it: a line of code in your own names (the double ``where``, ``mt.norm``,
+    ``mt.log_softmax`` ...) when one fixes it, else advice in words."""
 
     def __str__(self) -> str:
         made = "" if self.made_here else ", passed on"
-        return f"{self.op} ({self.phase}{made}) at {short_where(self.where)}: {self.cause}"
+        text = f"{self.op} ({self.phase}{made}) at {short_where(self.where)}: {self.cause}"
+        return text + (f"; {self.masked_by}" if self.masked_by else "")
 
 
-def event(op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool) -> AnomalyEvent:
-    """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``)."""
+def event(
+    op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool,
+    made: bool, masked_by: str = "", hint: str = "", cause_text: str | None = None,
+) -> AnomalyEvent:
+    """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``);
+    ``made`` says the op made the value (from finite values, or a NaN from infinite ones)."""
     entries = tuple(_unravel(i, bad.shape) for i in bad_entries(bad._data))
     values = tuple(tuple(x._data or ()) for x in inputs) if first else ()
-    # forward: made here when every input is finite; backward: the VJPs after the first pass it on
-    made = first if phase == "backward" else not any(bad_entries(x._data, 1) for x in inputs)
-    return AnomalyEvent(op, phase, kind, entries, values, where, cause(op, phase, inputs, bad, index), made)
+    why = cause_text if cause_text is not None else cause(op, phase, inputs, bad, index)
+    return AnomalyEvent(op, phase, kind, entries, values, where, why, made, masked_by, hint)
 
 
 @dataclass
@@ -181,8 +213,11 @@ class AnomalyTrace:
     Attributes:
         first: The first op that made a non-finite value, or None if none did.
         spread: Every op the value then went through, in order (forward up to
-            the loss, then the backward pass up to the gradient).
+            the loss, then the backward pass up to the gradient): only values
+            computed from the first one.
         dropped: Spread events not kept (after the first 1000).
+        unrelated: Ops that later made a non-finite value of their own, not
+            from the first (up to 1000).
 
     Examples:
         >>> x = mt.tensor([1.0, 0.0])
@@ -199,9 +234,12 @@ class AnomalyTrace:
     first: AnomalyEvent | None = None
     spread: list[AnomalyEvent] = field(default_factory=list)
     dropped: int = 0
+    unrelated: list[AnomalyEvent] = field(default_factory=list)
+    """Ops that made a non-finite value of their own after the first, not from it (not in ``spread``)."""
 
-    def add(self, found: AnomalyEvent) -> None:
-        """Record ``found``: the first event, or one more op it spread through.
+    def add(self, found: AnomalyEvent, related: bool = True) -> None:
+        """Record ``found``: the first event, one more op it spread through, or (``related=False``)
+        a value another op made on its own later.
 
         Examples:
             >>> trace = mt.AnomalyTrace()
@@ -211,6 +249,9 @@ class AnomalyTrace:
         """
         if self.first is None:
             self.first = found
+        elif not related:
+            if len(self.unrelated) < SPREAD_LIMIT:
+                self.unrelated.append(found)
         elif len(self.spread) < SPREAD_LIMIT:
             self.spread.append(found)
         else:
@@ -227,4 +268,12 @@ class AnomalyTrace:
                 lines.append(f"  ... and {self.dropped} more")
         else:
             lines.append("it went no further.")
+        hinted = next((e for e in [self.first, *self.spread] if e.hint), None)
+        if hinted is not None:
+            lines.append(f"hint: {hinted.hint}")
+        if self.unrelated:
+            lines.append(
+                f"{len(self.unrelated)} other op(s) made a NaN or an Inf of their own later, not from this one; "
+                f"the first: {self.unrelated[0]}"
+            )
         return "\n".join(lines)
