@@ -36,6 +36,7 @@ from .errors import DisposedTensorError as DisposedTensorError
 from .errors import GradientCheckError as GradientCheckError
 from .errors import GradientError as GradientError
 from .errors import GradientKeyError as GradientKeyError
+from .errors import GradientWarning as GradientWarning
 from .errors import InvalidArgumentError as InvalidArgumentError
 from .errors import LeakError as LeakError
 from .errors import MicrotapeError as MicrotapeError
@@ -171,6 +172,7 @@ __all__ = [
     "GradientPath",
     "GradientStep",
     "GradientTape",
+    "GradientWarning",
     "InvalidArgumentError",
     "LeakError",
     "MemoryInfo",

@@ -9,6 +9,7 @@ over the records the tape keeps.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TypeVar
 
@@ -22,6 +23,8 @@ from ..engine.tape import Tape
 from ..views.tape_text import Operation, dot_graph, operations_of, summary_table
 from ..views.tape_svg import layout, summary_html, svg
 from ..engine.tensor import Tensor
+from ..errors import GradientWarning, explain
+from .unconnected import Cause, why_unconnected
 
 __all__ = ["GradientTape"]
 
@@ -209,6 +212,35 @@ class GradientTape(Tape):
         steps = backward_steps(self, self._records, self._wheres, targets, flat, sources)
         self._finish()
         return iter(steps)
+
+    # -- why a gradient is None (unconnected.py) ----------------------------------
+
+    def _why_none(self, target: Tensor, source: Tensor, name: str = "the source") -> Cause:
+        """Why ``target`` does not depend on ``source`` on this tape: the cut, the unwatched use, or nothing."""
+        return why_unconnected(self._records, self._wheres, self._cuts, self._tracked, target, source, name, self._after_cut)
+
+    def _no_gradient(self, targets: list[Tensor], sources: list[Tensor], result: list[Tensor | None]) -> None:
+        """Warn (``GradientWarning``) for each ``None`` whose cause looks like a mistake: a copy, an
+        assign or a read-out cut the path, or the source was used but never watched. A source the
+        target simply does not use, or a ``stop_gradient``, gets its ``None`` quietly, as in TensorFlow."""
+        for i, (source, got) in enumerate(zip(sources, result)):
+            if got is not None:
+                continue
+            causes = [self._why_none(t, source, "x" if len(sources) == 1 else f"source {i}") for t in targets]
+            cause = next((c for c in causes if c.likely_mistake), None)
+            if cause is None:
+                continue
+            warnings.warn(
+                GradientWarning(
+                    explain(
+                        f"tape.gradient: source {i} (shape {source.shape}) gets None: {cause.sentence}.",
+                        "A source the target does not depend on through recorded ops gets None (zeros with "
+                        'unconnected_gradients="zero"), as in TensorFlow.',
+                        cause.hint + ".",
+                    )
+                ),
+                stacklevel=4,
+            )
 
     def _lines(self) -> dict[int, str]:
         """``file:line`` of the user's code that made each recorded output, by tensor id."""

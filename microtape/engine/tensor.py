@@ -12,6 +12,8 @@ values become a tensor's data is in ``convert.py``.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias, Union, cast
 
@@ -109,8 +111,9 @@ class Tensor(TensorBase):
             >>> mt.tensor([[1, 2], [3, 4]]).data_sync()
             [1.0, 2.0, 3.0, 4.0]
         """
-        if _get_state().observers:
-            arena.notify_read(self)
+        st = _get_state()
+        if st.observers or st.tapes:
+            arena.notify_read(self, _reader("data_sync()"))
         return list(self._values())
 
     async def data(self) -> list[float]:
@@ -132,8 +135,9 @@ class Tensor(TensorBase):
             >>> mt.scalar(5).tolist()
             5.0
         """
-        if _get_state().observers:
-            arena.notify_read(self)
+        st = _get_state()
+        if st.observers or st.tapes:
+            arena.notify_read(self, _reader("tolist()"))
         return nest_values(self._values(), self.shape)
 
     def array_sync(self) -> Nested:
@@ -152,8 +156,9 @@ class Tensor(TensorBase):
             >>> mt.tensor([[7.0]]).item()
             7.0
         """
-        if _get_state().observers:
-            arena.notify_read(self)
+        st = _get_state()
+        if st.observers or st.tapes:
+            arena.notify_read(self, _reader("item()"))
         data = self._values()
         if len(data) != 1:
             raise InvalidArgumentError(
@@ -468,6 +473,17 @@ class Tensor(TensorBase):
             self, clip_value_min=clip_value_min, clip_value_max=clip_value_max
         )
 
+
+
+def _reader(how: str) -> str:
+    """``how`` when the code that read a tensor's values is the user's (two frames up), else "":
+    the package reads values for its own reports, which cut nothing."""
+    caller = sys._getframe(2).f_code.co_filename
+    return "" if caller.startswith(_PACKAGE) and not caller.startswith(_BOOK) else how
+
+
+_PACKAGE: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_BOOK: Final = _PACKAGE + "_tutorials" + os.sep
 
 
 # -- converting a value an op was given (the rules are in convert.py) ----------

@@ -232,6 +232,16 @@ def _arg_reduce(x: Tensor, axis: int, largest: bool, op: str) -> Flat:
     data = x._data
     assert data is not None  # the op wrapper checked it
     (ax,) = axes
+    if x.shape[ax] == 0:
+        raise InvalidArgumentError(
+            explain(
+                f"{op}: axis {ax} of a tensor of shape {x.shape} has no entries, so there is no index to return.",
+                f"{op} returns the index of an entry along the axis.",
+                "check the tensor's shape before asking for an index along that axis.",
+            ),
+            op=op,
+            axis=axis,
+        )
     shape = reduced_shape(x.shape, axes, keepdims=False)
     best: list[float] = [0.0] * size_of(shape)
     index: list[float] = [0.0] * len(best)
@@ -311,8 +321,9 @@ def index_of(v: float, op: str, what: str = "indices") -> int:
 def one_hot(indices: Tensor, depth: int, on_value: float = 1.0, off_value: float = 0.0) -> Flat:
     """Rows of ``off_value`` with ``on_value`` at each index (``tf.oneHot``): shape ``indices.shape + (depth,)``.
 
-    An index outside ``[0, depth)`` gives a row of ``off_value``, as in
-    TensorFlow. Its gradient with respect to ``indices`` is zero.
+    An index outside ``[0, depth)`` (``±inf`` too) gives a row of
+    ``off_value``, as in TensorFlow; a NaN index gives a row of NaN. Its
+    gradient with respect to ``indices`` is zero.
 
     Examples:
         >>> mt.one_hot(mt.tensor([0.0, 2.0, 5.0]), 3)
@@ -346,6 +357,11 @@ def one_hot(indices: Tensor, depth: int, on_value: float = 1.0, off_value: float
     on, off = float(on_value), float(off_value)
     out = [off] * size_of(shape)
     for row, v in enumerate(data):
+        if v != v:
+            out[row * depth : (row + 1) * depth] = [v] * depth  # a NaN index makes a row of NaN: it does not vanish
+            continue
+        if math.isinf(v):
+            continue  # out of range, as any index outside [0, depth)
         k = index_of(v, "one_hot")
         if 0 <= k < depth:
             out[row * depth + k] = on

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ..engine.shape import size_of, validate_shape
 from ..engine.types import Shape, is_number  # Nested: TensorLike in the signatures resolves here
 from ..errors import InvalidArgumentError, ShapeError, explain
-from ..engine.arena import new
+from ..engine.arena import STATE, new, notify_cut
 from ..engine.convert import bad_value_error, flatten_values
 from ..engine.tensor import Tensor, TensorLike
 
@@ -51,7 +51,10 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
         Tensor(3.5, shape=())
     """
     data, inferred = flatten_values(values, shape)
-    return new(Tensor, data, inferred, "tensor")
+    out = new(Tensor, data, inferred, "tensor")
+    if isinstance(values, Tensor) and STATE.get().tapes:
+        notify_cut("mt.tensor()", (values,), out)  # a copy has no history: a tape sees a new constant
+    return out
 
 
 def scalar(value: float) -> Tensor:

@@ -106,6 +106,7 @@ def _check_reduction(reduction: object, op: str) -> str:
 
 
 def _reduce(losses: list[float], shape: Shape, reduction: str) -> Flat:
+    """The losses as ``reduction`` asks; the mean of no loss is 0, as TF's (it divides with divNoNan)."""
     if reduction == "none":
         return losses, shape
     total = safe_total(losses)

@@ -13,7 +13,7 @@ from .index_maps import normalize_axes, reduce_index, reduced_shape
 from ..engine.types import Axis, Flat, Shape, is_int
 from ..errors import InvalidArgumentError, ShapeError, explain
 from .floats import safe_norm, safe_total
-from .compare import equal, greater, sign
+from .compare import equal, sign
 from .arithmetic import div, mul, sub
 from .piecewise import abs, const, where
 from .transcendental import exp
@@ -210,8 +210,8 @@ def _norm_vjp(dout: Tensor, out: Tensor, x: Tensor, ord: float | str = 2, axis: 
         return (mul(d, sign(x)),)
     n = unreduce(out, x.shape, axis, keepdims)
     if p == 2.0:
-        positive = greater(n, const(0.0))  # the double where: x / n is never formed where n = 0
-        return (where(positive, mul(d, div(x, where(positive, n, const(1.0)))), const(0.0)),)
+        zero = equal(n, const(0.0))  # the double where: x / n is never formed where n = 0 (a NaN norm stays NaN)
+        return (where(zero, const(0.0), mul(d, div(x, where(zero, const(1.0), n)))),)
     reaches = equal(abs(x), n)  # the entries at the max (or min) of |x|; ties split the gradient
     ties = unreduce(reduce_sum(reaches, axis=axis, keepdims=True), x.shape, axis, True)
     return (div(mul(mul(d, sign(x)), reaches), ties),)
