@@ -349,6 +349,10 @@ class AnomalyError(MicrotapeError, ArithmeticError):
     kind: str
     where: str
     cause: str
+    masked_by: str
+    """The masking op that hid the entries and passed them 0 (a masked-branch NaN), or ""."""
+    hint: str
+    """The fix: a line of code in the user's names where one does it, else advice."""
 
 
 class CheckpointError(MicrotapeError, ValueError):

@@ -178,10 +178,14 @@ class _Mask:
 
 
 _MASKING: Final = frozenset({"where", "maximum", "minimum", "clip_by_value", "relu", "mul"})
-_SINGULAR: Final = {"sqrt": (0, "1.0"), "log": (0, "1.0"), "log2": (0, "1.0"), "log1p": (0, "0.0"), "div": (1, "1.0")}
+_SINGULAR: Final = {"sqrt": (0, "1.0"), "log": (0, "1.0"), "log2": (0, "1.0"), "log1p": (0, "0.0"), "div": (1, "1.0"), "exp": (0, "0.0")}
 """The ops whose derivative is infinite or NaN where their input is out of range, and, for the
 double where, which input to make safe and the safe value (pow depends on the case)."""
 _ENTRIES_SHOWN: Final = 5
+
+
+class _Code(str):
+    """A hint that is a line of code (a rewrite of the user's own expression), not advice in words."""
 
 
 class _AnomalyWatcher:
@@ -250,7 +254,7 @@ class _AnomalyWatcher:
                 self.tainted.add(out.id)
             if made or tainted:
                 why, hint = self._forward_story(op.name, inputs, out, where, made)
-                found = event(op.name, "forward", kind, inputs, out, where, None, first, bool(made), hint=hint, cause_text=why)
+                found = event(op.name, "forward", kind, inputs, out, where, None, first, bool(made), hint=hint, cause_text=why, code=isinstance(hint, _Code))
                 self.trace.add(found, related=first or tainted)
             return
         if made:
@@ -335,7 +339,10 @@ class _AnomalyWatcher:
                 if first or tainted:
                     self.tainted.add(dx.id)
                 if made or tainted or first:
-                    found = event(op.name, "backward", kind, inputs, dx, where, i, first, made or maker == "accumulation", masked_by, hint, why)
+                    found = event(
+                        op.name, "backward", kind, inputs, dx, where, i, first, made or maker == "accumulation", masked_by, hint, why,
+                        code=isinstance(hint, _Code),
+                    )
                     self.trace.add(found, related=first or tainted)
                 return  # one event per VJP
             if made or maker == "accumulation":
@@ -392,7 +399,11 @@ class _AnomalyWatcher:
         if mask.op == "where" and guard is not None:
             rewrite = fixes.double_where(mask.where, mask.side, name, guard[0], guard[1], self.origins.get(out.id))
             if rewrite is not None:
-                return rewrite.replacement
+                return _Code(rewrite.replacement)
+        if name == "sqrt":  # a length by hand: norm's gradient at 0 is 0, so no NaN forms
+            rewrite = fixes.norm_of_squares(self.origins.get(out.id, ""))
+            if rewrite is not None:
+                return _Code(rewrite.replacement)
         return (
             f"give {name} a safe input at the entries the {mask.op} hides, with a where inside it as well as "
             "outside (the double where), so that no infinite derivative meets the 0 on the way back"
@@ -413,19 +424,19 @@ def _forward_hint(
             if made == "exp" and args and made_by.get(args[0], ("", ()))[0] == "sub":
                 rewrite = fixes.log_of_softmax(where, origins.get(source, ""))
                 if rewrite is not None:
-                    return rewrite.replacement, "; it is the log of a softmax, which rounds to 0 for a logit far below the others"
+                    return _Code(rewrite.replacement), "; it is the log of a softmax, which rounds to 0 for a logit far below the others"
             if made == "sigmoid":
                 rewrite = fixes.log_of_sigmoid(where, origins.get(source, ""), complement=False)
                 if rewrite is not None:
-                    return rewrite.replacement, "; it is the log of a sigmoid, which rounds to 0 for a large negative logit"
+                    return _Code(rewrite.replacement), "; it is the log of a sigmoid, which rounds to 0 for a large negative logit"
             if made == "sub" and len(args) == 2 and made_by.get(args[1], ("", ()))[0] == "sigmoid":
                 rewrite = fixes.log_of_sigmoid(where, origins.get(args[1], ""), complement=True)
                 if rewrite is not None:
-                    return rewrite.replacement, "; it is the log of 1 - sigmoid(x), and sigmoid rounds to 1 for a large logit"
+                    return _Code(rewrite.replacement), "; it is the log of 1 - sigmoid(x), and sigmoid rounds to 1 for a large logit"
     if name == "exp":
         rewrite = fixes.softplus_of_exp(where)
         if rewrite is not None:
-            return rewrite.replacement, "; it is log(1 + exp(x)), which is about x for a large x"
+            return _Code(rewrite.replacement), "; it is log(1 + exp(x)), which is about x for a large x"
     if name == "sub" and len(inputs) == 2 and made_by.get(inputs[1].id, ("", ()))[0] == "logsumexp":
         return _WORDS["softmax"], "; it is a softmax (or log_softmax) over entries that are all -inf"
     guard = _SINGULAR.get(name)
@@ -435,7 +446,7 @@ def _forward_hint(
         for side in (1, 2):  # computed inside a where on its own line: the double where
             rewrite = fixes.double_where(where, side, name, guard[0], guard[1])
             if rewrite is not None:
-                return rewrite.replacement, (
+                return _Code(rewrite.replacement), (
                     "; it is computed inside the where on that line, which hides the value from the forward pass "
                     "but not from the gradient: on the way back the where passes it 0, and 0·nan = nan"
                 )
@@ -449,7 +460,7 @@ def _backward_hint(name: str, inputs: tuple[Tensor, ...], index: int, where: str
         if maker is not None and maker[0] == "sum":
             rewrite = fixes.norm_of_squares(where)
             if rewrite is not None:
-                return rewrite.replacement
+                return _Code(rewrite.replacement)
         return _WORDS["sqrt backward"]
     return _WORDS.get(name, _GENERIC)
 
@@ -608,8 +619,7 @@ def trace_origin(f: Fn, xs: list[Tensor], output: int) -> str | None:
         first = trace.first
         if first is None:
             return None
-        hinted = next((e for e in [first, *trace.spread] if e.hint), None)
-        return f'detect_anomaly(mode="trace") traces it to {first}' + (f"; hint: {hinted.hint}" if hinted is not None else "")
+        return f'detect_anomaly(mode="trace") traces it to {first}' + (f"; hint: {trace.hint}" if trace.hint else "")
 
     found = run_paused(run)
     return found if isinstance(found, str) else None

@@ -164,6 +164,7 @@ class AnomalyEvent:
         masked_by: For a NaN made as 0·inf on the way back: the op that hid the
             entries in the forward pass and passed them a gradient of 0.
         hint: The fix, in your own names where a line of code does it.
+        hint_is_code: Whether the hint is such a line of code.
 
     Examples:
         >>> with mt.detect_anomaly(mode="trace") as trace:
@@ -187,6 +188,8 @@ class AnomalyEvent:
     hint: str = ""
     """What to do about it: a line of code in your own names (the double ``where``, ``mt.norm``,
     ``mt.log_softmax`` ...) when one fixes it, else advice in words."""
+    hint_is_code: bool = False
+    """Whether ``hint`` is that line of code (it replaces an expression of your line), not words."""
 
     def __str__(self) -> str:
         made = "" if self.made_here else ", passed on"
@@ -196,14 +199,14 @@ class AnomalyEvent:
 
 def event(
     op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool,
-    made: bool, masked_by: str = "", hint: str = "", cause_text: str | None = None,
+    made: bool, masked_by: str = "", hint: str = "", cause_text: str | None = None, code: bool = False,
 ) -> AnomalyEvent:
     """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``);
     ``made`` says the op made the value (from finite values, or a NaN from infinite ones)."""
     entries = tuple(_unravel(i, bad.shape) for i in bad_entries(bad._data))
     values = tuple(tuple(x._data or ()) for x in inputs) if first else ()
     why = cause_text if cause_text is not None else cause(op, phase, inputs, bad, index)
-    return AnomalyEvent(op, phase, kind, entries, values, where, why, made, masked_by, hint)
+    return AnomalyEvent(op, phase, kind, entries, values, where, why, made, masked_by, str(hint), code)
 
 
 @dataclass
@@ -257,6 +260,24 @@ class AnomalyTrace:
         else:
             self.dropped += 1
 
+    @property
+    def hint(self) -> str:
+        """What to do: the first hint that is code, preferring one that found a masking op (a
+        ``where`` that hid the value: its fix is the double ``where``), else the first event's
+        advice; "" when nothing was made.
+
+        Examples:
+            >>> with mt.detect_anomaly(mode="trace") as trace:
+            ...     _ = mt.sqrt(mt.tensor([-1.0]))
+            >>> trace.hint
+            'the square root of a negative number is nan: find out why its input is negative here'
+        """
+        if self.first is None:
+            return ""
+        events = [self.first, *self.spread]
+        code = next((e for e in events if e.masked_by and e.hint_is_code), None) or next((e for e in events if e.hint_is_code), None)
+        return (code or self.first).hint
+
     def __str__(self) -> str:
         if self.first is None:
             return "detect_anomaly: no op made a NaN or an Inf."
@@ -268,9 +289,8 @@ class AnomalyTrace:
                 lines.append(f"  ... and {self.dropped} more")
         else:
             lines.append("it went no further.")
-        hinted = next((e for e in [self.first, *self.spread] if e.hint), None)
-        if hinted is not None:
-            lines.append(f"hint: {hinted.hint}")
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
         if self.unrelated:
             lines.append(
                 f"{len(self.unrelated)} other op(s) made a NaN or an Inf of their own later, not from this one; "

@@ -159,8 +159,8 @@ def double_where(
 
 def _rewrite_assignment(where: str, name: str, producer: str, index: int, safe: str, side: int, cond: str, prefix: str) -> Rewrite | None:
     statement = statement_at(where)
-    if statement is None:
-        return None
+    if statement is None or name in {n.id for n in ast.walk(ast.parse(cond)) if isinstance(n, ast.Name)}:
+        return None  # the condition reads the value being assigned: it cannot move before it
     for node in ast.walk(statement.tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             guarded = _operand(node.value, producer, index)
