@@ -221,9 +221,9 @@ def _arg_reduce(x: Tensor, axis: int, largest: bool, op: str) -> Flat:
     if x.rank == 0:
         raise InvalidArgumentError(
             explain(
-                f"{op}: a scalar has no axis to search.",
+                f"{op}: x is a scalar (shape ()), with no axis to search.",
                 f"{op} returns the index of an entry along an axis of a tensor of rank 1 or more.",
-                "reshape it first: x.reshape((1,))",
+                "x.reshape((1,))",
             ),
             op=op,
             axis=axis,
@@ -309,7 +309,7 @@ def index_of(v: float, op: str, what: str = "indices") -> int:
             explain(
                 f"{op}: {what} holds {v!r}, which is not a whole number.",
                 f"{what.capitalize()} say which entry to take; they are whole numbers stored as floats.",
-                "round them first: mt.tensor([round(i) for i in indices.data_sync()], shape=indices.shape)",
+                "mt.tensor([round(i) for i in indices.data_sync()], shape=indices.shape)",
             ),
             op=op,
             value=v,

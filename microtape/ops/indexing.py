@@ -56,7 +56,7 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0) -> Flat:
             explain(
                 "gather: x is a scalar, with no axis to take entries from.",
                 "gather takes slices of a tensor of rank 1 or more along an axis.",
-                "reshape it first: x.reshape((1,))",
+                "x.reshape((1,))",
             ),
             op="gather",
             axis=axis,
