@@ -347,7 +347,7 @@ def _nice_step(step: float) -> float:
 def _larger_step(magnitude: float, tol: float) -> str:
     """The eps at which the rounding floor of values of ``magnitude`` is a tenth of ``tol``, as advice."""
     step = 10.0 * EPS_MACHINE * magnitude / max(tol, 1e-300)
-    if not step < 0.1:
+    if not step < 0.5:
         return "f's values are too large for its slope to show in a difference of two of them: check f without its large constant part"
     return f"try a larger step: eps={_nice_step(step):g}"
 
@@ -454,7 +454,8 @@ def judge(
         return row(
             "inconclusive", n,
             f"the difference {err:.2g} is below the rounding floor {floor:.2g}: values of about {magnitude:.3g} go into f "
-            f"here, so f(x + eps) and f(x - eps) differ by less than their own rounding; {_larger_step(magnitude, atol + rtol * abs(n))}",
+            f"here, so f(x + eps) and f(x - eps) differ by less than their own rounding; "
+            f"{_larger_step(magnitude, atol + rtol * max(abs(a), abs(n)))}",
         )
     p2, m2 = probe.at(2 * step)[k], probe.at(-2 * step)[k]
     n2 = (p2 - m2) / (4 * step)

@@ -178,10 +178,15 @@ class _Mask:
 
 
 _MASKING: Final = frozenset({"where", "maximum", "minimum", "clip_by_value", "relu", "mul"})
-_SINGULAR: Final = {"sqrt": (0, "1.0"), "log": (0, "1.0"), "log2": (0, "1.0"), "log1p": (0, "0.0"), "div": (1, "1.0"), "exp": (0, "0.0")}
+_SINGULAR: Final = {
+    "sqrt": (0, "1.0"), "log": (0, "1.0"), "log2": (0, "1.0"), "log1p": (0, "0.0"), "div": (1, "1.0"),
+    "exp": (0, "0.0"), "expm1": (0, "0.0"), "sin": (0, "0.0"), "cos": (0, "0.0"),
+}
 """The ops whose derivative is infinite or NaN where their input is out of range, and, for the
 double where, which input to make safe and the safe value (pow depends on the case)."""
 _ENTRIES_SHOWN: Final = 5
+_HISTORY: Final = 200_000
+"""How many freed tensors' lines and makers the watcher remembers (a long training loop stays bounded)."""
 
 
 class _Code(str):
@@ -220,13 +225,17 @@ class _AnomalyWatcher:
         pass
 
     def on_free(self, tensor: TensorBase) -> None:
+        # origins and made_by outlive the tensor (a composite frees its intermediates, whose
+        # history a hint still reads: the log of a softmax made on another line); ids never repeat
         tid = tensor.id
-        self.origins.pop(tid, None)
-        self.made_by.pop(tid, None)
         self.consumers.pop(tid, None)
         self.masks.pop(tid, None)
         self.tainted.discard(tid)
         self.made.pop(tid, None)
+        if len(self.origins) > _HISTORY:
+            for table in (self.origins, self.made_by):
+                for old in list(table)[: _HISTORY // 2]:  # the oldest half: a long run stays bounded
+                    del table[old]
 
     # -- the forward pass ---------------------------------------------------------------
 
@@ -245,6 +254,8 @@ class _AnomalyWatcher:
         if kind is None:
             return
         made = _made_entries(inputs, out)
+        if made:  # what this op made, not what it passed on beside it (a NaN in the data, say)
+            kind = "NaN" if any((out._data or [])[k] != (out._data or [])[k] for k in made) else "Inf"
         tainted = any(x.id in self.tainted for x in inputs)
         if self.trace is not None:
             first = self.trace.first is None
@@ -254,7 +265,10 @@ class _AnomalyWatcher:
                 self.tainted.add(out.id)
             if made or tainted:
                 why, hint = self._forward_story(op.name, inputs, out, where, made)
-                found = event(op.name, "forward", kind, inputs, out, where, None, first, bool(made), hint=hint, cause_text=why, code=isinstance(hint, _Code))
+                found = event(
+                    op.name, "forward", kind, inputs, out, where, None, first, bool(made), hint=hint, cause_text=why,
+                    code=isinstance(hint, _Code), only=made or None,
+                )
                 self.trace.add(found, related=first or tainted)
             return
         if made:

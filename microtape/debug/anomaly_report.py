@@ -200,10 +200,13 @@ class AnomalyEvent:
 def event(
     op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool,
     made: bool, masked_by: str = "", hint: str = "", cause_text: str | None = None, code: bool = False,
+    only: list[int] | None = None,
 ) -> AnomalyEvent:
     """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``);
-    ``made`` says the op made the value (from finite values, or a NaN from infinite ones)."""
-    entries = tuple(_unravel(i, bad.shape) for i in bad_entries(bad._data))
+    ``made`` says the op made the value (from finite values, or a NaN from infinite ones), ``only``
+    lists the flat entries it made (the others it passed on), when it made some."""
+    flats = only[:10] if only else bad_entries(bad._data)
+    entries = tuple(_unravel(i, bad.shape) for i in flats)
     values = tuple(tuple(x._data or ()) for x in inputs) if first else ()
     why = cause_text if cause_text is not None else cause(op, phase, inputs, bad, index)
     return AnomalyEvent(op, phase, kind, entries, values, where, why, made, masked_by, str(hint), code)

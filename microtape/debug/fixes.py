@@ -96,7 +96,7 @@ def _calls(node: ast.AST, name: str) -> list[ast.Call]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Call) and _name_of(n) == name]
 
 
-_ARITY = {"sqrt": 1, "log": 1, "log1p": 1, "log2": 1, "exp": 1, "div": 2, "pow": 2, "atan2": 2}
+_ARITY = {"sqrt": 1, "log": 1, "log1p": 1, "log2": 1, "exp": 1, "expm1": 1, "sin": 1, "cos": 1, "div": 2, "pow": 2, "atan2": 2}
 _OPERATORS: dict[str, type[ast.operator]] = {"div": ast.Div, "pow": ast.Pow}
 
 
