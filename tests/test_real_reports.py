@@ -566,7 +566,7 @@ def test_dfdx_486_a_relu_on_the_output_layer_kills_every_gradient() -> None:
         loss = (mt.relu(x @ w) - 1.0).square().mean()
     tape.gradient(loss, w)
     rows = {line.split()[1]: line.split() for line in tape.summary().splitlines()[1:]}
-    assert rows["relu"][1] == "(2, 1)" and float(rows["relu"][-1]) > 0.0  # a gradient reaches the relu ...
+    assert float(rows["relu"][-1]) > 0.0  # a gradient reaches the relu ...
     assert float(rows["matmul"][-1]) == 0.0  # ... and none gets past it: its outputs are all 0 (dead)
     tape.release()
 
