@@ -140,6 +140,10 @@ class GradientError(MicrotapeError, ValueError):
         True
     """
 
+    cause: str = ""
+    """What cut the path, when one did: "cut" (stop_gradient, a copy, an assign), "read" (numbers
+    read out by the user's code), "unwatched", "variable" or "unused"; "" when not known."""
+
 
 class GradientWarning(UserWarning):
     """A gradient that is ``None`` or missing for a reason that looks like a mistake, named with its line.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -57,7 +57,7 @@ def test_tf_38349_where_with_sqrt_of_a_negative_number() -> None:
     """https://github.com/tensorflow/tensorflow/issues/38349"""
 
     def loss(x: mt.Tensor) -> mt.Tensor:
-        return mt.where(x.greater(0.0), mt.sqrt(x), 0.0).sum()
+        return mt.where(x.greater(0.0), mt.sqrt(x), 0.0).sum()  # type: ignore[arg-type]
 
     g = mt.grad(loss)(mt.tensor([-4.0, 9.0]))
     assert math.isnan(g.data_sync()[0])  # the symptom: the picked branch is 0, the gradient NaN
@@ -86,7 +86,7 @@ def test_jax_347_a_length_by_hand_then_a_where_that_skips_the_zero_row() -> None
 
     def loss(x: mt.Tensor) -> mt.Tensor:
         d = mt.sqrt((x * x).sum(axis=1))
-        return mt.where(d.greater(0.5), d, 1.0).sum()
+        return mt.where(d.greater(0.5), d, 1.0).sum()  # type: ignore[arg-type]
 
     x = mt.tensor([[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]])
     assert any(math.isnan(v) for v in mt.grad(loss)(x).data_sync())
@@ -112,7 +112,7 @@ def test_tf_27684_where_with_the_log_of_negative_numbers_and_a_trainable_factor(
     x = mt.tensor([-1.5, 0.5, 2.0])
 
     def loss(alpha: mt.Tensor) -> mt.Tensor:
-        return mt.where(x.greater_equal(0.0), alpha * mt.log(x), 0.0).sum()
+        return mt.where(x.greater_equal(0.0), alpha * mt.log(x), 0.0).sum()  # type: ignore[arg-type]
 
     assert math.isnan(mt.grad(loss)(mt.scalar(1.0)).item())
     err = raised(lambda: mt.grad(loss)(mt.scalar(1.0)))
@@ -136,7 +136,7 @@ def test_pytorch_16317_divide_then_replace_the_zeros_on_the_next_line() -> None:
 
     def loss(x: mt.Tensor, n: mt.Tensor) -> mt.Tensor:
         y = x / n
-        return mt.where(n.equal(0.0), 0.0, y).sum()
+        return mt.where(n.equal(0.0), 0.0, y).sum()  # type: ignore[arg-type]
 
     gx, _ = mt.grads(loss)([mt.tensor([0.0, 1.0]), mt.tensor([0.0, 2.0])])
     assert math.isnan(gx.data_sync()[0])  # expected [0, 0.5]
@@ -187,7 +187,7 @@ def test_tf_2540_select_with_exp_of_a_huge_number_where_it_is_not_picked() -> No
     """https://github.com/tensorflow/tensorflow/issues/2540"""
 
     def f(x: mt.Tensor) -> mt.Tensor:
-        return mt.where(x.greater(0.0), 0.0, mt.exp(x))
+        return mt.where(x.greater(0.0), 0.0, mt.exp(x))  # type: ignore[arg-type]
 
     assert math.isnan(mt.grad(f)(mt.scalar(1e10)).item())  # expected 0
     err = raised(lambda: mt.grad(f)(mt.scalar(1e10)))
@@ -198,7 +198,7 @@ def test_tf_118674_where_guards_a_reciprocal_at_zero() -> None:
     """https://github.com/tensorflow/tensorflow/issues/118674"""
 
     def f(x: mt.Tensor) -> mt.Tensor:
-        return mt.where(x.greater(0.0), 1.0 / x, 1.0)
+        return mt.where(x.greater(0.0), 1.0 / x, 1.0)  # type: ignore[arg-type]
 
     assert math.isnan(mt.grad(f)(mt.scalar(0.0)).item())  # expected 0
     err = raised(lambda: mt.grad(f)(mt.scalar(0.0)))
@@ -209,7 +209,7 @@ def test_tinygrad_15806_where_over_sqrt_at_zero_the_nan_is_made_on_the_way_back(
     """https://github.com/tinygrad/tinygrad/pull/15806"""
 
     def f(x: mt.Tensor) -> mt.Tensor:
-        return mt.where(x.greater(0.0), mt.sqrt(x), 0.0)
+        return mt.where(x.greater(0.0), mt.sqrt(x), 0.0)  # type: ignore[arg-type]
 
     assert math.isnan(mt.grad(f)(mt.tensor([0.0])).item())  # expected 0: the forward pass is clean
     trace = traced(lambda: mt.grad(f)(mt.tensor([0.0])))
@@ -223,7 +223,7 @@ def test_pytorch_156212_where_with_exp_that_overflows_and_a_nan_in_the_data() ->
     """https://github.com/pytorch/pytorch/issues/156212"""
 
     def f(x: mt.Tensor) -> mt.Tensor:
-        return mt.where(x.less_equal(10.0), mt.exp(x), 1.0)
+        return mt.where(x.less_equal(10.0), mt.exp(x), 1.0)  # type: ignore[arg-type]
 
     x = mt.tensor([1.0, NAN, 1e10])
     g = mt.grad(f)(x).data_sync()
@@ -253,7 +253,7 @@ def test_pytorch_41508_softmax_over_a_fully_masked_attention_row() -> None:
     """https://github.com/pytorch/pytorch/issues/41508"""
     scores = mt.tensor([[0.3, 1.2, -0.4], [-INF, -INF, -INF]])  # the second query may attend to nothing
     weights = mt.softmax(scores)
-    assert all(math.isnan(v) for v in weights.tolist()[1])  # type: ignore[union-attr]  # a row of NaN
+    assert all(math.isnan(v) for v in weights.data_sync()[3:])  # a row of NaN
     trace = traced(lambda: mt.softmax(scores))
     first = trace.first
     assert first is not None and (first.op, first.phase, first.kind, first.made_here) == ("sub", "forward", "NaN", True)
@@ -413,7 +413,7 @@ def test_mxnet_16133_relu_checked_within_a_step_of_its_kink() -> None:
     report = mt.check_grads(lambda t: mt.relu(t).sum(), [mt.tensor([1e-7, -1e-7, 0.8])])
     assert report.ok and report.culprit is None  # before: FAILED, and relu (whose VJP is right) blamed
     assert all(r.status == "ok" for r in report.rows)
-    assert "kink near the point" in report.rows[0].why or "kink near the point" in next(r.why for r in report.rows if r.why)
+    assert "bends sharply within the step" in next(r.why for r in report.rows if r.why)
 
 
 def test_odyssey_2077_relu_checked_at_exactly_zero() -> None:
@@ -540,11 +540,11 @@ def test_tf_24849_zeros_instead_of_none_for_an_unused_variable() -> None:
 def test_jax_21220_a_custom_gradient_whose_grad_fn_reads_saved_values() -> None:
     """https://github.com/jax-ml/jax/issues/21220"""
 
-    def cube(x: mt.Tensor, save: Callable[[list[mt.Tensor]], None]) -> tuple[mt.Tensor, Callable[..., mt.Tensor]]:
+    def cube(x: mt.Tensor, save: Callable[[Sequence[mt.Tensor]], None]) -> tuple[mt.Tensor, Callable[..., mt.Tensor]]:
         save([x * x])
         return x * x * x, lambda dy, saved: dy * 3.0 * saved[0]
 
-    op = mt.custom_grad(cube)
+    op: Callable[[mt.Tensor], mt.Tensor] = mt.custom_grad(cube)
     x = mt.tensor([0.5, -1.5])
     assert mt.check_grads(lambda t: op(t).sum(), [x]).ok  # the first derivative is right
     with pytest.raises(mt.GradientError, match="does not depend on x"):  # the symptom: no second derivative

@@ -285,10 +285,11 @@ def _step_along(inputs: list[tuple[list[float], Shape]], us: list[list[float]]) 
 def _contribution(
     op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object], dout: list[float], us: list[list[float]],
     atol: float, rtol: float,
-) -> tuple[float, float, bool] | None:
+) -> tuple[float, float] | None:
     """What one op contributes to the failing entry: by its VJP (``<vjp(dout), u>``) and by
-    finite differences of ``<dout, op(x + t u)>`` at a step scaled to its inputs, and
-    whether the op has a kink there (the rule ``check_grads`` uses). None: no verdict."""
+    finite differences of ``<dout, op(x + t u)>`` at a step scaled to its inputs, when the two
+    disagree by the rule ``check_grads`` uses; None when they agree, at a kink, or when finite
+    differences cannot tell."""
     t = _step_along(inputs, us)
     if t == 0.0 or not any(dout):
         return None
@@ -309,9 +310,9 @@ def _contribution(
         _weight(d, dx.data_sync()) for (d, _), dx in zip(inputs, dxs) if dx is not None
     )
     row = compare_along(analytic, along, t, atol, rtol, scale)  # the check's rule for a kink and for trust
-    if row.status == "inconclusive":
+    if row.status != "FAIL":  # agrees, a kink, or finite differences cannot tell: not this op
         return None
-    return analytic, row.numeric, row.status == "kink"
+    return analytic, row.numeric
 
 
 def _tangents(
@@ -358,9 +359,9 @@ def _scaled_search(f: Fn, xs: list[Tensor], row: GradCheckRow, eps: float, atol:
             verdict = _contribution(op, inputs, params, dout, us, atol, rtol)
         except Exception:  # noqa: BLE001 - an op that cannot be re-run alone: the search below tries it
             continue
-        if verdict is None or verdict[2]:
+        if verdict is None:
             continue
-        analytic, numeric, _ = verdict
+        analytic, numeric = verdict
         share = abs(analytic - numeric)
         if share >= 0.1 * error and (worst is None or share > worst[0]):
             worst = share, n, analytic, numeric
@@ -395,9 +396,10 @@ def find_culprit(
     input moves it, with a finite-difference step taken from its inputs'
     magnitudes (about 6e-6 of each entry), and judged by what it contributes
     to the entry: the op whose share of the entry's error is largest, and at
-    least a tenth of it, is named. A kink is excused by the rule
-    ``check_grads`` uses (the one-sided slopes still disagree at a ten times
-    smaller step). So an op deep inside a realistic loss (rates in the
+    least a tenth of it, is named. Each op is judged by the rule
+    ``check_grads`` uses (``numerical.judge``): a kink is excused, and a jump,
+    a difference below the rounding floor or one that moves with the step
+    blames nobody. So an op deep inside a realistic loss (rates in the
     hundreds, residuals of 1e-3, saturated logits) is judged by what it does
     to the gradient that failed, not by the check's absolute tolerances on
     unit-size random directions.

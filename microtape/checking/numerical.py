@@ -323,15 +323,16 @@ def relative_error(a: float, n: float) -> float:
     return abs(a - n) / scale if scale > 0 else 0.0
 
 
-def same_jump(jump: float, jump_small: float) -> bool:
-    """Whether the gap between the one-sided slopes stays the same at a 10x smaller step.
+def gaps_of(slopes: Sequence[tuple[float, float]]) -> list[float]:
+    """The gaps between pairs of one-sided slopes."""
+    return [abs(hi - lo) for lo, hi in slopes]
 
-    Smooth functions: the gap is curvature times the step, so it shrinks 10x.
-    A kink at the point (a jump in the slope): it stays. A jump in the value
-    (a step, like the condition of ``where``): it grows 10x. A kink the big
-    step reaches but the small one does not: it falls to about 0.
-    """
-    return 0.5 * abs(jump) < abs(jump_small) < 2.0 * abs(jump)
+
+def steady(slopes: tuple[float, float], slopes_small: tuple[float, float]) -> bool:
+    """Whether both one-sided slopes stay put at a 10x smaller step (a kink at the point: each side is a
+    straight line there), moving by less than a tenth of the gap between them."""
+    (lo, hi), (lo_s, hi_s) = slopes, slopes_small
+    return abs(lo - lo_s) + abs(hi - hi_s) <= 0.1 * abs(hi_s - lo_s)
 
 
 def _text(v: float) -> str:
@@ -367,14 +368,20 @@ def judge(
     * The step leaves f's domain (f(x ± eps) is not finite): a step 10, 100 or
       1000 times smaller that stays inside is used instead, and said so;
       ``inconclusive`` when none does.
-    * ``kink``: the one-sided slopes disagree, still at a ten times smaller
-      step (so f really bends at the point: ``relu``/``abs`` at 0, a tie in
-      ``max``) and ``a`` lies between them, a valid subgradient.
-    * f jumps at the point (the slopes' gap grows at a smaller step):
-      ``ok`` when f is continuous through both sides and ``a`` matches the
-      difference through them (``where``'s condition at 0), else ``inconclusive``.
-    * A kink that the step reaches but a ten times smaller one does not
-      (``relu`` at 1e-7): the difference at the smaller step is used, and said so.
+    * The one-sided slopes disagree (beyond f's rounding): f bends within
+      the step, so the step shrinks, 10, 100, 1000 times, and
+
+      - where the slopes agree (a kink the step reached but a smaller one
+        does not: ``relu`` at 1e-7), the difference there is used;
+      - where their gap shrinks with the step, as a smooth function's does
+        (``log`` or a division near 0), the smallest such step is used;
+      - when both slopes stay put down to eps/1000: ``kink`` if ``a`` lies
+        between them, a valid subgradient (``relu``/``abs`` at 0, a tie in
+        ``max``), else compared as below;
+      - when their gap grows like 1/step, f jumps at the point: ``ok`` when f
+        is continuous through both sides and ``a`` matches the difference
+        through them (``where``'s condition at 0), else ``inconclusive``;
+      - otherwise ``inconclusive``: f bends too close to the point to measure.
     * ``ok`` when ``a`` is within ``atol + rtol * |numeric|``.
     * ``inconclusive`` when the disagreement is below the rounding floor:
       about ``EPS_MACHINE`` times the size of the values the difference
@@ -418,16 +425,52 @@ def judge(
         central = (plus - minus) / (2 * step)
     left, right = (v - minus) / step, (plus - v) / step
     n = central
-    if not is_close(left, right, atol, rtol):
-        small = step / 10
-        ps, ms = probe.at(small)[k], probe.at(-small)[k]
-        if math.isfinite(ps) and math.isfinite(ms):
-            gap, gap_small = right - left, (ps - v) / small - (v - ms) / small
-            if same_jump(gap, gap_small):
-                if min(left, right) - atol <= a <= max(left, right) + atol:
-                    return row("kink", central, f"a kink: the one-sided slopes are {_text(left)} and {_text(right)}, and the gradient lies between them")
-            elif abs(gap_small) >= 2.0 * abs(gap):
-                through = (ps - ms) / (2 * small)
+    measured: list[float] = []
+
+    def apart(lo: float, hi: float, s: float, ends: tuple[float, float]) -> bool:
+        """Whether one-sided slopes at step ``s`` disagree by more than f's rounding can explain."""
+        if is_close(lo, hi, atol, rtol):
+            return False
+        magnitude = max(abs(v), abs(ends[0]), abs(ends[1]))
+        if abs(hi - lo) <= 2 * ROUNDING_MARGIN * EPS_MACHINE * magnitude / s:
+            return False
+        if scale is not None:
+            if not measured:
+                measured.append(scale())
+            magnitude = max(magnitude, measured[0])
+        return abs(hi - lo) > 2 * ROUNDING_MARGIN * EPS_MACHINE * magnitude / s
+
+    if apart(left, right, step, (plus, minus)):
+        # The one-sided slopes disagree: f bends within the step. Shrink it until they agree (a kink or a
+        # singularity near the point, not at it), or until eps/1000 (a kink or a jump at the point itself).
+        slopes, ends = [(left, right)], [(plus, minus)]
+        chosen: tuple[float, float, str] | None = None
+        for small in (step / 10, step / 100, step / 1000):
+            ps, ms = probe.at(small)[k], probe.at(-small)[k]
+            if not (math.isfinite(ps) and math.isfinite(ms)):
+                break
+            lo, hi = (v - ms) / small, (ps - v) / small
+            through = (ps - ms) / (2 * small)
+            if not apart(lo, hi, small, (ps, ms)):
+                chosen = (small, through, (
+                    f"f bends sharply within the step (a kink or a singularity near the point), so the difference "
+                    f"at eps={small:g} ({_text(through)}), where its one-sided slopes agree, is used"
+                ))
+                break
+            shrinks = 0.05 * gaps_of(slopes)[-1] <= abs(hi - lo) <= 0.2 * gaps_of(slopes)[-1]
+            slopes.append((lo, hi))
+            ends.append((ps, ms))
+            # The gap shrinks with the step, as a smooth function's does: keep the smallest such step.
+            chosen = (small, through, (
+                f"f curves sharply here: its one-sided slopes still differ at eps={small:g}, but their gap shrinks "
+                f"with the step as a smooth function's does, so the central difference there ({_text(through)}) is used"
+            )) if shrinks else None
+        if chosen is not None:
+            step, n, note = chosen
+        elif len(slopes) == 4:  # the slopes disagree at every step down to eps/1000, not as a smooth f's do
+            gaps = gaps_of(slopes)
+            if all(later >= 5.0 * earlier for earlier, later in zip(gaps, gaps[1:])):  # ~1/step: a jump in f's value
+                through = (ends[1][0] - ends[1][1]) / (2 * step / 10)
                 if is_close(central, through, atol, rtol) and is_close(a, central, atol, rtol):
                     return row(  # f is continuous through the point, only its value there differs (where's condition at 0)
                         "ok", central,
@@ -436,12 +479,19 @@ def judge(
                     )
                 return row(
                     "inconclusive", central,
-                    f"f jumps here: its one-sided slopes ({_text(left)} and {_text(right)}) grow apart at a smaller step, "
-                    "so it has no derivative at this point; check another point",
+                    f"f jumps here: its one-sided slopes ({_text(left)} and {_text(right)}) grow apart as the step "
+                    f"shrinks, down to eps={step / 1000:g}, so it has no derivative at this point; check another point",
                 )
-            elif abs(gap_small) < 0.05 * abs(gap):  # a kink within the step of the point, but not within a tenth of it
-                step, n = small, (ps - ms) / (2 * small)
-                note = f"the step reaches a kink near the point, so the difference at eps={small:g} ({_text(n)}) is used"
+            lo2, hi2 = slopes[-1]
+            if not all(steady(p, q) for p, q in zip(slopes[1:], slopes[2:])):
+                return row(
+                    "inconclusive", central,
+                    f"the one-sided slopes disagree at every step down to eps={step / 1000:g} ({_text(lo2)} and "
+                    f"{_text(hi2)} there) and still change with the step: f bends too close to this point to measure; "
+                    "check another point",
+                )
+            if min(lo2, hi2) - atol <= a <= max(lo2, hi2) + atol:
+                return row("kink", central, f"a kink: the one-sided slopes are {_text(lo2)} and {_text(hi2)}, and the gradient lies between them")
     if is_close(a, n, atol, rtol):
         return row("ok", n, note)
     err = abs(a - n)
