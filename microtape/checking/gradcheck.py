@@ -115,10 +115,13 @@ class GradCheckReport:
         lines.extend(f"  why: {why}" for why in whys[:3])
         if len(whys) > 3:
             lines.append(f"  ... and {len(whys) - 3} more reasons (row.why has each)")
-        lines.append(
-            f"  worst abs err {self.max_abs_error:.2e}, worst rel err {self.max_rel_error:.2e}; "
-            f"an entry fails when abs err > atol {self.atol:g} + rtol {self.rtol:g} * |numeric|"
-        )
+        rule = f"an entry fails when abs err > atol {self.atol:g} + rtol {self.rtol:g} * |numeric|"
+        checked = len(self.rows) - doubtful
+        if doubtful and not checked:
+            lines.append(f"  worst abs err: none, no entry could be checked; {rule}")
+        else:
+            among = f" among the {checked} entries checked" if doubtful else ""
+            lines.append(f"  worst abs err {self.max_abs_error:.2e}, worst rel err {self.max_rel_error:.2e}{among}; {rule}")
         if self.culprit is not None:
             lines.append("  " + str(self.culprit).replace("\n", "\n  "))
         lines.extend("  note: " + n for n in self.notes)

@@ -340,7 +340,7 @@ class _AnomalyWatcher:
             maker = self.made.get(dx.id)
             made = maker is not None and maker != "accumulation" and dx.id in window
             tainted = dx.id in self.tainted or out.id in self.tainted  # the VJP of an op whose output held it
-            masked_by, hint = self._masked(op.name, inputs, out, dx, i)
+            masked_by, hint = self._masked(op.name, inputs, out, dx, i, made)
             why = cause(op.name, "backward", inputs, dx, i, made)
             if maker == "accumulation" and not made:
                 why += " (it reached this op as a NaN made by adding two gradients of one tensor: inf + -inf)"
@@ -363,9 +363,12 @@ class _AnomalyWatcher:
                 _raise_anomaly(op.name, "backward", kind, inputs, where, why, i, hint, masked_by)
             return
 
-    def _masked(self, name: str, inputs: tuple[Tensor, ...], out: Tensor, dx: Tensor, index: int) -> tuple[str, str]:
+    def _masked(self, name: str, inputs: tuple[Tensor, ...], out: Tensor, dx: Tensor, index: int, made: bool) -> tuple[str, str]:
         """If ``dx``'s NaN is a 0 gradient from a masking op meeting an infinite or NaN derivative:
-        the sentence that says so, and the double where (or words) that fixes it."""
+        the sentence that says so, and the double where (or words) that fixes it. Only where that
+        meeting happens here: the VJP made the NaN from finite values (0·inf), or the op's own output
+        is not finite at those entries (its derivative is NaN); a NaN that merely passes through an
+        op below the mask is not that op's doing."""
         data = dx._data or []
         nans = [k for k, v in enumerate(data) if v != v]
         if not nans or dx.shape != out.shape:
@@ -378,7 +381,9 @@ class _AnomalyWatcher:
         more = f" and {len(shown) - _ENTRIES_SHOWN} more" if len(shown) > _ENTRIES_SHOWN else ""
         what = f"{name}'s output" if direct else f"a value computed from {name}'s output"
         forward_bad = any(not math.isfinite((out._data or [0.0] * (k + 1))[k]) for k in shown)
-        product = f"0 times {name}'s nan derivative is nan" if forward_bad else f"0 times {name}'s infinite derivative: 0·inf = nan"
+        if not (forward_bad or made):
+            return "", ""
+        product = f"0 times {name}'s infinite derivative: 0·inf = nan" if made else f"0 times {name}'s nan derivative is nan"
         sentence = (
             f"{mask.op} at {short_where(mask.where)} hid entr{'y' if len(shown) == 1 else 'ies'} "
             f"{', '.join(map(str, entries))}{more} of {what} in the forward pass ({mask.how}); on the way back it "

@@ -139,7 +139,7 @@ def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: i
         return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}{more}"
     if got == "nan" and made and slope in (math.inf, -math.inf):  # made here: the gradient that reached it was finite, so 0
         return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)} and the gradient that reached it is 0: 0·inf = nan{more}"
-    if got == "nan" and slope == 0.0:
+    if got == "nan" and made and slope == 0.0:
         return f"{op} at {at}, entry {entry}: its derivative {formula} is 0.0 and the gradient that reached it is infinite: inf·0 = nan{more}"
     if got == "nan" and math.isfinite(slope):
         return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, and the gradient that reached it is nan{more}"
@@ -161,8 +161,10 @@ class AnomalyEvent:
         made_here: True when this op made the value: from finite inputs, or a NaN
             from infinite ones (``inf - inf``, ``0 * inf``); False when it passed on
             a value it was given.
-        masked_by: For a NaN made as 0·inf on the way back: the op that hid the
-            entries in the forward pass and passed them a gradient of 0.
+        masked_by: For a NaN made at this op on the way back where a masking op
+            passed it a gradient of 0 (0·inf, or 0 times the NaN derivative of an
+            op whose non-finite output it hid): that op, which entries it hid in
+            the forward pass, and its line; "" for an op that only passed a NaN on.
         hint: The fix, in your own names where a line of code does it.
         hint_is_code: Whether the hint is such a line of code.
 
