@@ -131,6 +131,45 @@ def test_pytorch_68425_where_with_exp_that_overflows_where_it_is_not_picked() ->
     assert (err.op, err.kind) == ("exp", "Inf") and err.hint == "mt.where(a.less_equal(0.0), mt.exp(mt.where(a.less_equal(0.0), a, 0.0)), 1.0 + a)"
 
 
+def test_tf_20091_where_with_a_division_by_a_zero_variable_in_the_branch_not_taken() -> None:
+    """https://github.com/tensorflow/tensorflow/issues/20091"""
+    w1 = mt.variable(mt.tensor([2.0]), name="r20091_w1")
+    w2 = mt.variable(mt.tensor([0.0]), name="r20091_w2")
+
+    def loss() -> mt.Tensor:
+        return mt.where(w2.greater(0.0), w1 / w2, w1).sum()
+
+    grads = mt.variable_grads(loss).grads
+    assert math.isnan(grads[w1].item()) and math.isnan(grads[w2].item())  # expected 1 and 0
+    err = raised(lambda: mt.variable_grads(loss))
+    assert (err.op, err.phase, err.kind) == ("div", "forward", "Inf") and "0·inf = nan" in str(err)
+    assert err.hint == "mt.where(w2.greater(0.0), w1 / mt.where(w2.greater(0.0), w2, 1.0), w1)"
+
+    def fixed() -> mt.Tensor:
+        return mt.where(w2.greater(0.0), w1 / mt.where(w2.greater(0.0), w2, 1.0), w1).sum()  # type: ignore[arg-type]  # the hint
+
+    with mt.detect_anomaly():
+        fixed_grads = mt.variable_grads(fixed).grads
+    assert (fixed_grads[w1].item(), fixed_grads[w2].item()) == (1.0, 0.0)
+
+
+def test_mlx_3668_maximum_clamps_a_length_after_its_sqrt() -> None:
+    """https://github.com/ml-explore/mlx/issues/3668"""
+
+    def f(x: mt.Tensor, y: mt.Tensor) -> mt.Tensor:
+        rho = mt.sqrt(x * x + y * y)
+        return mt.maximum(rho, mt.scalar(1e-10)).sum()
+
+    xs = [mt.tensor([0.0, 3.0]), mt.tensor([0.0, 4.0])]
+    gx, gy = mt.grads(f)(xs)
+    assert math.isnan(gx.data_sync()[0]) and abs(gx.data_sync()[1] - 0.6) < 1e-12  # expected 0 at the origin
+    err = raised(lambda: mt.grads(f)(xs))
+    assert (err.op, err.phase) == ("sqrt", "backward")
+    assert err.masked_by.startswith(f"maximum at {line_of(f, 'mt.maximum').split('/')[-1]} hid entry (0,) of sqrt's output")
+    assert "0 times sqrt's infinite derivative: 0·inf = nan" in err.masked_by
+    assert "maximum" in err.hint and "double where" in err.hint  # advice in words: no line of code here
+
+
 def test_pytorch_16317_divide_then_replace_the_zeros_on_the_next_line() -> None:
     """https://github.com/pytorch/pytorch/issues/16317"""
 

@@ -310,7 +310,9 @@ class _AnomalyWatcher:
         why = cause(name, "forward", inputs, out)
         if made and any(_bad(x._data) for x in inputs):
             why += " (a NaN made from infinite inputs: inf - inf, 0·inf and inf/inf have no value)"
-        hint, story = _forward_hint(name, inputs, where, self.made_by, self.origins)
+        data = out._data or []
+        first = next((data[k] for k in made if k < len(data)), next((v for v in data if v != v or v in (math.inf, -math.inf)), math.nan))
+        hint, story = _forward_hint(name, inputs, where, self.made_by, self.origins, infinite=first == first)
         return why + story, hint
 
     # -- the backward pass --------------------------------------------------------------
@@ -431,10 +433,12 @@ class _AnomalyWatcher:
 
 def _forward_hint(
     name: str, inputs: tuple[Tensor, ...], where: str, made_by: dict[int, tuple[str, tuple[int, ...]]], origins: dict[int, str],
+    infinite: bool = False,
 ) -> tuple[str, str]:
     """The hint of an op that made a non-finite value in the forward pass, and what more to say:
     a rewrite when the pattern is known (log of a softmax or a sigmoid, log(1 + exp(x)), a where
-    around it on the same line), else words."""
+    around it on the same line), else words. ``infinite``: the value is ±inf, not NaN (the op's
+    derivative there is infinite too, so the where's 0 makes 0·inf)."""
     source = inputs[0].id if inputs else -1
     if name == "log":
         maker = made_by.get(source)
@@ -467,7 +471,7 @@ def _forward_hint(
             if rewrite is not None:
                 return _Code(rewrite.replacement), (
                     "; it is computed inside the where on that line, which hides the value from the forward pass "
-                    "but not from the gradient: on the way back the where passes it 0, and 0·nan = nan"
+                    f"but not from the gradient: on the way back the where passes it 0, and 0·{'inf' if infinite else 'nan'} = nan"
                 )
     return _WORDS.get(name, _GENERIC), ""
 

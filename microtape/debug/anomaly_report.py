@@ -184,14 +184,8 @@ class AnomalyEvent:
     cause: str
     made_here: bool
     masked_by: str = ""
-    """When a masking op (``where``, ``maximum``, ``minimum``, ``clip_by_value``, ``relu``, a
-    multiplication by 0) hid these entries in the forward pass and passed them a gradient of 0,
-    which met an infinite or NaN derivative: which op, at which line, and how (0·inf = NaN)."""
     hint: str = ""
-    """What to do about it: a line of code in your own names (the double ``where``, ``mt.norm``,
-    ``mt.log_softmax`` ...) when one fixes it, else advice in words."""
     hint_is_code: bool = False
-    """Whether ``hint`` is that line of code (it replaces an expression of your line), not words."""
 
     def __str__(self) -> str:
         made = "" if self.made_here else ", passed on"
@@ -243,7 +237,6 @@ class AnomalyTrace:
     spread: list[AnomalyEvent] = field(default_factory=list)
     dropped: int = 0
     unrelated: list[AnomalyEvent] = field(default_factory=list)
-    """Ops that made a non-finite value of their own after the first, not from it (not in ``spread``)."""
 
     def add(self, found: AnomalyEvent, related: bool = True) -> None:
         """Record ``found``: the first event, one more op it spread through, or (``related=False``)
