@@ -389,7 +389,7 @@ def judge(
       f's intermediate values weighted by how much f depends on them, as a
       1e9 added and taken away again inside f), or when the finite
       difference itself moves when the step doubles (it is not measuring a
-      derivative yet).
+      derivative yet; when it halves, f jumps within the step).
     * ``FAIL`` otherwise: a disagreement the finite difference measures.
 
     ``why`` says, for every verdict but ``ok``, what was seen and what to try.
@@ -509,6 +509,13 @@ def judge(
         )
     p2, m2 = probe.at(2 * step)[k], probe.at(-2 * step)[k]
     n2 = (p2 - m2) / (4 * step)
+    if math.isfinite(n2) and n != 0.0 and abs(2.0 * n2 - n) <= 0.1 * abs(n):  # the difference times the step stays put
+        return row(
+            "inconclusive", n,
+            f"f jumps within the step: its difference halves when the step doubles ({_text(n)} at eps={step:g}, "
+            f"{_text(n2)} at twice that), as a jump in f's value does, not a slope; check another point, or a "
+            "smaller eps if the jump is not at the point itself",
+        )
     if not (math.isfinite(n2) and abs(n2 - n) <= STABLE * err):
         return row(
             "inconclusive", n,

@@ -89,3 +89,20 @@ def test_the_variants_do_mislead_plain_central_differences() -> None:
     assert abs(relu_near.item() - 1.0) > 0.4  # the step crosses the kink: 0.55, not 1
     [offset] = mt.numerical_grad(lambda t: (t * t).sum() + 1e9, [mt.tensor([1.0])])
     assert abs(offset.item() - 2.0) > 1e-3  # rounding of 1e9: far beyond the check's tolerance
+
+
+@pytest.mark.parametrize(
+    ("f", "x", "status", "why"),
+    [
+        (lambda t: mt.log(t).sum(), 3e-6, "ok", "f curves sharply here"),  # a singularity just beyond the step
+        (lambda t: (1.0 / t).sum(), 2e-6, "ok", "f curves sharply here"),
+        (lambda t: mt.abs(t).sum(), 3e-7, "ok", "f bends sharply within the step"),  # the kink the step reaches
+        (lambda t: mt.relu(t).sum(), 0.0, "kink", "a kink: the one-sided slopes are 0 and 1"),
+        (lambda t: mt.sign(t).sum(), 0.0, "inconclusive", "f jumps within the step"),  # a jump in f's value
+        (lambda t: (t * t).sum() + 1e9, 0.5, "inconclusive", "below the rounding floor"),
+    ],
+    ids=["log near 0", "1/x near 0", "abs near its kink", "relu at its kink", "sign at its jump", "a 1e9 offset"],
+)
+def test_each_verdict_says_what_the_judge_saw(f: Callable[[mt.Tensor], mt.Tensor], x: float, status: str, why: str) -> None:
+    [row] = mt.check_grads(f, [mt.tensor([x])]).rows
+    assert row.status == status and why in row.why, row
