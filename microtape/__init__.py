@@ -36,6 +36,7 @@ from .errors import DisposedTensorError as DisposedTensorError
 from .errors import GradientCheckError as GradientCheckError
 from .errors import GradientError as GradientError
 from .errors import GradientKeyError as GradientKeyError
+from .errors import GradientWarning as GradientWarning
 from .errors import InvalidArgumentError as InvalidArgumentError
 from .errors import LeakError as LeakError
 from .errors import MicrotapeError as MicrotapeError
@@ -112,6 +113,24 @@ from .ops import tanh as tanh
 from .ops import transpose as transpose
 from .ops import where as where
 from .ops import zeros_like as zeros_like
+from .ops import argmax as argmax
+from .ops import argmin as argmin
+from .ops import atan as atan
+from .ops import atan2 as atan2
+from .ops import expm1 as expm1
+from .ops import gather as gather
+from .ops import is_finite as is_finite
+from .ops import is_inf as is_inf
+from .ops import is_nan as is_nan
+from .ops import log1p as log1p
+from .ops import log2 as log2
+from .ops import log_sigmoid as log_sigmoid
+from .ops import norm as norm
+from .ops import one_hot as one_hot
+from .ops import sigmoid_cross_entropy as sigmoid_cross_entropy
+from .ops import softmax_cross_entropy as softmax_cross_entropy
+from .ops import softplus as softplus
+from .ops import stop_gradient as stop_gradient
 from .autodiff.gradient_tape import GradientTape as GradientTape
 from .explain.steps import BackwardStep as BackwardStep
 from .engine.tensor import Tensor as Tensor
@@ -156,6 +175,7 @@ __all__ = [
     "GradientPath",
     "GradientStep",
     "GradientTape",
+    "GradientWarning",
     "InvalidArgumentError",
     "LeakError",
     "MemoryInfo",
@@ -173,6 +193,10 @@ __all__ = [
     "VariableError",
     "VariableGrads",
     "add",
+    "argmax",
+    "argmin",
+    "atan",
+    "atan2",
     "broadcast_to",
     "check_grads",
     "check_numerics",
@@ -189,20 +213,28 @@ __all__ = [
     "equal",
     "exp",
     "explain_gradient",
+    "expm1",
     "fill",
     "function",
+    "gather",
     "grad",
     "grad_stats",
     "grads",
     "greater",
     "greater_equal",
     "histogram",
+    "is_finite",
+    "is_inf",
+    "is_nan",
     "keep",
     "leak_check",
     "less",
     "less_equal",
     "load_variables",
     "log",
+    "log1p",
+    "log2",
+    "log_sigmoid",
     "log_softmax",
     "logsumexp",
     "matmul",
@@ -213,7 +245,9 @@ __all__ = [
     "mul",
     "neg",
     "next_frame",
+    "norm",
     "numerical_grad",
+    "one_hot",
     "ones",
     "ones_like",
     "pad",
@@ -225,13 +259,17 @@ __all__ = [
     "save_variables",
     "scalar",
     "sigmoid",
+    "sigmoid_cross_entropy",
     "sign",
     "sin",
     "softmax",
+    "softmax_cross_entropy",
+    "softplus",
     "sparkline",
     "sqrt",
     "square",
     "stack",
+    "stop_gradient",
     "sub",
     "tanh",
     "tensor",

@@ -81,11 +81,14 @@ def selfcheck(out: TextIO | None = None) -> int:
     """
     stream = out if out is not None else sys.stdout
     failures = 0
-    print(f"{'op':<15}{'cases':>6}  {'full':<6}{'fast':<6}{'order 2':<8}{'worst abs err':>14}", file=stream)
+    print(f"{'op':<22}{'cases':>6}  {'full':<6}{'fast':<6}{'order 2':<8}{'worst abs err':>14}", file=stream)
     for name in sorted(OPS):
         cases = CASES.get(name, [])
+        if cases and not OPS[name].differentiable:
+            print(f"{name:<22}{len(cases):>6}  no tape records it: its gradient is none by design", file=stream)
+            continue
         if not cases:
-            print(f"{name:<15}{0:>6}  no sample inputs: add them to microtape/checking/samples.py", file=stream)
+            print(f"{name:<22}{0:>6}  no sample inputs: add them to microtape/checking/samples.py", file=stream)
             failures += 1
             continue
         verdicts = {"full": True, "fast": True, "order 2": True}
@@ -97,7 +100,7 @@ def selfcheck(out: TextIO | None = None) -> int:
                 worst = max(worst, err)
         marks = {k: "ok" if v else "FAIL" for k, v in verdicts.items()}
         failures += sum(1 for v in marks.values() if v == "FAIL")
-        print(f"{name:<15}{len(cases):>6}  {marks['full']:<6}{marks['fast']:<6}{marks['order 2']:<8}{worst:>14.2e}", file=stream)
+        print(f"{name:<22}{len(cases):>6}  {marks['full']:<6}{marks['fast']:<6}{marks['order 2']:<8}{worst:>14.2e}", file=stream)
     if failures:
         print(f"selfcheck FAILED: {failures} check(s) disagree with finite differences", file=stream)
         return 1

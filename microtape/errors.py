@@ -25,6 +25,7 @@ __all__ = [
     "GradientCheckError",
     "GradientError",
     "GradientKeyError",
+    "GradientWarning",
     "InvalidArgumentError",
     "LeakError",
     "MicrotapeError",
@@ -137,6 +138,34 @@ class GradientError(MicrotapeError, ValueError):
         ... except mt.GradientError as err:
         ...     print(str(err).startswith("Cannot compute gradient of y=f(x) with respect to x."))
         True
+    """
+
+    cause: str = ""
+    """What cut the path, when one did: "cut" (stop_gradient, a copy, an assign), "read" (numbers
+    read out by the user's code), "unwatched", "variable" or "unused"; "" when not known."""
+
+
+class GradientWarning(UserWarning):
+    """A gradient that is ``None`` or missing for a reason that looks like a mistake, named with its line.
+
+    ``tape.gradient`` returns ``None`` for a source the target does not depend on,
+    as TensorFlow does; when the path was cut by a copy, an assign or a
+    read-out, or the source was used but never watched, it also warns, saying
+    which and where. ``variable_grads`` warns for a variable of ``var_list`` that
+    gets no gradient. The message has the three parts of every microtape error.
+
+    Examples:
+        >>> import warnings
+        >>> x = mt.scalar(2.0)
+        >>> with mt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = mt.tensor(x) * 3.0           # a copy of x: a tensor with no history
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     print(tape.gradient(y, x))
+        None
+        >>> print(str(caught[0].message).splitlines()[0])
+        tape.gradient: source 0 (shape ()) gets None: mt.tensor(...) at <doctest microtape.errors.GradientWarning[2]>:3 copied a value computed from x into a new tensor with no history, and the target was computed from the copy.
     """
 
 
@@ -324,6 +353,10 @@ class AnomalyError(MicrotapeError, ArithmeticError):
     kind: str
     where: str
     cause: str
+    masked_by: str
+    """The masking op that hid the entries and passed them 0 (a masked-branch NaN), or ""."""
+    hint: str
+    """The fix: a line of code in the user's names where one does it, else advice."""
 
 
 class CheckpointError(MicrotapeError, ValueError):

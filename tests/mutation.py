@@ -134,8 +134,8 @@ MUTANTS: list[Mutant] = [
     # ── the checker ───────────────────────────────────────────────────────────────────────
     Mutant("checker-numerical-half-step", "microtape/checking/numerical.py", "grad.append((plus - minus) / (2 * eps))", "grad.append((plus - minus) / eps)", CHECKER),
     Mutant("checker-is-close-loose", "microtape/checking/numerical.py", "return abs(a - n) <= atol + rtol * abs(n)", "return abs(a - n) <= atol + rtol * abs(n) + 1.0", CHECKER),
-    Mutant("checker-fail-is-ok", "microtape/checking/numerical.py", '        status = "FAIL"', '        status = "ok"', CHECKER),
-    Mutant("checker-full-half-step", "microtape/checking/gradcheck.py", "numeric = (plus[k] - minus[k]) / (2 * eps)", "numeric = (plus[k] - minus[k]) / eps", CHECKER),
+    Mutant("checker-fail-is-ok", "microtape/checking/numerical.py", '    return row("FAIL", n, note)', '    return row("ok", n, note)', CHECKER),
+    Mutant("checker-full-half-step", "microtape/checking/numerical.py", "central = (plus - minus) / (2 * eps)", "central = (plus - minus) / eps", CHECKER),
     # ── the grader ────────────────────────────────────────────────────────────────────────
     Mutant("grader-timeout-times-ten", "microtape/classroom/grader.py", "run_checks(spawn, events_path, settings.timeout,", "run_checks(spawn, events_path, settings.timeout * 10,", GRADER),
     Mutant("grader-timeout-reported-as-failed", "microtape/classroom/grader.py", 'file_timed_out:\n        entry["status"] = "timeout"', 'file_timed_out:\n        entry["status"] = "failed"', GRADER),

@@ -221,6 +221,18 @@ def _jacobian_of_a_list(_tmp: Path) -> Action:
     return lambda: tape.jacobian([y1, y2], x)  # type: ignore[arg-type]  # a list: the mistake under test
 
 
+def _cut_variable(_tmp: Path) -> Action:
+    """A var_list variable whose only path to the loss goes through a copy: its key error says so."""
+    import warnings
+
+    w, v = _var("mis_cut_w"), _var("mis_cut_v")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mt.GradientWarning)  # the warning has its own test
+        _, gs = mt.variable_grads(lambda: (w * w).sum() + (mt.tensor(v) * 2.0).sum(), [w, v])
+    KEEP.extend([w, v, gs])
+    return lambda: gs[v]
+
+
 def _inplace(fn: Callable[[object, object], object], name: str) -> Callable[[Path], Action]:
     """``w op= g`` on a variable, written with ``operator.i*`` (a statement cannot sit in a lambda)."""
     return named(lambda w, g: fn(w, g), lambda: {"w": _var(name), "g": mt.ones((2,))})
@@ -390,6 +402,24 @@ CASES: list[Misuse] = [
     Misuse("assign a variable's size", named(lambda t: setattr(t, "size", 1), lambda: {"t": _var("mis_a_size")}), mt.UnsupportedAttributeError, ("t.size = 1", "assign_add"), also=AttributeError, code=True),
     Misuse("zero_grad", named(lambda opt, **_: opt.zero_grad(), _w_opt("mis_h_zero")), mt.UnsupportedAttributeError, ("opt.zero_grad()", "SGDOptimizer", "nothing to reset"), also=AttributeError),
     Misuse("step", named(lambda opt, **_: opt.step(), _w_opt("mis_h_step")), mt.UnsupportedAttributeError, ("opt.step()", "minimize"), also=AttributeError, code=True),
+    # the ops people reach for, and gradients that are missing for a reason
+    Misuse("one_hot not an index", named(lambda indices: mt.one_hot(indices, 3), lambda: {"indices": mt.tensor([0.0, 1.5])}), mt.InvalidArgumentError, ("one_hot", "1.5", "not a whole number"), also=ValueError, code=True),
+    Misuse("one_hot depth", on(lambda t: mt.one_hot(t, -2), lambda: mt.tensor([0.0])), mt.InvalidArgumentError, ("depth", "-2"), also=ValueError),
+    Misuse("one_hot on_value", on(lambda t: mt.one_hot(t, 2, on_value="yes"), lambda: mt.tensor([0.0])), mt.InvalidArgumentError, ("on_value", "'yes'"), also=ValueError),  # type: ignore[arg-type]
+    Misuse("gather out of range", on(lambda a, i: mt.gather(a, i), x23, lambda: mt.tensor([2.0])), mt.InvalidArgumentError, ("index 2.0", "[0, 2)", "(2, 3)"), also=ValueError),
+    Misuse("gather of a scalar", named(lambda x, i: mt.gather(x, i), lambda: {"x": mt.scalar(1.0), "i": mt.tensor([0.0])}), mt.InvalidArgumentError, ("scalar",), also=ValueError, code=True),
+    Misuse("argmax of a scalar", named(lambda x: mt.argmax(x), lambda: {"x": mt.scalar(1.0)}), mt.InvalidArgumentError, ("argmax", "scalar"), also=ValueError, code=True),
+    Misuse("argmax axes", on(lambda a: mt.argmax(a, axis=(0, 1)), x23), mt.InvalidArgumentError, ("argmax", "(0, 1)", "one int"), also=ValueError),  # type: ignore[arg-type]
+    Misuse("argmax empty axis", on(lambda a: mt.argmax(a), lambda: mt.zeros((0, 2))), mt.InvalidArgumentError, ("argmax", "no entries", "(0, 2)"), also=ValueError),
+    Misuse("norm order", on(lambda a: mt.norm(a, ord=3), x23), mt.InvalidArgumentError, ("ord=3",), also=ValueError),
+    Misuse("norm matrix order", on(lambda a: mt.norm(a, ord=1, axis=(0, 1)), x23), mt.InvalidArgumentError, ("matrix norm", "(0, 1)"), also=ValueError),
+    Misuse("norm axis", on(lambda a: mt.norm(a, axis="rows"), x23), mt.InvalidArgumentError, ("axis='rows'",), also=ValueError),  # type: ignore[arg-type]
+    Misuse("cross-entropy shapes", on(lambda a, b: mt.sigmoid_cross_entropy(a, b), x23, lambda: mt.ones((3,))), mt.ShapeError, ("labels", "(2, 3)", "(3,)"), also=ValueError),
+    Misuse("cross-entropy reduction", on(lambda a: mt.softmax_cross_entropy(a, a, reduction="avg"), x23), mt.InvalidArgumentError, ("reduction='avg'",), also=ValueError),
+    Misuse("softmax cross-entropy of a scalar", on(lambda a: mt.softmax_cross_entropy(a, a), lambda: mt.scalar(1.0)), mt.InvalidArgumentError, ("scalar", "axis of classes"), also=ValueError),
+    Misuse("grad through stop_gradient", on(lambda a: mt.grad(lambda t: mt.stop_gradient(t) * 2.0)(a), lambda: mt.scalar(1.0)), mt.GradientError, ("Cannot compute gradient", "stop_gradient at", "test_misuse.py"), also=ValueError),
+    Misuse("grad through a copy", on(lambda a: mt.grad(lambda t: mt.tensor(t) * 2.0)(a), lambda: mt.scalar(1.0)), mt.GradientError, ("Cannot compute gradient", "mt.tensor(...) at", "copied", "test_misuse.py"), also=ValueError, absent=(".item()",)),
+    Misuse("gradient of a variable cut by a copy", _cut_variable, mt.GradientKeyError, ("no gradient", "mis_cut_v", "mt.tensor(...) at", "copied"), also=KeyError, absent=("check that f reads the variable",)),
     *[
         Misuse(f"in-place {op}", _inplace(fn, f"mis_in_{fn.__name__}"), mt.UnsupportedOperationError, (f"w {op} delta", f"mis_in_{fn.__name__}", hint), also=TypeError)
         for op, fn, hint in (

@@ -245,6 +245,45 @@ abs_report = mt.check_grads(lambda t: mt.abs(t).sum(), [around_zero])
 abs_report.ok, [row.index for row in abs_report.kinks]
 
 # %%
+# When finite differences cannot tell
+# -----------------------------------
+#
+# A point *near* a kink is harder than a point on it. At x = 1e-7 the
+# step of 1e-6 reaches across relu's kink, and the central difference mixes
+# the two slopes. We expect about 0.55 for the first entry, where the true
+# slope is 1:
+near_kink = mt.tensor1d([1e-7, -1e-7, 2.0])
+mt.numerical_grad(lambda t: mt.relu(t).sum(), [near_kink])[0]
+
+# %%
+# Before the checker fails an entry, it asks whether the finite difference
+# can be trusted there. Where the two one-sided slopes disagree, it shrinks
+# the step until they agree, and the row says which step it used. Here the
+# check passes, and relu, whose VJP is right, is not blamed:
+near_report = mt.check_grads(lambda t: mt.relu(t).sum(), [near_kink])
+print(near_report.verdict, [row.status for row in near_report.rows])
+print(near_report.rows[0].why)
+
+# %%
+# Rounding is the other trap. Add the constant 1e9 to a loss, and f(x ± h)
+# become numbers near 1e9, each rounded by up to about 1e9 · 1.1e-16 ≈ 1e-7.
+# Divided by 2h = 2e-6, that rounding is worth about 0.05 in the slope, far
+# more than the tolerance. The checker does not call such an entry wrong.
+# It says **inconclusive**, gives the reason, and suggests what to try:
+def offset_loss(t: mt.Tensor) -> mt.Tensor:
+    return (t * t).sum() + 1e9
+
+
+print(mt.check_grads(offset_loss, [pair]))
+
+# %%
+# An inconclusive check is not a pass: ``report.ok`` is false, and
+# ``raise_if_failed`` raises, because nothing was shown to be right. But
+# nothing was shown to be wrong either, so no op is blamed. The suggested
+# step settles it:
+mt.check_grads(offset_loss, [pair], eps=0.05).verdict
+
+# %%
 # A wrong gradient inside a model
 # -------------------------------
 #
@@ -288,7 +327,7 @@ mt.grads(model)([inputs, w1, w2])[1]
 
 
 def short(text: object) -> str:
-    return re.sub(r"\S*[/\\]", "", str(text))
+    return re.sub(r"[^\s(]*[/\\](?=[\w.-]+\.py\b)", "", str(text))
 
 
 report = mt.check_grads(model, [inputs, w1, w2])
@@ -512,6 +551,14 @@ except mt.NumericsError as err:
     print(err)
 
 # %%
+# ``check_grads`` never passes a NaN. Here the central difference is
+# harmless, about 0, yet both entries fail, because the analytic gradient is
+# not a number. The last note names the op that made it, traced as
+# ``detect_anomaly`` does below, and blames no VJP, since the derivative of
+# √u at 0 really is infinite:
+print(short(mt.check_grads(distance, [point])))
+
+# %%
 # ``detect_anomaly``: which op made the NaN?
 # ------------------------------------------
 #
@@ -528,23 +575,93 @@ with mt.detect_anomaly():
 
 # %%
 # The forward pass was fine. The backward pass of ``sqrt`` produced Inf, at
-# the ``mt.sqrt(...)`` line inside ``distance``. The hint suggests the usual
-# fix, a small epsilon under the root. The forward pass can go wrong too: a
-# log of a negative number is NaN right away.
+# the ``mt.sqrt(...)`` line inside ``distance``. The hint is a rewrite of
+# that line in its own names: the square root of a sum of squares is a
+# length, and :func:`microtape.norm` computes a length with a gradient that
+# stays finite at 0. There the length is at its minimum, and the norm's
+# gradient is 0, a subgradient, just as ``abs`` gives at 0. A small epsilon
+# under the root, ``mt.sqrt(u + 1e-12)``, would also keep the gradient
+# finite, but it changes the value (1e-6 instead of 0).
+
+
+def safe_distance(a: mt.Tensor) -> mt.Tensor:
+    return mt.norm(a - target)
+
+
+with mt.detect_anomaly():
+    safe_value, safe_grad = mt.value_and_grad(safe_distance)(point)
+print(safe_value, safe_grad)
+
+# %%
+# The forward pass can go wrong too: a log of a negative number is NaN right
+# away.
 with mt.detect_anomaly():
     try:
         mt.log(mt.tensor1d([2.0, -1.0]))
     except mt.AnomalyError as err:
         print(str(err).splitlines()[0])
 
+# %%
+# A NaN that a ``where`` should have hidden
+# -----------------------------------------
+#
+# A common guard is to compute both branches and let ``mt.where`` pick one.
+# Here it takes √v where v is positive and v itself elsewhere, so the value is
+# fine at v = −1. The gradient is not. The ``where`` hides the NaN of
+# √−1 from the forward pass, but on the way back it passes 0 to the branch it
+# did not pick, and 0 times the NaN derivative of √ at −1 is NaN. We
+# expect 0.25 and 1, and get a NaN in place of the 1:
 
-def safe_distance(a: mt.Tensor) -> mt.Tensor:
-    return mt.sqrt(((a - target) ** 2).sum() + 1e-12)
+
+def root_or_self(v: mt.Tensor) -> mt.Tensor:
+    return mt.where(v.greater(0.0), mt.sqrt(v), v).sum()
+
+
+mixed = mt.tensor1d([4.0, -1.0])
+mt.grad(root_or_self)(mixed)
+
+# %%
+# ``mode="trace"`` records where the NaN was made and every op it went
+# through. Its report says which ``where`` hid which entries, and its hint is
+# the *double where*: a second ``where`` inside the branch gives √ a harmless
+# input (1.0) at the entries the outer one throws away, so no NaN is made at
+# all. The hint is the line of ``root_or_self``, rewritten:
+with mt.detect_anomaly(mode="trace") as masked:
+    mt.grad(root_or_self)(mixed)
+print(short(masked))
+
+# %%
+# With the hint in place, ``detect_anomaly`` finds nothing and the gradient
+# is right. (``where``'s type annotations ask for tensors, though it takes
+# numbers too, as its other ops do; the comment tells mypy the 1.0 is meant.)
+
+
+def root_or_self_fixed(v: mt.Tensor) -> mt.Tensor:
+    return mt.where(v.greater(0.0), mt.sqrt(mt.where(v.greater(0.0), v, 1.0)), v).sum()  # type: ignore[arg-type]
 
 
 with mt.detect_anomaly():
-    safe_grad = mt.grad(safe_distance)(point)
-print(safe_grad, all(math.isfinite(v) for v in safe_grad.data_sync()))
+    print(mt.grad(root_or_self_fixed)(mixed))
+
+# %%
+# Stable formulas
+# ~~~~~~~~~~~~~~~
+#
+# Many NaNs and Infs come from a formula that is right on paper and wrong in
+# floating point. microtape has the stable forms as ops of their own, each
+# with its own VJP: ``mt.log1p(x)`` for log(1 + x) and ``mt.expm1(x)`` for
+# eˣ − 1 when x is tiny, ``mt.softplus(x)`` for log(1 + eˣ) and
+# ``mt.log_sigmoid(x)`` when x is large, ``mt.atan2(y, x)`` for the angle
+# of (x, y) without dividing by x, ``mt.norm`` for a length, and, on logits
+# rather than probabilities, ``mt.log_softmax``,
+# ``mt.sigmoid_cross_entropy`` and ``mt.softmax_cross_entropy``
+# (:chapter:`7`). Each pair below is the naive formula and the stable op:
+big_logit = mt.tensor1d([1000.0])
+print("log(1 + 1e-20):", mt.log(1.0 + mt.tensor1d([1e-20])).item(), "  log1p:", mt.log1p(mt.tensor1d([1e-20])).item())
+print("log(1 + exp(1000)):", mt.log(1.0 + mt.exp(big_logit)).item(), "  softplus:", mt.softplus(big_logit).item())
+one, minus_one = mt.tensor1d([1.0]), mt.tensor1d([-1.0])
+print(f"atan(1 / -1): {mt.atan(one / minus_one).item():.4f}   atan2(1, -1): {mt.atan2(one, minus_one).item():.4f}")
+print("NaN entries of the gradient:", mt.is_nan(dist_grad))
 
 # %%
 # .. note:: TF.js has neither ``check_numerics`` nor an anomaly mode. The
@@ -613,14 +730,26 @@ except AttributeError as err:
     print(err)
 
 # %%
+# A gradient that is missing says why. Numbers read out of a tensor, or a
+# copy made with ``mt.tensor``, leave the tape's graph, and ``grad`` names
+# the line where that happened. When you mean to cut the path, say so with
+# ``mt.stop_gradient(t)`` (``tf.stop_gradient`` in TensorFlow), and the
+# error names that instead:
+try:
+    mt.grad(lambda t: mt.tensor(t.data_sync()) * 2.0)(mt.scalar(1.0))
+except mt.GradientError as err:
+    print(short(err))
+
+# %%
 # What we built
 # -------------
 #
 # We now have a ladder of checks. At the bottom, read sign and scale and
 # print gradients with ``mt.print``. Next, compare with finite differences,
 # by hand, with ``numerical_grad``, or with ``check_grads`` (full or fast,
-# first or second order, with kinks marked). At the top, ``check_numerics``
-# and ``detect_anomaly`` catch NaN and Inf at the step and the line where
-# they start. The checker found a wrong ``custom_grad`` inside a six-op model
-# and named it. Next: the computation graph itself, meaning memory, leaks and
+# first or second order, with kinks marked, and *inconclusive* where finite
+# differences cannot tell). At the top, ``check_numerics`` and
+# ``detect_anomaly`` catch NaN and Inf at the step and the line where they
+# start, and say which ``where`` hid them. The checker found a wrong
+# ``custom_grad`` inside a six-op model and named it. Next: the computation graph itself, meaning memory, leaks and
 # gradients for many variables at once.

@@ -62,9 +62,24 @@ print("after opt.dispose():", mt.memory().num_variables - start, "more")
 # %%
 # Optimizer state is easy to forget when you count memory. A training script
 # that creates a new optimizer for every experiment and never disposes the
-# old ones leaks in exactly this way: the tensor count stays flat while the
-# variable count grows.
-#
+# old ones leaks in exactly this way, and both counts grow with it:
+# ``num_tensors`` counts variables too, as ``numTensors`` does in TF.js.
+# ``leak_check`` (:chapter:`5`) tells the two kinds apart. Around the first
+# step of a new optimizer it finds no leak, and lists the four slots as what
+# they are, optimizer state kept for the next steps, which ``opt.dispose()``
+# frees. Printed (``on_leak="print"``, the default), the report also names
+# the line that made them; here we read its fields:
+counts = mt.memory()
+fresh = mt.train.adam(0.1)
+with mt.leak_check(on_leak="ignore") as leaks:
+    fresh.minimize(loss)
+grown = mt.memory()
+print(f"num_tensors +{grown.num_tensors - counts.num_tensors}, num_variables +{grown.num_variables - counts.num_variables}")
+print("leaks:", leaks.count, " optimizer state:", [(group.owner, group.count, group.names) for group in leaks.state])
+fresh.dispose()
+print("after dispose: num_tensors +", mt.memory().num_tensors - counts.num_tensors)
+
+# %%
 # ``profile()``: what one step costs
 # ----------------------------------
 #
@@ -404,6 +419,9 @@ dash
 #   factor 0 stops every path (:chapter:`4`, this chapter), and
 #   ``tape.backward_steps`` shows each VJP with its local derivative (this
 #   chapter).
+# * **A gradient is None or missing.** Read the warning or the error: it
+#   names the copy, the assign, the ``stop_gradient`` or the read that cut the
+#   path, and its line (:chapter:`4`).
 # * **A step is slow or its memory peak is high.** Run ``profile`` and read
 #   the kernel list (this chapter).
 # * **Everything else freezes while training runs.** Await ``next_frame()``
@@ -506,6 +524,42 @@ with mt.detect_anomaly(mode="trace") as fixed:
     safe_loss = -(labels * mt.log(probs + 1e-7)).sum()
 print("loss:", safe_loss.item())
 print(fixed)
+
+# %%
+# The epsilon is a fix for probabilities that are data, as here. For
+# probabilities that a softmax computed from a model's logits, it is not. A
+# logit far below the others gives a probability of exactly 0.0, and if the
+# label is that class, ``log(p + 1e-7)`` caps the loss at 16 and its gradient
+# at 0: the model is never told how wrong it is. The fix there is to stay on
+# the logits. :func:`microtape.softmax_cross_entropy` (TF.js's
+# ``tf.losses.softmaxCrossEntropy``) computes the log of the softmax inside,
+# and its gradient, softmax − labels, is right for any logits. The labels
+# come from class indices with :func:`microtape.one_hot`, and
+# :func:`microtape.argmax` reads the model's choice:
+logits = mt.tensor([[2.0, 1.2, -800.0]])
+ruled_out = mt.one_hot(mt.tensor([2.0]), 3)  # the label is the class the model rules out
+print("the model picks class", int(mt.argmax(logits, axis=-1).item()))
+
+
+def epsilon_loss(z: mt.Tensor) -> mt.Tensor:
+    return -(ruled_out * mt.log(mt.softmax(z) + 1e-7)).sum()
+
+
+def logits_loss(z: mt.Tensor) -> mt.Tensor:
+    return mt.softmax_cross_entropy(ruled_out, z)
+
+
+for name, fn in (("log(softmax + 1e-7)", epsilon_loss), ("softmax_cross_entropy", logits_loss)):
+    value, grad = mt.value_and_grad(fn)(logits)
+    print(f"{name:<22} loss {value.item():7.2f}  gradient {grad}")
+
+# %%
+# Without the epsilon, the log of that softmax is the NaN of this section,
+# and ``detect_anomaly`` says so: its hint for a log of a softmax is
+# ``mt.log_softmax``, in the names of your own line.
+with mt.detect_anomaly(mode="trace") as softmax_trace:
+    mt.grad(lambda z: -(ruled_out * mt.log(mt.softmax(z))).sum())(logits)
+print(softmax_trace.first.op if softmax_trace.first else None, "->", softmax_trace.hint)
 
 # %%
 # Without ``mode="trace"``, ``detect_anomaly`` stops at the first op, as in

@@ -11,12 +11,13 @@ way and hands the tape to ``explain.py``.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable, Sequence
 from typing import overload
 
 from ..engine import arena
 from ..engine.types import ListLike
-from ..errors import GradientError, GradientKeyError, InvalidArgumentError, explain
+from ..errors import GradientError, GradientKeyError, GradientWarning, InvalidArgumentError, explain
 from .function_args import USES, check_arity, check_callable, check_dy, check_input, check_output, input_list
 from ..explain.paths import check_top, explain_records
 from ..explain.report import GradientExplanation
@@ -47,15 +48,19 @@ def _check_connected(tape: GradientTape, y: Tensor, xs: list[Tensor], api: str) 
         if ok or x is y:
             continue
         which = "x" if len(xs) == 1 else f"input {i} (of {len(xs)}, shape {x.shape})"
+        cause = tape._why_none(y, x, which)
+        why = "." if cause.kind == "unused" else f": {cause.sentence}."
         raise GradientError(
             explain(
                 "Cannot compute gradient of y=f(x) with respect to x. "
-                f"{api}: y does not depend on {which}.",
+                f"{api}: y does not depend on {which}{why}",
                 "Make sure that the f you passed encloses all operations that lead from x to y.",
-                "compute y from x with microtape ops inside f; converting to float "
-                "(x.item(), x.data_sync()) cuts the path.",
+                (cause.hint + ".") if cause.kind != "unused" else "compute y from x with microtape ops inside f; "
+                "converting to float (x.item(), x.data_sync()) cuts the path.",
             ),
             index=i,
+            cause=cause.kind,
+            where=cause.where,
         )
 
 
@@ -329,6 +334,20 @@ def variable_grads_as(
             vs.append(value)  # f returned a variable itself: its gradient is ones, as TF.js's
         reached = tape._reaches(value, vs)
         connected = [v for v, ok in zip(vs, reached) if ok]
+        missing = {v.name: tape._why_none(value, v, f"variable {v.name!r}") for v, ok in zip(vs, reached) if not ok}
+        if chosen is not None and connected:
+            for name, cause in missing.items():
+                warnings.warn(
+                    GradientWarning(
+                        explain(
+                            f"{api}: the variable {name!r} of var_list gets no gradient: {cause.sentence}.",
+                            "A variable the loss does not depend on through recorded ops has no gradient; "
+                            "it is left out of grads, as in TF.js.",
+                            cause.hint + ".",
+                        )
+                    ),
+                    stacklevel=4,
+                )
         if not vs:
             raise GradientError(
                 explain(
@@ -339,18 +358,23 @@ def variable_grads_as(
                 )
             )
         if not connected:
+            cause = next(iter(missing.values()))
+            known = cause.kind in ("cut", "read")
             raise GradientError(
                 explain(
                     "Cannot find a connection between any variable and the result of the loss "
-                    "function y=f(x).",
+                    "function y=f(x)." + (f" The first: {cause.sentence}." if known else ""),
                     "Please make sure the operations that use variables are inside the function f "
                     f"passed to {api}().",
-                    "compute the loss from the variables inside f; a loss computed outside "
-                    "(or from x.data_sync()) is a constant.",
-                )
+                    (cause.hint + ".") if known and cause.kind == "cut" else "compute the loss from the variables inside f; "
+                    "a loss computed outside (or from x.data_sync()) is a constant.",
+                ),
+                cause=cause.kind,
+                where=cause.where,
             )
         gs = tape.gradient(value, connected)
-        return VariableGrads(value, GradMap([(v, g) for v, g in zip(connected, gs) if g is not None]))
+        reasons = {name: cause.sentence for name, cause in missing.items()}
+        return VariableGrads(value, GradMap([(v, g) for v, g in zip(connected, gs) if g is not None], reasons))
 
     result = arena.run_in_scope(f"{api}()", run)
     assert isinstance(result, VariableGrads)

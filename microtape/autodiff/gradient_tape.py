@@ -10,6 +10,7 @@ over the records the tape keeps.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from types import FrameType
 from typing import TypeVar
@@ -24,7 +25,8 @@ from ..views.tape_text import Operation, RankDir, dot_graph, operations_of, summ
 from ..views.tape_svg import layout, summary_html, svg
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
-from ..errors import TapeError, explain
+from ..errors import GradientWarning, TapeError, explain
+from .unconnected import Cause, why_unconnected
 
 __all__ = ["GradientTape"]
 
@@ -253,3 +255,32 @@ class GradientTape(Tape):
             if value is source and not name.startswith("_"):
                 return name
         return "source"
+
+    # -- why a gradient is None (unconnected.py) ----------------------------------
+
+    def _why_none(self, target: Tensor, source: Tensor, name: str = "the source") -> Cause:
+        """Why ``target`` does not depend on ``source`` on this tape: the cut, the unwatched use, or nothing."""
+        return why_unconnected(self._records, self._wheres, self._cuts, self._tracked, target, source, name, self._after_cut)
+
+    def _no_gradient(self, targets: list[Tensor], sources: list[Tensor], result: list[Tensor | None]) -> None:
+        """Warn (``GradientWarning``) for each ``None`` whose cause looks like a mistake: a copy, an
+        assign or a read-out cut the path, or the source was used but never watched. A source the
+        target simply does not use, or a ``stop_gradient``, gets its ``None`` quietly, as in TensorFlow."""
+        for i, (source, got) in enumerate(zip(sources, result)):
+            if got is not None:
+                continue
+            causes = [self._why_none(t, source, "x" if len(sources) == 1 else f"source {i}") for t in targets]
+            cause = next((c for c in causes if c.likely_mistake), None)
+            if cause is None:
+                continue
+            warnings.warn(
+                GradientWarning(
+                    explain(
+                        f"tape.gradient: source {i} (shape {source.shape}) gets None: {cause.sentence}.",
+                        "A source the target does not depend on through recorded ops gets None (zeros with "
+                        'unconnected_gradients="zero"), as in TensorFlow.',
+                        cause.hint + ".",
+                    )
+                ),
+                stacklevel=4,
+            )

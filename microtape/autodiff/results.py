@@ -123,15 +123,31 @@ class GradMap(Mapping[str, Tensor]):
         (Tensor(4.0, shape=()), Tensor(4.0, shape=()), ['w_map'])
     """
 
-    def __init__(self, pairs: Sequence[tuple[Variable, Tensor]]) -> None:
+    def __init__(self, pairs: Sequence[tuple[Variable, Tensor]], reasons: Mapping[str, str] | None = None) -> None:
         self._grads = {v.name: g for v, g in pairs}
         self._variables = {v.name: v for v, _ in pairs}
+        self._reasons = dict(reasons or {})
+        """Why a variable f read (or var_list named) has no gradient, by name: the cut and its line."""
 
     def __getitem__(self, key: str | Variable) -> Tensor:
         name = key.name if isinstance(key, Variable) else key
         try:
             return self._grads[name]
         except (KeyError, TypeError):
+            try:
+                reason = self._reasons.get(name)
+            except TypeError:  # a key that cannot be one (a list): no reason to give
+                reason = None
+            if reason is not None:
+                raise GradientKeyError(
+                    explain(
+                        f"no gradient for {key!r}: {reason}.",
+                        f"These variables have gradients: {sorted(self._grads)}. A variable the loss does not "
+                        "depend on through recorded ops gets none.",
+                        "keep the path from the variable to the loss inside microtape ops (no copy, assign or read-out on it).",
+                    ),
+                    key=key,
+                ) from None
             raise GradientKeyError(
                 explain(
                     f"no gradient for {key!r}.",

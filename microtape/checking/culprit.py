@@ -21,11 +21,12 @@ from ..engine import user_line, arena
 from ..engine.primitive import Op
 from ..engine.arena import DISPATCH, TensorBase, new
 from ..engine.types import Shape
-from .numerical import Culprit, Fn, GradCheckRow, as_output, compare_row, run_paused, slopes, values_at
+from ..ops.floats import safe_total
+from .numerical import Culprit, Fn, GradCheckRow, as_output, compare_along, run_paused, values_at
 from ..autodiff.gradient_tape import GradientTape
 from ..engine.tensor import Grads, Tensor
 
-__all__ = ["find_culprit"]
+__all__ = ["find_culprit", "rounding_scale"]
 
 
 # -- culprit finding ---------------------------------------------------------------
@@ -37,6 +38,8 @@ class _OpRecorder:
     def __init__(self, keep_outputs: bool = False) -> None:
         self.calls: list[tuple[Op, list[tuple[list[float], Shape]], dict[str, object], str]] = []
         self.outputs: list[Tensor] = []
+        self.values: list[list[float]] = []
+        """With ``keep_outputs``: each recorded op's output values (they outlive the outputs)."""
         self.keep_outputs = keep_outputs
 
     def on_create(self, tensor: TensorBase) -> None:
@@ -54,6 +57,7 @@ class _OpRecorder:
             self.calls.append((op, copies, dict(params), user_line.user_frame_line()))
             if self.keep_outputs:
                 self.outputs.append(out)
+                self.values.append(list(out._data or []))
 
 
 def _run_op(op: Op, xs: list[Tensor], params: dict[str, object]) -> Tensor:
@@ -77,7 +81,14 @@ def _vjp(op: Op, v: list[float], out: Tensor, xs: list[Tensor], params: dict[str
     return op.vjp(new(Tensor, list(v), out.shape, "tensor"), out, *xs, **params)
 
 
-_Verdict = tuple[bool, float, float, str]
+_Verdict = tuple[bool | None, float, float, str]
+"""(agrees: True, disagrees: False, cannot tell: None; analytic, numeric, which input)."""
+
+
+def _weight(values: list[float], grads: list[float]) -> float:
+    """``Σ |value · gradient|``: how much the rounding of ``values`` (about ``EPS_MACHINE`` times each)
+    can move a number that depends on them with these gradients."""
+    return safe_total(abs(a * b) for a, b in zip(values, grads) if math.isfinite(a * b))
 
 
 def _moved(inputs: list[tuple[list[float], Shape]], i: int, u: list[float], t: float) -> list[Tensor]:
@@ -88,16 +99,15 @@ def _moved(inputs: list[tuple[list[float], Shape]], i: int, u: list[float], t: f
     ]
 
 
-def _judge(analytic: float, along: Callable[[float], float], eps: float, atol: float, rtol: float) -> bool | None:
-    """Whether ``analytic`` matches the central difference of ``along`` at 0;
-    None when the difference is not finite (outside the op's domain: no verdict)."""
-    plus, minus, at = along(eps), along(-eps), along(0.0)
-    numeric = (plus - minus) / (2 * eps)
-    if not (math.isfinite(numeric) and math.isfinite(at)):
+def _judge(analytic: float, along: Callable[[float], float], eps: float, atol: float, rtol: float, scale: float = 0.0) -> bool | None:
+    """Whether ``analytic`` matches the central difference of ``along`` at 0, by the check's own
+    rule (``numerical.judge``): True when it agrees or is a kink, False when the finite difference
+    measures a disagreement, None when it cannot tell (outside the op's domain, a jump, below the
+    rounding floor, an unstable difference): an op is never blamed on a difference that cannot be trusted."""
+    status = compare_along(analytic, along, eps, atol, rtol, scale).status
+    if status == "inconclusive":
         return None
-    left, right, kink = slopes(along, at, plus, minus, eps, atol, rtol)
-    row = compare_row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink)
-    return row.status != "FAIL"  # the check's own tolerances: what fails the check is blamed
+    return status != "FAIL"
 
 
 def _check_op(
@@ -122,17 +132,21 @@ def _check_op(
                     f"it returns a gradient of shape {dx.shape} for input {i}, which has shape {s}: "
                     "a VJP must sum over the axes broadcasting added or stretched (unbroadcast)"
                 )
+        unsure = False
+        out_scale = _weight(out.data_sync(), v)
         for i, ((d, _), dx) in enumerate(zip(inputs, dxs)):
             u = [rng.uniform(-1.0, 1.0) for _ in d]
             g = dx.data_sync() if dx is not None else [0.0] * len(d)
-            analytic = math.fsum(a * b for a, b in zip(g, u))
+            analytic = safe_total(a * b for a, b in zip(g, u))
 
             def along(t: float, i: int = i, u: list[float] = u) -> float:
-                return math.fsum(a * b for a, b in zip(_run_op(op, _moved(inputs, i, u, t), params).data_sync(), v))
+                return safe_total(a * b for a, b in zip(_run_op(op, _moved(inputs, i, u, t), params).data_sync(), v))
 
-            if _judge(analytic, along, eps, atol, rtol) is False:
+            verdict = _judge(analytic, along, eps, atol, rtol, _weight(d, g) + out_scale)
+            if verdict is False:
                 return False, analytic, (along(eps) - along(-eps)) / (2 * eps), f"input {i}"
-        return True, 0.0, 0.0, ""
+            unsure = unsure or verdict is None
+        return (None if unsure else True), 0.0, 0.0, ""
 
     result = run_paused(run)
     assert isinstance(result, tuple)
@@ -171,19 +185,22 @@ def _check_op2(
             total = 0.0
             for dx, w in zip(_vjp(op, v, out_m, moved, fresh_m), ws):
                 if dx is not None:
-                    total += math.fsum(a * b for a, b in zip(dx.data_sync(), w))
+                    total += safe_total(a * b for a, b in zip(dx.data_sync(), w))
             return total
 
+        unsure = False
         for i, ((d, _), g) in enumerate(zip(inputs, gs)):
             u = [rng.uniform(-1.0, 1.0) for _ in d]
-            analytic = math.fsum(a * b for a, b in zip(g.data_sync(), u)) if g is not None else 0.0
+            analytic = safe_total(a * b for a, b in zip(g.data_sync(), u)) if g is not None else 0.0
 
             def along(t: float, i: int = i, u: list[float] = u) -> float:
                 return weighted(_moved(inputs, i, u, t))
 
-            if _judge(analytic, along, eps, atol, rtol) is False:
+            verdict = _judge(analytic, along, eps, atol, rtol, _weight(d, g.data_sync()) if g is not None else 0.0)
+            if verdict is False:
                 return False, analytic, (along(eps) - along(-eps)) / (2 * eps), f"input {i}"
-        return True, 0.0, 0.0, ""
+            unsure = unsure or verdict is None
+        return (None if unsure else True), 0.0, 0.0, ""
 
     result = run_paused(run)
     assert isinstance(result, tuple)
@@ -230,6 +247,29 @@ def _adjoints(
     return recorder, douts
 
 
+def rounding_scale(f: Fn, xs: list[Tensor], output: tuple[int, ...]) -> float:
+    """How large the values are that ``f`` rounds on the way to its entry ``output``: the sum, over
+    every op ``f`` calls, of its output's entries times the gradient that entry passes on to ``output``.
+    A finite difference of that entry cannot see a slope below about ``EPS_MACHINE`` times this, over
+    the step: ``(g + 1e9) - 1e9`` is a small number made of values of 1e9.
+
+    Examples:
+        >>> from microtape.checking.culprit import rounding_scale
+        >>> x = mt.tensor([1.0, 2.0])
+        >>> rounding_scale(lambda t: ((t * t).sum() + 1e9) - 1e9, [x], ()) > 1e9
+        True
+    """
+
+    def run() -> float:
+        datas = [list(x._values()) for x in xs]
+        recorder, douts = _adjoints(f, datas, [x.shape for x in xs], output)
+        return safe_total(_weight(data, dout) for data, dout in zip(recorder.values, douts))
+
+    result = run_paused(run)
+    assert isinstance(result, float)
+    return result
+
+
 def _step_along(inputs: list[tuple[list[float], Shape]], us: list[list[float]]) -> float:
     """A step t for moving ``inputs`` by ``t * us``: every entry moves by about ``_STEP``
     times its own size (or, for a zero, the size of its input's largest entry)."""
@@ -245,10 +285,11 @@ def _step_along(inputs: list[tuple[list[float], Shape]], us: list[list[float]]) 
 def _contribution(
     op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object], dout: list[float], us: list[list[float]],
     atol: float, rtol: float,
-) -> tuple[float, float, bool] | None:
+) -> tuple[float, float] | None:
     """What one op contributes to the failing entry: by its VJP (``<vjp(dout), u>``) and by
-    finite differences of ``<dout, op(x + t u)>`` at a step scaled to its inputs, and
-    whether the op has a kink there (the rule ``check_grads`` uses). None: no verdict."""
+    finite differences of ``<dout, op(x + t u)>`` at a step scaled to its inputs, when the two
+    disagree by the rule ``check_grads`` uses; None when they agree, at a kink, or when finite
+    differences cannot tell."""
     t = _step_along(inputs, us)
     if t == 0.0 or not any(dout):
         return None
@@ -257,19 +298,21 @@ def _contribution(
     dxs = _vjp(op, dout, out, xs, fresh)
     if any(dx is not None and dx.shape != s for (_, s), dx in zip(inputs, dxs)):
         return None  # the random-direction search below says which input, and how
-    analytic = math.fsum(a * b for dx, u in zip(dxs, us) if dx is not None for a, b in zip(dx.data_sync(), u))
+    analytic = safe_total(a * b for dx, u in zip(dxs, us) if dx is not None for a, b in zip(dx.data_sync(), u))
 
     def along(step: float) -> float:
         moved = [new(Tensor, [a + step * b for a, b in zip(d, u)], s, "tensor") for (d, s), u in zip(inputs, us)]
-        return math.fsum(a * b for a, b in zip(_forward_at(op, moved, params, record=False)[0].data_sync(), dout))
+        return safe_total(a * b for a, b in zip(_forward_at(op, moved, params, record=False)[0].data_sync(), dout))
 
-    plus, minus, at = along(t), along(-t), along(0.0)
-    numeric = (plus - minus) / (2 * t)
-    if not (math.isfinite(numeric) and math.isfinite(analytic)):
+    if not math.isfinite(analytic):
         return None
-    left, right, kink = slopes(along, at, plus, minus, t, atol, rtol)  # the check's rule for a kink
-    excused = compare_row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink).status == "kink"
-    return analytic, numeric, excused
+    scale = _weight(out.data_sync(), dout) + safe_total(
+        _weight(d, dx.data_sync()) for (d, _), dx in zip(inputs, dxs) if dx is not None
+    )
+    row = compare_along(analytic, along, t, atol, rtol, scale)  # the check's rule for a kink and for trust
+    if row.status != "FAIL":  # agrees, a kink, or finite differences cannot tell: not this op
+        return None
+    return analytic, row.numeric
 
 
 def _tangents(
@@ -316,9 +359,9 @@ def _scaled_search(f: Fn, xs: list[Tensor], row: GradCheckRow, eps: float, atol:
             verdict = _contribution(op, inputs, params, dout, us, atol, rtol)
         except Exception:  # noqa: BLE001 - an op that cannot be re-run alone: the search below tries it
             continue
-        if verdict is None or verdict[2]:
+        if verdict is None:
             continue
-        analytic, numeric, _ = verdict
+        analytic, numeric = verdict
         share = abs(analytic - numeric)
         if share >= 0.1 * error and (worst is None or share > worst[0]):
             worst = share, n, analytic, numeric
@@ -330,7 +373,8 @@ def _scaled_search(f: Fn, xs: list[Tensor], row: GradCheckRow, eps: float, atol:
     shapes_seen = tuple(s for _, s in (inputs[:real] if isinstance(real, int) else inputs))
     index = ",".join(map(str, row.index))
     detail = f"for input {row.input}[{index}], with the gradient that reached it,"
-    return Culprit(op.name, where, shapes_seen, analytic, numeric, detail, 1)
+    saved = len(inputs) - real if isinstance(real, int) else 0
+    return Culprit(op.name, where, shapes_seen, analytic, numeric, detail, 1, saved, op.rerun is not None)
 
 
 def _flat(index: tuple[int, ...], shape: Shape) -> int:
@@ -352,9 +396,10 @@ def find_culprit(
     input moves it, with a finite-difference step taken from its inputs'
     magnitudes (about 6e-6 of each entry), and judged by what it contributes
     to the entry: the op whose share of the entry's error is largest, and at
-    least a tenth of it, is named. A kink is excused by the rule
-    ``check_grads`` uses (the one-sided slopes still disagree at a ten times
-    smaller step). So an op deep inside a realistic loss (rates in the
+    least a tenth of it, is named. Each op is judged by the rule
+    ``check_grads`` uses (``numerical.judge``): a kink is excused, and a jump,
+    a difference below the rounding floor or one that moves with the step
+    blames nobody. So an op deep inside a realistic loss (rates in the
     hundreds, residuals of 1e-3, saturated logits) is judged by what it does
     to the gradient that failed, not by the check's absolute tolerances on
     unit-size random directions.
@@ -391,25 +436,34 @@ def find_culprit(
     rng = random.Random(seed)
     check = _check_op2 if order == 2 else _check_op
     checked: list[str] = []
+    unsure: list[str] = []
     for op, inputs, params, where in recorder.calls:
         try:
             ok, analytic, numeric, detail = check(op, inputs, params, eps, atol, rtol, rng)
         except Exception as err:  # noqa: BLE001 - a diagnostic must not replace the report
-            if notes is not None:
-                notes.append(f"could not re-check {op.name!r} called at {where} on its own: {type(err).__name__}: {str(err).splitlines()[0]:.120}")
+            if notes is not None:  # the error's own text is the op's business, not the report's
+                notes.append(f"could not re-check {op.name!r} called at {where} on its own: it raised {type(err).__name__} when run again at the inputs it saw")
             continue
-        if not ok:
-            real = params.get("n_inputs")  # a custom_grad's record also holds the tensors f saved
+        real = params.get("n_inputs")  # a custom_grad's record also holds the tensors f saved
+        if ok is False:
             shapes = tuple(s for _, s in (inputs[:real] if isinstance(real, int) else inputs))
-            return Culprit(op.name, where, shapes, analytic, numeric, detail, order)
-        checked.append(op.name)
+            saved = len(inputs) - real if isinstance(real, int) else 0
+            return Culprit(op.name, where, shapes, analytic, numeric, detail, order, saved, op.rerun is not None)
+        (unsure if ok is None else checked).append(op.name)
     if notes is not None:
         what = "the second derivative through the VJP" if order == 2 else "the VJP"
         names = ", ".join(f"{name} x{checked.count(name)}" for name in dict.fromkeys(checked)) or "none"
+        doubt = ""
+        if unsure:
+            listed = ", ".join(f"{name} x{unsure.count(name)}" for name in dict.fromkeys(unsure))
+            doubt = (
+                f" For {len(unsure)} more ({listed}) finite differences could not tell (outside the op's "
+                "domain, a jump, or below the rounding floor at the inputs it saw)."
+            )
         notes.append(
-            f"no culprit at order {order}: re-checked {what} of {len(checked)} of the "
-            f"{len(recorder.calls)} op call(s) f made ({names}), each at the inputs it saw, "
-            f"against finite differences with atol={atol:g}, rtol={rtol:g}: all agree. "
+            f"no culprit at order {order}: re-checked {what} of {len(checked) + len(unsure)} of the "
+            f"{len(recorder.calls)} op call(s) f made, each at the inputs it saw, against finite differences "
+            f"with atol={atol:g}, rtol={rtol:g}: {len(checked)} agree ({names}).{doubt} "
             "Only ops a tape records are examined."
         )
     return None

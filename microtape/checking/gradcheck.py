@@ -22,10 +22,11 @@ from itertools import product
 from typing import Literal, TypeAlias, cast, overload
 
 from ..engine.types import Shape, is_int, is_number
-from .culprit import find_culprit
+from .culprit import find_culprit, rounding_scale
 from .report_html import gradcheck_html
 from ..errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
-from .numerical import Culprit, Fn, GradCheckRow, as_output, check_eps, check_fn, check_inputs, compare_row, evaluator, is_close, numerical_grad, run_paused, same_jump, slopes
+from ..ops.floats import safe_total
+from .numerical import Culprit, Fn, GradCheckRow, Probe, as_output, check_eps, check_fn, check_inputs, evaluator, judge, numerical_grad, run_paused
 from ..ops import concat, reshape
 from ..autodiff.gradient_tape import GradientTape
 from ..engine.formatting import format_number
@@ -65,6 +66,8 @@ class GradCheckReport:
     evaluations: int = 0
     culprit: Culprit | None = None
     notes: list[str] = field(default_factory=list)
+    origin: str | None = None
+    """Where a non-finite analytic gradient came from, as ``detect_anomaly(mode="trace")`` traces it."""
 
     @property
     def failures(self) -> list[GradCheckRow]:
@@ -76,15 +79,29 @@ class GradCheckReport:
         """Rows at non-differentiable points (left and right slopes differ)."""
         return [r for r in self.rows if r.status == "kink"]
 
+    @property
+    def inconclusive(self) -> list[GradCheckRow]:
+        """Rows finite differences could not check: ``row.why`` says why and what to try."""
+        return [r for r in self.rows if r.status == "inconclusive"]
+
+    @property
+    def verdict(self) -> str:
+        """``"passed"``, ``"FAILED"`` (an entry, or a VJP's shape, is wrong) or ``"inconclusive"``
+        (nothing failed, but some entries could not be checked: not a pass either)."""
+        if self.ok:
+            return "passed"
+        return "FAILED" if self.failures or any("returned a gradient of shape" in n for n in self.notes) else "inconclusive"
+
     def __bool__(self) -> bool:
         return self.ok
 
     def __str__(self) -> str:
-        verdict = "passed" if self.ok else "FAILED"
+        doubtful = len(self.inconclusive)
         head = (
-            f"check_grads {verdict}: mode={self.mode}, order={self.order}, eps={self.eps:g}, "
+            f"check_grads {self.verdict}: mode={self.mode}, order={self.order}, eps={self.eps:g}, "
             f"{len(self.rows)} entries compared, {len(self.failures)} failed, {len(self.kinks)} kinks, "
-            f"{self.evaluations} evaluations of f"
+            + (f"{doubtful} inconclusive, " if doubtful else "")
+            + f"{self.evaluations} evaluations of f"
         )
         lines = [head]
         shown = self.rows[:10]
@@ -100,10 +117,17 @@ class GradCheckReport:
                 )
             if len(self.rows) > len(shown):
                 lines.append(f"  ... {len(self.rows) - len(shown)} more rows (report.rows has them all)")
-        lines.append(
-            f"  worst abs err {self.max_abs_error:.2e}, worst rel err {self.max_rel_error:.2e}; "
-            f"an entry fails when abs err > atol {self.atol:g} + rtol {self.rtol:g} * |numeric|"
-        )
+        whys = list(dict.fromkeys(r.why for r in self.rows if r.why and r.status in ("FAIL", "inconclusive")))
+        lines.extend(f"  why: {why}" for why in whys[:3])
+        if len(whys) > 3:
+            lines.append(f"  ... and {len(whys) - 3} more reasons (row.why has each)")
+        rule = f"an entry fails when abs err > atol {self.atol:g} + rtol {self.rtol:g} * |numeric|"
+        checked = len(self.rows) - doubtful
+        if doubtful and not checked:
+            lines.append(f"  worst abs err: none, no entry could be checked; {rule}")
+        else:
+            among = f" among the {checked} entries checked" if doubtful else ""
+            lines.append(f"  worst abs err {self.max_abs_error:.2e}, worst rel err {self.max_rel_error:.2e}{among}; {rule}")
         if self.culprit is not None:
             lines.append("  " + str(self.culprit).replace("\n", "\n  "))
         lines.extend("  note: " + n for n in self.notes)
@@ -115,14 +139,15 @@ class GradCheckReport:
         return gradcheck_html(lines[0], footer.strip(), self.rows, self.culprit, self.notes)
 
     def raise_if_failed(self) -> GradCheckReport:
-        """Raise :class:`~microtape.GradientCheckError` with the table if the check failed.
+        """Raise :class:`~microtape.GradientCheckError` with the table unless the check passed
+        (an inconclusive check raises too: it did not show the gradient is right).
 
         Examples:
             >>> mt.check_grads(mt.exp, [mt.tensor([0.5])]).raise_if_failed().ok
             True
         """
         if not self.ok:
-            raise GradientCheckError(str(self), report=self, culprit=self.culprit)
+            raise GradientCheckError(str(self), report=self, culprit=self.culprit, verdict=self.verdict)
         return self
 
 
@@ -207,14 +232,14 @@ def _analytic_jacobian(
 
 def _full(
     f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, order: int
-) -> tuple[list[GradCheckRow], int, list[str]]:
+) -> tuple[list[GradCheckRow], int, list[str], Shape]:
     values, out_shape, jac, notes = _analytic_jacobian(f, xs)  # the taped call is f's first evaluation
     datas = [list(x._values()) for x in xs]
     shapes = [x.shape for x in xs]
     loop = run_paused(lambda: _differences(f, datas, shapes, values, out_shape, jac, eps, atol, rtol, order))
     assert isinstance(loop, tuple)
     rows, evaluations = loop
-    return rows, 1 + evaluations, notes
+    return rows, 1 + evaluations, notes, out_shape
 
 
 def _indices(shape: Shape) -> list[tuple[int, ...]]:
@@ -230,50 +255,50 @@ def _differences(
 
     Each entry is moved in place in its working list and ``f`` is called on
     the same input tensors again (see :func:`~microtape.checking.numerical.evaluator`).
-    The two calls at a 10x smaller step are made once per entry, and only when
-    the one-sided slopes of some output disagree.
+    Two calls per entry, at ±eps; an entry that needs a closer look (slopes
+    that disagree, a disagreement to confirm) gets the calls the judge asks
+    for (``numerical.judge``), once for all of its outputs.
     """
     evaluate = evaluator(f, datas, shapes)
-    outputs = list(enumerate(zip(_indices(out_shape), values)))
-    small = eps / 10
+    outputs = list(zip(_indices(out_shape), values))
+    originals = [new(Tensor, list(d), s, "tensor") for d, s in zip(datas, shapes)]  # the point, for rounding_scale
+    scales: dict[tuple[int, ...], float] = {}
     rows: list[GradCheckRow] = []
     evaluations = 0
     for i, data in enumerate(datas):
         for j, index in enumerate(_indices(shapes[i])):
             keep = data[j]
-            data[j] = keep + eps
-            plus = evaluate()
-            data[j] = keep - eps
-            minus = evaluate()
-            evaluations += 2
-            smaller: tuple[list[float], list[float]] | None = None
-            for k, (output, v) in outputs:
-                left, right = (v - minus[k]) / eps, (plus[k] - v) / eps
-                kink = False
-                if not is_close(left, right, atol, rtol):
-                    # Do the slopes still disagree at a 10x smaller step? Then it is a kink.
-                    if smaller is None:
-                        data[j] = keep + small
-                        plus2 = evaluate()
-                        data[j] = keep - small
-                        smaller = plus2, evaluate()
-                        evaluations += 2
-                    plus2, minus2 = smaller
-                    kink = same_jump(right - left, (plus2[k] - v) / small - (v - minus2[k]) / small)
-                numeric = (plus[k] - minus[k]) / (2 * eps)
-                rows.append(compare_row(i, index, output, jac[k][i][j], numeric, left, right, atol, rtol, order, kink))
-            data[j] = keep
+
+            def move(t: float, data: list[float] = data, j: int = j, keep: float = keep) -> list[float]:
+                data[j] = keep + t
+                try:
+                    return evaluate()
+                finally:
+                    data[j] = keep
+
+            probe = Probe(move, values)
+            for k, (output, _) in enumerate(outputs):
+                a = jac[k][i][j]
+
+                def scale(output: tuple[int, ...] = output, a: float = a, x: float = keep) -> float:
+                    if output not in scales:  # once per output entry, and only for an entry about to fail
+                        scales[output] = rounding_scale(f, originals, output)
+                    return scales[output] + abs(x * a)
+
+                rows.append(judge(a, probe, k, eps, atol, rtol, i, index, output, order, scale))
+            evaluations += probe.calls
     return rows, evaluations
 
 
 def _fast(
     f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, rng: random.Random
 ) -> tuple[GradCheckRow, int]:
-    """One random directional derivative vᵀ J u: one taped call, one backward pass, 2 more calls."""
+    """One random directional derivative vᵀ J u: one taped call, one backward pass, 2 more calls
+    (more only when the judge needs a closer look)."""
     datas = [list(x._values()) for x in xs]
     shapes = [x.shape for x in xs]
     us = [[rng.uniform(-1.0, 1.0) for _ in d] for d in datas]
-    norm = math.sqrt(math.fsum(u * u for uu in us for u in uu)) or 1.0
+    norm = math.sqrt(safe_total(u * u for uu in us for u in uu)) or 1.0
     us = [[u / norm for u in uu] for uu in us]
 
     def run() -> tuple[float, list[float], list[float]]:
@@ -290,7 +315,7 @@ def _fast(
             if not hasattr(err, "op"):
                 raise
             return math.nan, base, v  # a VJP returned a wrong-shaped gradient; the full check names it
-        analytic = math.fsum(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
+        analytic = safe_total(a * b for g, u in zip(gs, us) if g is not None for a, b in zip(g.data_sync(), u))
         return analytic, base, v
 
     def check() -> tuple[GradCheckRow, int]:
@@ -298,19 +323,14 @@ def _fast(
         moved = [list(d) for d in datas]
         evaluate = evaluator(f, moved, shapes)
 
-        def along(t: float) -> float:
+        def along(t: float) -> list[float]:
             for m, d, u in zip(moved, datas, us):
                 m[:] = [a + t * b for a, b in zip(d, u)]  # in place: the input tensors wrap these lists
-            return math.fsum(a * b for a, b in zip(evaluate(), v))
+            return [safe_total(a * b for a, b in zip(evaluate(), v))]
 
-        plus, minus = along(eps), along(-eps)
-        at = math.fsum(a * b for a, b in zip(base, v))
-        numeric = (plus - minus) / (2 * eps)
-        left, right = (at - minus) / eps, (plus - at) / eps
-        evaluations = 3 if is_close(left, right, atol, rtol) else 5  # two more calls to tell a kink
-        left, right, kink = slopes(along, at, plus, minus, eps, atol, rtol)
-        row = compare_row(0, (), (), analytic, numeric, left, right, atol, rtol, 1, kink)
-        return row, evaluations
+        probe = Probe(along, [safe_total(a * b for a, b in zip(base, v))])
+        row = judge(analytic, probe, 0, eps, atol, rtol)
+        return row, 1 + probe.calls
 
     result = run_paused(check)  # one scope: the taped call, the backward pass and every call along u
     assert isinstance(result, tuple)
@@ -444,6 +464,7 @@ def check_grads(
             evaluations=report.evaluations + second.evaluations,
             culprit=report.culprit or second.culprit,
             notes=report.notes + second.notes,
+            origin=report.origin or second.origin,
         )
     return report
 
@@ -462,7 +483,27 @@ def _gradient_of(f: Fn, n: int) -> Fn:
 
 
 def _badness(r: GradCheckRow) -> tuple[int, float]:
-    return ({"FAIL": 0, "kink": 1, "ok": 2}[r.status], -r.abs_error if math.isfinite(r.abs_error) else -math.inf)
+    return ({"FAIL": 0, "inconclusive": 1, "kink": 2, "ok": 3}[r.status], -r.abs_error if math.isfinite(r.abs_error) else -math.inf)
+
+
+ORIGINS: list[Callable[[Fn, list[Tensor], int], str | None]] = []
+"""Who traces a non-finite analytic gradient to the op that made it: ``ORIGINS[0](f, xs, k)`` runs
+``f`` and the backward pass of its output entry ``k`` and returns one sentence, or None. The
+checker sits below ``debug/``, where ``detect_anomaly`` lives, so ``debug/anomaly.py`` puts its
+tracer here when it is imported (``import microtape`` always imports it)."""
+
+
+def _origin(f: Fn, xs: list[Tensor], row: GradCheckRow, out_shape: Shape) -> str | None:
+    """The op that made the first non-finite value of ``row``'s backward pass, by the anomaly trace."""
+    if not ORIGINS:
+        return None
+    k = 0
+    for i, d in zip(row.output, out_shape):
+        k = k * d + i
+    try:
+        return ORIGINS[0](f, xs, k)
+    except Exception:  # noqa: BLE001 - a diagnostic must not replace the report it explains
+        return None
 
 
 def _check(
@@ -476,16 +517,17 @@ def _check(
         if row.status == "ok":
             return GradCheckReport(True, row.abs_error, row.rel_error, [_with_order(row, order)], "fast", order, eps, atol, rtol, evaluations)
         notes.append(f"fast mode: the directional derivative was {row.status}; ran the full check to name entries")
-    rows, n, shape_notes = _full(f, xs, eps, atol, rtol, order)
+    rows, n, shape_notes, out_shape = _full(f, xs, eps, atol, rtol, order)
     evaluations += n
     notes.extend(shape_notes)
     rows.sort(key=_badness)
-    ok = not shape_notes and not any(r.status == "FAIL" for r in rows)
-    finite = [r for r in rows if r.status != "kink"]
+    failed = bool(shape_notes) or any(r.status == "FAIL" for r in rows)
+    ok = not failed and not any(r.status == "inconclusive" for r in rows)
+    compared = [r for r in rows if r.status in ("ok", "FAIL")]
     report = GradCheckReport(
         ok=ok,
-        max_abs_error=max((r.abs_error for r in finite), default=0.0),
-        max_rel_error=max((r.rel_error for r in finite), default=0.0),
+        max_abs_error=max((r.abs_error for r in compared), default=0.0),
+        max_rel_error=max((r.rel_error for r in compared), default=0.0),
         rows=rows,
         mode=mode,
         order=order,
@@ -495,13 +537,33 @@ def _check(
         evaluations=evaluations,
         notes=notes,
     )
-    if not ok:
-        failing = next((r for r in rows if r.status == "FAIL"), None)  # the worst failing entry
+    nonfinite = [r for r in rows if r.status == "FAIL" and not math.isfinite(r.analytic)]
+    measured = [r for r in rows if r.status == "FAIL" and math.isfinite(r.analytic)]
+    if nonfinite:
+        worst = nonfinite[0]
+        report.origin = _origin(f, xs, worst, out_shape)
+        made = f"; {report.origin}" if report.origin else ""
+        notes.append(
+            f"the analytic gradient is not finite at {len(nonfinite)} entr{'y' if len(nonfinite) == 1 else 'ies'} "
+            f"(input {worst.input}, index {worst.index or '()'}: {format_number(worst.analytic)}){made}. "
+            "No VJP is blamed for it: an op whose derivative is infinite at its input is right to say so. "
+            'To follow the value op by op, run the backward pass inside `with mt.detect_anomaly(mode="trace") as trace:` '
+            "and print(trace)"
+        )
+    if measured or shape_notes:
+        failing = measured[0] if measured else None  # the worst entry the finite differences measured
         report.culprit = find_culprit(f, xs, eps, atol, rtol, notes=report.notes, row=failing if order == 1 else None)
         if report.culprit is None and order == 2:
             report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2, notes=report.notes)
+    elif not ok and not nonfinite:
+        doubt = next(r for r in rows if r.status == "inconclusive")
+        notes.append(
+            "inconclusive: no entry failed, but finite differences could not check "
+            f"{sum(1 for r in rows if r.status == 'inconclusive')} of them, so no op is blamed "
+            f"(the first: input {doubt.input}, index {doubt.index or '()'}: {doubt.why})"
+        )
     return report
 
 
 def _with_order(row: GradCheckRow, order: int) -> GradCheckRow:
-    return GradCheckRow(row.input, row.index, row.output, row.analytic, row.numeric, row.abs_error, row.rel_error, row.status, order)
+    return GradCheckRow(row.input, row.index, row.output, row.analytic, row.numeric, row.abs_error, row.rel_error, row.status, order, row.why)

@@ -14,16 +14,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias, overload
+from typing import Final, Literal, TypeAlias, overload
 
 from ..engine import arena
 from ..engine.arena import STATE, new
 from ..engine.types import Shape, is_number
 from ..errors import InvalidArgumentError, explain
 from ..engine.convert import conversion_hint
+from ..ops.floats import safe_total
 from ..engine.tensor import Tensor, TensorFn
 
-__all__ = ["Culprit", "DifferenceMethod", "GradCheckRow", "numerical_grad"]
+__all__ = ["Culprit", "DifferenceMethod", "GradCheckRow", "Probe", "compare_along", "judge", "numerical_grad"]
 
 Fn = Callable[..., Tensor]
 DifferenceMethod: TypeAlias = Literal["central", "forward"]
@@ -198,17 +199,17 @@ def numerical_grad(
 
     def differences() -> list[list[float]]:
         evaluate = evaluator(f, datas, shapes)
-        base = math.fsum(evaluate()) if method == "forward" else 0.0
+        base = safe_total(evaluate()) if method == "forward" else 0.0
         grads = []
         for data in datas:
             grad = []
             for j in range(len(data)):
                 keep = data[j]
                 data[j] = keep + eps
-                plus = math.fsum(evaluate())
+                plus = safe_total(evaluate())
                 if method == "central":
                     data[j] = keep - eps
-                    minus = math.fsum(evaluate())
+                    minus = safe_total(evaluate())
                     grad.append((plus - minus) / (2 * eps))
                 else:
                     grad.append((plus - base) / eps)
@@ -235,8 +236,11 @@ class GradCheckRow:
     numeric: float
     abs_error: float
     rel_error: float
-    status: str  # "ok", "FAIL" or "kink"
+    status: str  # "ok", "FAIL", "kink" or "inconclusive"
     order: int = 1
+    why: str = ""
+    """For every status but ``ok``: what was seen (which side is not finite, the slopes of a kink,
+    the rounding floor, a jump) and what to try."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +260,10 @@ class Culprit:
     numeric: float
     detail: str = ""
     order: int = 1
+    saved: int = 0
+    """How many tensors a ``custom_grad``'s ``f`` saved for its ``grad_fn`` (``save([...])``)."""
+    custom: bool = False
+    """Whether the op is a ``custom_grad`` (its VJP is the user's ``grad_fn``), not a primitive."""
 
     def __str__(self) -> str:
         shapes = ", ".join(str(s) for s in self.input_shapes)
@@ -267,79 +275,289 @@ class Culprit:
             along = self.detail
         else:
             along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
+        rel = relative_error(self.analytic, self.numeric)
         lines = [
             head,
             f"  {along} it gives {self.analytic:.7g}, finite differences give {self.numeric:.7g}",
-            f"  (relative difference {relative_error(self.analytic, self.numeric):.1e})",
+            f"  (relative difference {rel:.1e})" if rel == rel else "  (one of the two is not a finite number)",
         ]
         if self.order == 2:
-            lines.append(
-                "  hint: compute grad_fn with microtape ops on the inputs it closes over; values taken out "
-                "of the graph (.data_sync(), .item()) or computed in f's forward (saved ones too) are constants to a tape"
-            )
+            lines.append("  hint: " + self.second_order_hint())
         return "\n".join(lines)
+
+    def second_order_hint(self) -> str:
+        """Why a tape differentiates this VJP wrongly, by what it reads: saved tensors, or values a tape never saw."""
+        if self.saved:
+            return (
+                f"grad_fn reads the {self.saved} tensor(s) f saved with save([...]): f's forward pass is not recorded, "
+                "so to the tape that differentiates grad_fn they are constants; compute them inside grad_fn from "
+                "the inputs it closes over (x * x there, not a saved x * x)"
+            )
+        if self.custom:
+            return (
+                "grad_fn uses values no tape recorded: a tensor made in f (its forward pass is not recorded) or "
+                "numbers read out with .data_sync() or .item(); compute them inside grad_fn with microtape ops "
+                "on the inputs it closes over"
+            )
+        return (
+            f"the VJP of {self.op!r} computes its gradient from values a tape cannot see (numbers read out with "
+            ".data_sync() or .item(), or tensors made from them): write it with microtape ops on its inputs"
+        )
+
+
+# -- comparing: can the finite difference be trusted? ---------------------------------
+
+EPS_MACHINE: Final = 2.0**-52
+"""The spacing of float64 numbers near 1: f's values carry rounding errors of about this times |f|."""
+ROUNDING_MARGIN: Final = 4.0
+"""A disagreement smaller than this many rounding floors (``EPS_MACHINE * |f| / step``) is not measured."""
+STABLE: Final = 0.25
+"""A finite difference is trusted when doubling its step moves it by less than this share of the disagreement."""
+
+
+class Probe:
+    """``f`` moved along one direction: its flat output values at a step ``t``, each step evaluated once.
+
+    ``move(t)`` evaluates ``f`` with the input moved by ``t`` (an entry, or a
+    random direction in fast mode); ``base`` is ``f`` at the point itself.
+    The judge asks for the steps it needs (±eps, then ±eps/10 or ±2·eps only
+    for an entry that needs a closer look), and ``calls`` counts them.
+    """
+
+    def __init__(self, move: Callable[[float], list[float]], base: list[float]) -> None:
+        self._move = move
+        self._values: dict[float, list[float]] = {0.0: base}
+        self.calls = 0
+
+    def at(self, t: float) -> list[float]:
+        values = self._values.get(t)
+        if values is None:
+            values = self._values[t] = self._move(t)
+            self.calls += 1
+        return values
+
+
+def is_close(a: float, n: float, atol: float, rtol: float) -> bool:
+    """Both finite and within ``atol + rtol * |n|``: a non-finite value is never close to anything."""
+    if not (math.isfinite(a) and math.isfinite(n)):
+        return False
+    return abs(a - n) <= atol + rtol * abs(n)
 
 
 def relative_error(a: float, n: float) -> float:
+    """``|a - n| / max(|a|, |n|)``; ``nan`` when either is not finite (a NaN has no distance)."""
+    if not (math.isfinite(a) and math.isfinite(n)):
+        return math.nan
     scale = max(abs(a), abs(n))
     return abs(a - n) / scale if scale > 0 else 0.0
 
 
-# -- comparing -----------------------------------------------------------------
+def gaps_of(slopes: Sequence[tuple[float, float]]) -> list[float]:
+    """The gaps between pairs of one-sided slopes."""
+    return [abs(hi - lo) for lo, hi in slopes]
 
 
-def is_close(a: float, n: float, atol: float, rtol: float) -> bool:
-    if not (math.isfinite(a) and math.isfinite(n)):
-        return a == n or (a != a and n != n)
-    return abs(a - n) <= atol + rtol * abs(n)
+def steady(slopes: tuple[float, float], slopes_small: tuple[float, float]) -> bool:
+    """Whether both one-sided slopes stay put at a 10x smaller step (a kink at the point: each side is a
+    straight line there), moving by less than a tenth of the gap between them."""
+    (lo, hi), (lo_s, hi_s) = slopes, slopes_small
+    return abs(lo - lo_s) + abs(hi - hi_s) <= 0.1 * abs(hi_s - lo_s)
 
 
-def compare_row(
-    i: int, index: tuple[int, ...], output: tuple[int, ...], a: float, n: float,
-    left: float, right: float, atol: float, rtol: float, order: int, kink: bool = False,
+def _text(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def _nice_step(step: float) -> float:
+    """The smallest of 1, 2 and 5 times a power of ten that is at least ``step``."""
+    power = 10.0 ** math.floor(math.log10(step))
+    return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= step * (1 - 1e-12))
+
+
+def _larger_step(magnitude: float, tol: float) -> str:
+    """The eps at which the rounding floor of values of ``magnitude`` is a tenth of ``tol``, as advice."""
+    step = 10.0 * EPS_MACHINE * magnitude / max(tol, 1e-300)
+    if not step < 0.5:
+        return "f's values are too large for its slope to show in a difference of two of them: check f without its large constant part"
+    return f"try a larger step: eps={_nice_step(step):g}"
+
+
+def judge(
+    a: float, probe: Probe, k: int, eps: float, atol: float, rtol: float,
+    i: int = 0, index: tuple[int, ...] = (), output: tuple[int, ...] = (), order: int = 1,
+    scale: Callable[[], float] | None = None,
 ) -> GradCheckRow:
-    """Compare analytic ``a`` with central ``n``; ``left``/``right`` are the one-sided slopes.
+    """Compare the analytic ``a`` with the central difference of output ``k`` of ``probe``, and say
+    whether that difference can be trusted.
 
-    ``kink`` says the slopes still disagree at a ten times smaller step, so the
-    function really bends there (a smooth function's slopes converge): such an
-    entry is a kink even when ``a`` happens to equal the central difference
-    (``abs`` at 0, a tie in ``max``). Without it an entry is never a kink:
-    slopes that disagree at one step only are a smooth function of high
-    curvature, and an analytic value between them can still be wrong.
+    The verdicts, in the order they are decided:
+
+    * ``FAIL``, the analytic side is not finite: a NaN or Inf gradient never passes.
+    * ``inconclusive``, f is not finite at the point: nothing to measure a slope with.
+    * The step leaves f's domain (f(x ± eps) is not finite): a step 10, 100 or
+      1000 times smaller that stays inside is used instead, and said so;
+      ``inconclusive`` when none does.
+    * The one-sided slopes disagree (beyond f's rounding): f bends within
+      the step, so the step shrinks, 10, 100, 1000 times, and
+
+      - where the slopes agree (a kink the step reached but a smaller one
+        does not: ``relu`` at 1e-7), the difference there is used;
+      - where their gap shrinks with the step, as a smooth function's does
+        (``log`` or a division near 0), the smallest such step is used;
+      - when both slopes stay put down to eps/1000: ``kink`` if ``a`` lies
+        between them, a valid subgradient (``relu``/``abs`` at 0, a tie in
+        ``max``), else compared as below;
+      - when their gap grows like 1/step, f jumps at the point: ``ok`` when f
+        is continuous through both sides and ``a`` matches the difference
+        through them (``where``'s condition at 0), else ``inconclusive``;
+      - otherwise ``inconclusive``: f bends too close to the point to measure.
+    * ``ok`` when ``a`` is within ``atol + rtol * |numeric|``.
+    * ``inconclusive`` when the disagreement is below the rounding floor:
+      about ``EPS_MACHINE`` times the size of the values the difference
+      subtracts, over the step (f's values, and ``scale()``: the size of
+      f's intermediate values weighted by how much f depends on them, as a
+      1e9 added and taken away again inside f), or when the finite
+      difference itself moves when the step doubles (it is not measuring a
+      derivative yet; when it halves, f jumps within the step).
+    * ``FAIL`` otherwise: a disagreement the finite difference measures.
+
+    ``why`` says, for every verdict but ``ok``, what was seen and what to try.
     """
-    err = abs(a - n) if math.isfinite(a) and math.isfinite(n) else (0.0 if is_close(a, n, atol, rtol) else math.inf)
-    scale = max(abs(a), abs(n))
-    rel = err / scale if scale > 0 and math.isfinite(err) else (0.0 if err == 0 else math.inf)
-    between = min(left, right) - atol <= a <= max(left, right) + atol
-    if kink and between:
-        status = "kink"
-    elif is_close(a, n, atol, rtol):
-        status = "ok"
-    else:
-        status = "FAIL"
-    return GradCheckRow(i, index, output, a, n, err, rel, status, order)
+
+    def row(status: str, n: float, why: str = "") -> GradCheckRow:
+        err = abs(a - n) if math.isfinite(a) and math.isfinite(n) else math.inf
+        return GradCheckRow(i, index, output, a, n, err, relative_error(a, n) if math.isfinite(err) else math.inf, status, order, why)
+
+    v = probe.at(0.0)[k]
+    plus, minus = probe.at(eps)[k], probe.at(-eps)[k]
+    central = (plus - minus) / (2 * eps)
+    if not math.isfinite(a):
+        value = f"; f itself is {_text(v)} there" if not math.isfinite(v) else ""
+        return row("FAIL", central, f"the analytic gradient is {_text(a)}{value}: a {'NaN' if a != a else 'infinite'} gradient never passes")
+    if not math.isfinite(v):
+        return row("inconclusive", central, f"f is {_text(v)} at this point: finite differences cannot measure its slope")
+    step, note = eps, ""
+    if not (math.isfinite(plus) and math.isfinite(minus)):
+        side, got = ("x + eps", plus) if not math.isfinite(plus) else ("x - eps", minus)
+        for smaller in (eps / 10, eps / 100, eps / 1000):
+            if math.isfinite(probe.at(smaller)[k]) and math.isfinite(probe.at(-smaller)[k]):
+                step = smaller
+                note = f"f({side}) is {_text(got)}: the step eps leaves f's domain, so the difference at eps={smaller:g} is used"
+                break
+        else:
+            return row(
+                "inconclusive", central,
+                f"the numeric side is not finite: f({side}) is {_text(got)}, the step leaves f's domain, also at a 1000 times "
+                "smaller step; check a point farther from the edge of f's domain",
+            )
+        plus, minus = probe.at(step)[k], probe.at(-step)[k]
+        central = (plus - minus) / (2 * step)
+    left, right = (v - minus) / step, (plus - v) / step
+    n = central
+    measured: list[float] = []
+
+    def apart(lo: float, hi: float, s: float, ends: tuple[float, float]) -> bool:
+        """Whether one-sided slopes at step ``s`` disagree by more than f's rounding can explain."""
+        if is_close(lo, hi, atol, rtol):
+            return False
+        magnitude = max(abs(v), abs(ends[0]), abs(ends[1]))
+        if abs(hi - lo) <= 2 * ROUNDING_MARGIN * EPS_MACHINE * magnitude / s:
+            return False
+        if scale is not None:
+            if not measured:
+                measured.append(scale())
+            magnitude = max(magnitude, measured[0])
+        return abs(hi - lo) > 2 * ROUNDING_MARGIN * EPS_MACHINE * magnitude / s
+
+    if apart(left, right, step, (plus, minus)):
+        # The one-sided slopes disagree: f bends within the step. Shrink it until they agree (a kink or a
+        # singularity near the point, not at it), or until eps/1000 (a kink or a jump at the point itself).
+        slopes, ends = [(left, right)], [(plus, minus)]
+        chosen: tuple[float, float, str] | None = None
+        for small in (step / 10, step / 100, step / 1000):
+            ps, ms = probe.at(small)[k], probe.at(-small)[k]
+            if not (math.isfinite(ps) and math.isfinite(ms)):
+                break
+            lo, hi = (v - ms) / small, (ps - v) / small
+            through = (ps - ms) / (2 * small)
+            if not apart(lo, hi, small, (ps, ms)):
+                chosen = (small, through, (
+                    f"f bends sharply within the step (a kink or a singularity near the point), so the difference "
+                    f"at eps={small:g} ({_text(through)}), where its one-sided slopes agree, is used"
+                ))
+                break
+            shrinks = 0.05 * gaps_of(slopes)[-1] <= abs(hi - lo) <= 0.2 * gaps_of(slopes)[-1]
+            slopes.append((lo, hi))
+            ends.append((ps, ms))
+            # The gap shrinks with the step, as a smooth function's does: keep the smallest such step.
+            chosen = (small, through, (
+                f"f curves sharply here: its one-sided slopes still differ at eps={small:g}, but their gap shrinks "
+                f"with the step as a smooth function's does, so the central difference there ({_text(through)}) is used"
+            )) if shrinks else None
+        if chosen is not None:
+            step, n, note = chosen
+        elif len(slopes) == 4:  # the slopes disagree at every step down to eps/1000, not as a smooth f's do
+            gaps = gaps_of(slopes)
+            if all(later >= 5.0 * earlier for earlier, later in zip(gaps, gaps[1:])):  # ~1/step: a jump in f's value
+                through = (ends[1][0] - ends[1][1]) / (2 * step / 10)
+                if is_close(central, through, atol, rtol) and is_close(a, central, atol, rtol):
+                    return row(  # f is continuous through the point, only its value there differs (where's condition at 0)
+                        "ok", central,
+                        "f's value at the point differs from its neighbours' on both sides (a where's condition at 0): "
+                        "compared through both sides, where the slope is the same at eps and eps/10",
+                    )
+                return row(
+                    "inconclusive", central,
+                    f"f jumps here: its one-sided slopes ({_text(left)} and {_text(right)}) grow apart as the step "
+                    f"shrinks, down to eps={step / 1000:g}, so it has no derivative at this point; check another point",
+                )
+            lo2, hi2 = slopes[-1]
+            if not all(steady(p, q) for p, q in zip(slopes[1:], slopes[2:])):
+                return row(
+                    "inconclusive", central,
+                    f"the one-sided slopes disagree at every step down to eps={step / 1000:g} ({_text(lo2)} and "
+                    f"{_text(hi2)} there) and still change with the step: f bends too close to this point to measure; "
+                    "check another point",
+                )
+            if min(lo2, hi2) - atol <= a <= max(lo2, hi2) + atol:
+                return row("kink", central, f"a kink: the one-sided slopes are {_text(lo2)} and {_text(hi2)}, and the gradient lies between them")
+    if is_close(a, n, atol, rtol):
+        return row("ok", n, note)
+    err = abs(a - n)
+    magnitude = max(abs(v), abs(probe.at(step)[k]), abs(probe.at(-step)[k]))
+    floor = EPS_MACHINE * magnitude / step
+    if err > ROUNDING_MARGIN * floor and scale is not None:
+        magnitude = max(magnitude, scale())
+        floor = EPS_MACHINE * magnitude / step
+    if err <= ROUNDING_MARGIN * floor:
+        return row(
+            "inconclusive", n,
+            f"the difference {err:.2g} is below the rounding floor {floor:.2g}: values of about {magnitude:.3g} go into f "
+            f"here, so f(x + eps) and f(x - eps) differ by less than their own rounding; "
+            f"{_larger_step(magnitude, atol + rtol * max(abs(a), abs(n)))}",
+        )
+    p2, m2 = probe.at(2 * step)[k], probe.at(-2 * step)[k]
+    n2 = (p2 - m2) / (4 * step)
+    if math.isfinite(n2) and n != 0.0 and abs(2.0 * n2 - n) <= 0.1 * abs(n):  # the difference times the step stays put
+        return row(
+            "inconclusive", n,
+            f"f jumps within the step: its difference halves when the step doubles ({_text(n)} at eps={step:g}, "
+            f"{_text(n2)} at twice that), as a jump in f's value does, not a slope; check another point, or a "
+            "smaller eps if the jump is not at the point itself",
+        )
+    if not (math.isfinite(n2) and abs(n2 - n) <= STABLE * err):
+        return row(
+            "inconclusive", n,
+            f"the finite difference is not stable here: {_text(n)} at eps={step:g}, {_text(n2)} at twice that step, "
+            f"so it does not measure the slope well enough to tell; try another point, or eps={step / 10:g}",
+        )
+    return row("FAIL", n, note)
 
 
-def same_jump(jump: float, jump_small: float) -> bool:
-    """Whether the gap between the one-sided slopes stays the same at a 10x smaller step.
-
-    Smooth functions: the gap is curvature times the step, so it shrinks 10x.
-    A kink (a jump in the slope): it stays. A jump in the value (a step, like
-    the condition of ``where``): it grows 10x, and is not a kink.
-    """
-    return 0.5 * abs(jump) < abs(jump_small) < 2.0 * abs(jump)
-
-
-def slopes(along: Callable[[float], float], at: float, plus: float, minus: float, step: float, atol: float, rtol: float) -> tuple[float, float, bool]:
-    """The one-sided slopes of ``along`` at 0 and whether they show a kink.
-
-    ``plus``, ``minus`` and ``at`` are ``along`` at ``step``, ``-step`` and 0.
-    Slopes that disagree are a kink only if they still disagree at a ten
-    times smaller step (:func:`same_jump`): the rule of ``check_grads`` and of
-    the culprit finder alike, so the two never tell a kink apart differently.
-    """
-    left, right = (at - minus) / step, (plus - at) / step
-    if is_close(left, right, atol, rtol):
-        return left, right, False
-    small = step / 10
-    return left, right, same_jump(right - left, (along(small) - at) / small - (at - along(-small)) / small)
+def compare_along(
+    a: float, along: Callable[[float], float], eps: float, atol: float, rtol: float, scale: float = 0.0,
+) -> GradCheckRow:
+    """:func:`judge` for one number: ``along(t)`` is a scalar function of the step (the culprit finder's
+    check of one op). ``scale`` is the size of what the difference subtracts beyond ``along``'s own values
+    (an op's inputs times their gradients: ``1e9 - 1e9`` rounds at 1e9, not at its result)."""
+    return judge(a, Probe(lambda t: [along(t)], [along(0.0)]), 0, eps, atol, rtol, scale=lambda: scale)

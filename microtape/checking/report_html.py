@@ -14,7 +14,7 @@ from .numerical import Culprit, GradCheckRow
 
 __all__ = ["gradcheck_html", "source_line"]
 
-_STYLES = {"ok": GOOD, "FAIL": BAD, "kink": WARN}
+_STYLES = {"ok": GOOD, "FAIL": BAD, "kink": WARN, "inconclusive": WARN}
 
 
 def source_line(where: str) -> str:

@@ -7,6 +7,7 @@ and from the edges of each op's domain, and cover broadcasting.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ..engine.tensor import TensorLike
@@ -41,6 +42,9 @@ B = [[0.9, 0.1, -0.6], [-0.3, 1.1, 0.8]]
 ROW = [0.5, -0.25, 1.3]  # (3,) broadcasts against (2, 3)
 COL = [[1.4], [-0.8]]  # (2, 1)
 POS = [[0.6, 1.7, 2.3], [0.9, 1.2, 3.1]]  # strictly positive
+LABELS = [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]  # binary labels
+SOFT = [[0.2, 0.9, 0.5], [1.0, 0.0, 0.35]]  # labels between 0 and 1
+ROWS = [[0.2, 0.3, 0.5], [0.0, 1.0, 0.0]]  # each row a distribution over 3 classes
 
 CASES: dict[str, list[Case]] = {
     "add": [Case("add", (A, B)), Case("add", (A, ROW)), Case("add", (COL, ROW)), Case("add", (0.5, A))],
@@ -91,10 +95,49 @@ CASES: dict[str, list[Case]] = {
     "equal": [Case("equal", (A, B)), Case("equal", (ROW, A))],
     "sign": [Case("sign", (A,))],
     "zeros_like": [Case("zeros_like", (A,))],
+    "atan": [Case("atan", (A,))],
+    "atan2": [Case("atan2", (A, B)), Case("atan2", (A, ROW)), Case("atan2", (COL, POS))],
+    "expm1": [Case("expm1", (A,))],
+    "log1p": [Case("log1p", (POS,)), Case("log1p", ([[-0.5, 0.2, 1.5], [-0.9, 3.0, 0.1]],))],
+    "log2": [Case("log2", (POS,))],
+    "softplus": [Case("softplus", (A,)), Case("softplus", ([-30.0, 0.5, 30.0],))],
+    "log_sigmoid": [Case("log_sigmoid", (A,)), Case("log_sigmoid", ([-30.0, 0.5, 30.0],))],
+    "sigmoid_cross_entropy": [
+        Case("sigmoid_cross_entropy", (LABELS, A)),
+        Case("sigmoid_cross_entropy", (SOFT, A), {"reduction": "none"}),
+        Case("sigmoid_cross_entropy", (SOFT, B), {"reduction": "sum"}),
+    ],
+    "softmax_cross_entropy": [
+        Case("softmax_cross_entropy", (ROWS, A)),
+        Case("softmax_cross_entropy", (ROWS, B), {"axis": -1, "reduction": "none"}),
+        Case("softmax_cross_entropy", ([[0.5, 0.1, 0.3], [0.5, 0.9, 0.7]], A), {"axis": 0, "reduction": "sum"}),
+    ],
+    "norm": [
+        Case("norm", (A,)),
+        Case("norm", (A,), {"axis": 1}),
+        Case("norm", (A,), {"ord": 1, "axis": 0, "keepdims": True}),
+        Case("norm", (A,), {"ord": math.inf, "axis": 1}),
+        Case("norm", (A,), {"ord": -math.inf}),
+        Case("norm", (A,), {"ord": "fro", "axis": (0, 1)}),
+    ],
+    "argmax": [Case("argmax", (A,)), Case("argmax", (A,), {"axis": 1})],
+    "argmin": [Case("argmin", (A,)), Case("argmin", (A,), {"axis": -1})],
+    "one_hot": [Case("one_hot", ([0.0, 2.0, 1.0],), {"depth": 3}), Case("one_hot", ([[1.0, 0.0], [3.0, 5.0]],), {"depth": 4, "on_value": 2.0})],
+    "gather": [
+        Case("gather", (A, [1.0, 0.0, 1.0])),
+        Case("gather", (A, [2.0, 0.0]), {"axis": 1}),
+        Case("gather", (ROW, [[0.0, 2.0], [2.0, 2.0]])),
+    ],
+    "is_nan": [Case("is_nan", (A,))],
+    "is_finite": [Case("is_finite", (A,))],
+    "is_inf": [Case("is_inf", (A,))],
+    "stop_gradient": [Case("stop_gradient", (A,))],
 }
 
 SMOOTH: frozenset[str] = frozenset(
     {"add", "sub", "mul", "div", "neg", "clone", "square", "sqrt", "pow", "exp", "log", "sin", "cos", "tanh",
-     "sigmoid", "sum", "logsumexp", "matmul", "transpose", "reshape", "broadcast_to", "slice", "pad", "concat"}
+     "sigmoid", "sum", "logsumexp", "matmul", "transpose", "reshape", "broadcast_to", "slice", "pad", "concat",
+     "atan", "atan2", "expm1", "log1p", "log2", "softplus", "log_sigmoid", "sigmoid_cross_entropy",
+     "softmax_cross_entropy", "norm", "gather"}
 )
 """Ops whose second derivatives the self-check also verifies (no kinks near the samples)."""

@@ -20,6 +20,10 @@ SPREAD_LIMIT = 1000
 """A trace keeps this many spread events; a long training loop counts the rest in ``dropped``."""
 
 
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
 def _safe(fn: Callable[..., float]) -> Callable[..., float]:
     """Evaluate a derivative the way float arithmetic would: 1/0 is inf, a domain error NaN."""
 
@@ -37,18 +41,23 @@ def _safe(fn: Callable[..., float]) -> Callable[..., float]:
 
 
 DERIVATIVES: dict[tuple[str, int], tuple[str, Callable[..., float]]] = {
-    ("sqrt", 0): ("1/(2*sqrt(x))", _safe(lambda x: 1.0 / (2.0 * math.sqrt(x)))),
+    ("sqrt", 0): ("1/(2*sqrt(x))", _safe(lambda x: 1.0 / (2.0 * math.sqrt(x)) if x >= 0.0 else math.nan)),
     ("log", 0): ("1/x", _safe(lambda x: 1.0 / x)),
+    ("log1p", 0): ("1/(1 + x)", _safe(lambda x: 1.0 / (1.0 + x))),
+    ("log2", 0): ("1/(x*ln(2))", _safe(lambda x: 1.0 / (x * math.log(2.0)))),
+    ("expm1", 0): ("exp(x)", _safe(math.exp)),
+    ("atan2", 0): ("x/(x**2 + y**2)", _safe(lambda y, x: x / (x * x + y * y))),
+    ("atan2", 1): ("-y/(x**2 + y**2)", _safe(lambda y, x: -y / (x * x + y * y))),
     ("exp", 0): ("exp(x)", _safe(math.exp)),
     ("tanh", 0): ("1 - tanh(x)**2", _safe(lambda x: 1.0 - math.tanh(x) ** 2)),
-    ("sigmoid", 0): ("sigmoid(x)*(1 - sigmoid(x))", _safe(lambda x: math.exp(-abs(x)) / (1.0 + math.exp(-abs(x))) ** 2)),
+    ("sigmoid", 0): ("sigmoid(x)*(1 - sigmoid(x))", _safe(lambda x: _sigmoid(x) * (1.0 - _sigmoid(x)))),  # as the VJP rounds it
     ("sin", 0): ("cos(x)", _safe(math.cos)),
     ("cos", 0): ("-sin(x)", _safe(lambda x: -math.sin(x))),
     ("square", 0): ("2*x", _safe(lambda x: 2.0 * x)),
     ("div", 0): ("1/b", _safe(lambda a, b: 1.0 / b)),
     ("div", 1): ("-a/b**2", _safe(lambda a, b: -a / (b * b))),
-    ("pow", 0): ("b*a**(b-1)", _safe(lambda a, b: b * a ** (b - 1.0))),
-    ("pow", 1): ("a**b*log(a)", _safe(lambda a, b: a**b * math.log(a))),
+    ("pow", 0): ("b*a**(b-1)", _safe(lambda a, b: b * math.pow(a, b - 1.0))),
+    ("pow", 1): ("a**b*log(a)", _safe(lambda a, b: math.pow(a, b) * math.log(a))),
     ("mul", 0): ("b", _safe(lambda a, b: b)),
     ("mul", 1): ("a", _safe(lambda a, b: a)),
 }
@@ -92,9 +101,10 @@ def values_at(inputs: tuple[Tensor, ...], flat: int, shape: tuple[int, ...]) -> 
     return vals
 
 
-def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: int | None = None) -> str:
+def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: int | None = None, made: bool = False) -> str:
     """One sentence: the op, the inputs' values and the entry where ``bad`` (the output,
-    or the gradient for input ``index``) is not finite, and why.
+    or the gradient for input ``index``) is not finite, and why. ``made`` says the op made
+    the value from finite ones (so a NaN beside an infinite derivative is 0·inf).
 
     Examples:
         >>> from microtape.debug.anomaly_report import cause
@@ -127,6 +137,12 @@ def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: i
     slope = fn(*vals)
     if slope == data[flat] or (slope != slope and got == "nan"):
         return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}{more}"
+    if got == "nan" and made and slope in (math.inf, -math.inf):  # made here: the gradient that reached it was finite, so 0
+        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)} and the gradient that reached it is 0: 0·inf = nan{more}"
+    if got == "nan" and made and slope == 0.0:
+        return f"{op} at {at}, entry {entry}: its derivative {formula} is 0.0 and the gradient that reached it is infinite: inf·0 = nan{more}"
+    if got == "nan" and math.isfinite(slope):
+        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, and the gradient that reached it is nan{more}"
     return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, so the gradient is {got}{more}"
 
 
@@ -142,7 +158,15 @@ class AnomalyEvent:
         inputs: The values of the op's inputs (kept for the first event only; empty for the others).
         where: ``file:line`` of your code that ran the op forward.
         cause: One sentence: the op at which values, which entry, and why.
-        made_here: True when every input was finite: this op made the value.
+        made_here: True when this op made the value: from finite inputs, or a NaN
+            from infinite ones (``inf - inf``, ``0 * inf``); False when it passed on
+            a value it was given.
+        masked_by: For a NaN made at this op on the way back where a masking op
+            passed it a gradient of 0 (0·inf, or 0 times the NaN derivative of an
+            op whose non-finite output it hid): that op, which entries it hid in
+            the forward pass, and its line; "" for an op that only passed a NaN on.
+        hint: The fix, in your own names where a line of code does it.
+        hint_is_code: Whether the hint is such a line of code.
 
     Examples:
         >>> with mt.detect_anomaly(mode="trace") as trace:
@@ -159,19 +183,29 @@ class AnomalyEvent:
     where: str
     cause: str
     made_here: bool
+    masked_by: str = ""
+    hint: str = ""
+    hint_is_code: bool = False
 
     def __str__(self) -> str:
         made = "" if self.made_here else ", passed on"
-        return f"{self.op} ({self.phase}{made}) at {short_where(self.where)}: {self.cause}"
+        text = f"{self.op} ({self.phase}{made}) at {short_where(self.where)}: {self.cause}"
+        return text + (f"; {self.masked_by}" if self.masked_by else "")
 
 
-def event(op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool) -> AnomalyEvent:
-    """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``)."""
-    entries = tuple(_unravel(i, bad.shape) for i in bad_entries(bad._data))
+def event(
+    op: str, phase: str, kind: str, inputs: tuple[Tensor, ...], bad: Tensor, where: str, index: int | None, first: bool,
+    made: bool, masked_by: str = "", hint: str = "", cause_text: str | None = None, code: bool = False,
+    only: list[int] | None = None,
+) -> AnomalyEvent:
+    """The :class:`AnomalyEvent` for ``bad`` (an op's output, or the gradient for input ``index``);
+    ``made`` says the op made the value (from finite values, or a NaN from infinite ones), ``only``
+    lists the flat entries it made (the others it passed on), when it made some."""
+    flats = only[:10] if only else bad_entries(bad._data)
+    entries = tuple(_unravel(i, bad.shape) for i in flats)
     values = tuple(tuple(x._data or ()) for x in inputs) if first else ()
-    # forward: made here when every input is finite; backward: the VJPs after the first pass it on
-    made = first if phase == "backward" else not any(bad_entries(x._data, 1) for x in inputs)
-    return AnomalyEvent(op, phase, kind, entries, values, where, cause(op, phase, inputs, bad, index), made)
+    why = cause_text if cause_text is not None else cause(op, phase, inputs, bad, index)
+    return AnomalyEvent(op, phase, kind, entries, values, where, why, made, masked_by, str(hint), code)
 
 
 @dataclass
@@ -181,8 +215,11 @@ class AnomalyTrace:
     Attributes:
         first: The first op that made a non-finite value, or None if none did.
         spread: Every op the value then went through, in order (forward up to
-            the loss, then the backward pass up to the gradient).
+            the loss, then the backward pass up to the gradient): only values
+            computed from the first one.
         dropped: Spread events not kept (after the first 1000).
+        unrelated: Ops that later made a non-finite value of their own, not
+            from the first (up to 1000).
 
     Examples:
         >>> x = mt.tensor([1.0, 0.0])
@@ -199,9 +236,11 @@ class AnomalyTrace:
     first: AnomalyEvent | None = None
     spread: list[AnomalyEvent] = field(default_factory=list)
     dropped: int = 0
+    unrelated: list[AnomalyEvent] = field(default_factory=list)
 
-    def add(self, found: AnomalyEvent) -> None:
-        """Record ``found``: the first event, or one more op it spread through.
+    def add(self, found: AnomalyEvent, related: bool = True) -> None:
+        """Record ``found``: the first event, one more op it spread through, or (``related=False``)
+        a value another op made on its own later.
 
         Examples:
             >>> trace = mt.AnomalyTrace()
@@ -211,10 +250,31 @@ class AnomalyTrace:
         """
         if self.first is None:
             self.first = found
+        elif not related:
+            if len(self.unrelated) < SPREAD_LIMIT:
+                self.unrelated.append(found)
         elif len(self.spread) < SPREAD_LIMIT:
             self.spread.append(found)
         else:
             self.dropped += 1
+
+    @property
+    def hint(self) -> str:
+        """What to do: the first hint that is code, preferring one that found a masking op (a
+        ``where`` that hid the value: its fix is the double ``where``), else the first event's
+        advice; "" when nothing was made.
+
+        Examples:
+            >>> with mt.detect_anomaly(mode="trace") as trace:
+            ...     _ = mt.sqrt(mt.tensor([-1.0]))
+            >>> trace.hint
+            'the square root of a negative number is nan: find out why its input is negative here'
+        """
+        if self.first is None:
+            return ""
+        events = [self.first, *self.spread]
+        code = next((e for e in events if e.masked_by and e.hint_is_code), None) or next((e for e in events if e.hint_is_code), None)
+        return (code or self.first).hint
 
     def __str__(self) -> str:
         if self.first is None:
@@ -227,4 +287,11 @@ class AnomalyTrace:
                 lines.append(f"  ... and {self.dropped} more")
         else:
             lines.append("it went no further.")
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        if self.unrelated:
+            lines.append(
+                f"{len(self.unrelated)} other op(s) made a NaN or an Inf of their own later, not from this one; "
+                f"the first: {self.unrelated[0]}"
+            )
         return "\n".join(lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Literal, TypeAlias
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,11 +14,16 @@ from ..engine.arena import TensorBase
 from ..engine.primitive import Op
 from ..engine.tensor import BYTES_PER_ENTRY, Grads, Tensor
 from ..engine.types import Shape
-from ..engine.variable import Variable
+from ..engine.variable import VARIABLES, Variable
 from ..views.html import record_html
 from ..errors import InvalidArgumentError, LeakError, explain
 
-__all__ = ["LeakGroup", "LeakReport", "OnLeak", "leak_check"]
+__all__ = ["STATE_OF", "LeakGroup", "LeakReport", "OnLeak", "StateGroup", "leak_check"]
+
+STATE_OF: list[Callable[[Variable], tuple[str, str, str] | None]] = []
+"""Who knows what a variable made inside the block is: ``(owner, slot name, user line)`` for an
+optimizer's slot, else None. ``train/slots.py`` puts its answer here when it is imported (the
+optimizers sit above this folder)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +44,26 @@ class LeakGroup:
     held: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class StateGroup:
+    """Optimizer state made inside the block and still alive: the slot variables one optimizer
+    made at one line (``"w/m"``, ``"w/v"`` for Adam). Not a leak while the optimizer is used;
+    ``opt.dispose()`` frees them."""
+
+    owner: str
+    where: str
+    count: int
+    num_bytes: int
+    names: tuple[str, ...]
+
+
 @dataclass
 class LeakReport:
-    """What :func:`leak_check` found; filled in when the block ends."""
+    """What :func:`leak_check` found; filled in when the block ends: ``groups`` (leaked
+    tensors) and ``state`` (optimizer state made inside the block, which is not a leak)."""
 
     groups: list[LeakGroup] = field(default_factory=list)
+    state: list[StateGroup] = field(default_factory=list)
     _repr_html_ = record_html  # Jupyter shows the fields as tables
 
     @property
@@ -60,8 +80,9 @@ class LeakReport:
         return bool(self.groups)
 
     def __str__(self) -> str:
+        state = self._state_lines()
         if not self.groups:
-            return "leak_check: no leaks"
+            return "\n".join(["leak_check: no leaks" + (";" if state else ""), *state])
         lines = [f"leak_check: {self.count} tensor(s), {self.num_bytes} bytes still alive:"]
         for g in self.groups:
             shapes = ", ".join(str(s) for s in g.shapes[:3]) + (", ..." if len(g.shapes) > 3 else "")
@@ -73,7 +94,21 @@ class LeakReport:
                 "  hint: a tape holds what its backward pass needs until gradient() (non-persistent) "
                 "or tape.release() (persistent)."
             )
-        return "\n".join(lines)
+        return "\n".join(lines + state)
+
+    def _state_lines(self) -> list[str]:
+        if not self.state:
+            return []
+        total = sum(g.count for g in self.state)
+        lines = [f"optimizer state made inside the block is still alive: {total} slot variable(s), not counted as leaks:"]
+        for g in self.state:
+            names = ", ".join(g.names[:4]) + (", ..." if len(g.names) > 4 else "")
+            lines.append(f"  {g.count:>4} x slot of {g.owner} made at {g.where}  ({names}), {g.num_bytes} bytes")
+        lines.append(
+            "  they are counted in memory().num_tensors and num_variables (as TF.js counts them); the optimizer keeps "
+            "them for its next steps, and opt.dispose() frees them"
+        )
+        return lines
 
 
 class _LeakTracker:
@@ -147,8 +182,10 @@ def leak_check(on_leak: OnLeak = "print") -> Iterator[LeakReport]:
         )
     tracker = _LeakTracker()
     report = LeakReport()
+    before = {v.id for v in list(VARIABLES.values())}
     with arena.observing(tracker):
         yield report
+    report.state.extend(_new_state(before))
     groups: dict[tuple[str, str, bool], list[TensorBase]] = {}
     for t, where in tracker.made.values():
         # alive, or disposed but still held by a tape (its data is not freed either)
@@ -159,6 +196,8 @@ def leak_check(on_leak: OnLeak = "print") -> Iterator[LeakReport]:
         for (op, where, held), ts in sorted(groups.items(), key=lambda kv: -len(kv[1]))
     )
     if not report:
+        if report.state and on_leak == "print":
+            print(report, file=sys.stdout)
         return
     if on_leak == "print":
         print(report, file=sys.stdout)
@@ -166,3 +205,21 @@ def leak_check(on_leak: OnLeak = "print") -> Iterator[LeakReport]:
         warnings.warn(str(report), ResourceWarning, stacklevel=3)
     elif on_leak == "raise":
         raise LeakError(str(report), count=report.count, groups=report.groups)
+
+
+def _new_state(before: set[int]) -> list[StateGroup]:
+    """The optimizer slots made since ``before`` (ids of the variables alive then), grouped by owner and line."""
+    found: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for v in list(VARIABLES.values()):
+        if v.id in before or v.is_disposed:
+            continue
+        for owner_of in STATE_OF:
+            info = owner_of(v)
+            if info is not None:
+                owner, name, where = info
+                found.setdefault((owner, where), []).append((name, BYTES_PER_ENTRY * v.size))
+                break
+    return [
+        StateGroup(owner, where, len(items), sum(n for _, n in items), tuple(name for name, _ in items))
+        for (owner, where), items in found.items()
+    ]

@@ -9,16 +9,16 @@ works" page link here. Each file imports only files listed before it:
 
 1. ``types.py``: the type aliases that do not mention tensors (``Shape``, ``Flat``).
 2. ``shape.py``: what a shape is, its size, the largest tensor memory allows.
-3. ``arena.py``: the only global mutable state: live tensors, tidy scopes,
+3. ``user_line.py``: which line of the user's code is running (what tapes and errors point at).
+4. ``arena.py``: the only global mutable state: live tensors, tidy scopes,
    the open tapes and observers; ``new``, the one constructor.
-4. ``formatting.py``: how numbers and nested values print (``repr`` of a tensor).
-5. ``convert.py``: Python values (numbers, nested lists) into a tensor's flat data.
-6. ``tensor.py``: ``Tensor``, immutable data plus shape; its operators call ops by name.
-7. ``primitive.py``: ``Op``, the op table, ``@primitive`` and ``emit``, the one
+5. ``formatting.py``: how numbers and nested values print (``repr`` of a tensor).
+6. ``convert.py``: Python values (numbers, nested lists) into a tensor's flat data.
+7. ``tensor.py``: ``Tensor``, immutable data plus shape; its operators call ops by name.
+8. ``primitive.py``: ``Op``, the op table, ``@primitive`` and ``emit``, the one
    path every op takes (make the output, show it to observers, let tapes record it).
-8. ``variable.py``: ``Variable``, the one tensor whose values change (``assign``).
-9. ``memory.py``: ``tidy``, ``keep``, ``dispose`` and ``memory``.
-10. ``user_line.py``: which line of the user's code is running (what tapes and errors point at).
+9. ``variable.py``: ``Variable``, the one tensor whose values change (``assign``).
+10. ``memory.py``: ``tidy``, ``keep``, ``dispose`` and ``memory``.
 11. ``gradient_args.py``: what ``gradient()`` and ``jacobian()`` are given, checked first.
 12. ``backward.py``: the backward loop: each record's VJP, in reverse, once.
 13. ``tape.py``: ``Tape``: recording while open, then ``gradient()`` and ``jacobian()``.

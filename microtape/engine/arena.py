@@ -114,9 +114,20 @@ class Scope:
 class Recorder(Protocol):
     """What ``primitive.emit`` calls on each open tape (``op`` is a ``primitive.Op``,
     the tensors are ``Tensor``s: both defined above this module, hence ``Any``).
-    The method is underscored so that it stays off ``GradientTape``'s public face."""
+    The methods are underscored so that they stay off ``GradientTape``'s public face.
+    ``_cut`` hears of a value that leaves the tape's graph: ``how`` (an op no tape
+    records, a copy, an assign, a read-out) made ``out`` (``None`` for a read-out)
+    from ``inputs`` without a record, so "no gradient" can say where the path ended."""
 
     def _record(self, op: Any, inputs: tuple[Any, ...], params: dict[str, object], out: Any) -> None: ...
+
+    def _cut(self, how: str, inputs: tuple[Any, ...], out: Any) -> None: ...
+
+
+def notify_cut(how: str, inputs: tuple[TensorBase, ...], out: TensorBase | None) -> None:
+    """Tell every open tape that ``out`` was made from ``inputs`` outside its graph (``Recorder._cut``)."""
+    for tape in _get_state().tapes:
+        tape._cut(how, inputs, out)
 
 
 class Observer(Protocol):
@@ -134,13 +145,18 @@ class Observer(Protocol):
     def on_vjp(self, op: Any, inputs: tuple[Any, ...], out: Any, dxs: tuple[Any, ...]) -> None: ...
 
 
-def notify_read(t: TensorBase) -> None:
+def notify_read(t: TensorBase, how: str = "") -> None:
     """A value is read out of ``t`` (``data_sync``, ``item``, ``tolist``): tell the observers that
-    watch reads (``mt.function``'s tracer has an ``on_read``; the others do not)."""
-    for obs in _get_state().observers:
+    watch reads (``mt.function``'s tracer has an ``on_read``; the others do not) and, when the
+    user's code read it (``how`` names the method), the open tapes: numbers leave the graph there."""
+    st = _get_state()
+    for obs in st.observers:
         hook = getattr(obs, "on_read", None)
         if hook is not None:
             hook(t)
+    if how:
+        for tape in st.tapes:
+            tape._cut(how, (t,), None)
 
 
 def notify_assign(v: TensorBase, kind: str, value: object, data: list[float]) -> None:

@@ -239,9 +239,12 @@ def emit(
         except BaseException:
             out.dispose()
             raise
-    if st.tapes and op.differentiable:
+    if st.tapes:
         for tape in st.tapes:
-            tape._record(op, inputs, params, out)
+            if op.differentiable:
+                tape._record(op, inputs, params, out)
+            else:
+                tape._cut(op.name, inputs, out)  # stop_gradient: the path ends here, and the tape says where
     return out
 
 

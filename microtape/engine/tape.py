@@ -71,6 +71,11 @@ class Tape:
         self._variables: dict[int, Variable] = {}
         """The variables whose values the records hold, by id (a record holds the values, not the variable)."""
         self._used = False
+        self._cuts: list[tuple[str, tuple[int, ...], int | None, tuple[str, int] | None]] = []
+        self._after_cut: dict[int, int] = {}
+        """Values computed, by ops no tape records, from what a cut made: tensor id -> that cut's index."""
+        """Where values left this tape's graph: (how, the tracked inputs' ids, the new tensor's id or
+        None for a read-out, the user's line): a stop_gradient, a copy, an assign, a read-out."""
         self._last: tuple[list[Tensor], list[list[float] | None]] | None = None
         """The targets and output gradients (as values) of the last backward pass:
         summary() and to_dot() replay it to measure gradient norms."""
@@ -111,18 +116,24 @@ class Tape:
             first = a._id in tracked or a._trainable and self._watch_read(a)
             second = b._id in tracked or b._trainable and self._watch_read(b)
             if not (first or second):
+                if self._after_cut:
+                    self._follow_cut(inputs, out)
                 return
             needs = _PAIRS[first][second]
             kept = a._kept or b._kept
         elif n == 1:
             a = inputs[0]
             if not (a._id in tracked or a._trainable and self._watch_read(a)):
+                if self._after_cut:
+                    self._follow_cut(inputs, out)
                 return
             needs = _ONE
             kept = a._kept
         else:
             flags = tuple([x._id in tracked or x._trainable and self._watch_read(x) for x in inputs])
             if True not in flags:
+                if self._after_cut:
+                    self._follow_cut(inputs, out)
                 return
             needs = _NEEDS.setdefault(flags, flags)
             kept = True in [x._kept for x in inputs]
@@ -144,6 +155,22 @@ class Tape:
         for x in inputs:
             x._holds += 1
         out._holds += 1
+
+    def _cut(self, how: str, inputs: tuple[TensorBase, ...], out: TensorBase | None) -> None:
+        """Note that ``how`` made ``out`` from tracked ``inputs`` without a record (``Recorder._cut``)."""
+        tracked = tuple([x.id for x in inputs if x.id in self._tracked])
+        if tracked and not self._used:
+            self._cuts.append((how, tracked, None if out is None else out.id, _user_frame(3)))
+            if out is not None:
+                self._after_cut[out.id] = len(self._cuts) - 1
+
+    def _follow_cut(self, inputs: tuple[Tensor, ...], out: Tensor) -> None:
+        """An op no tape records read a value made after a cut: its output comes after that cut too."""
+        for x in inputs:
+            cut = self._after_cut.get(x.id)
+            if cut is not None:
+                self._after_cut[out.id] = cut
+                return
 
     def _read(self, variable: Variable) -> Tensor:
         """The variable's values as the record keeps them; the tape remembers whose they are (for ``to_dot``)."""
@@ -250,6 +277,8 @@ class Tape:
             []
         """
         records, self._records, self._wheres = self._records, [], []
+        self._cuts = []
+        self._after_cut = {}
         self._last = None
         self._variables.clear()
         unused: list[TensorBase] = []
@@ -331,7 +360,10 @@ class Tape:
         zero = unconnected_mode(unconnected_gradients)
         targets = targets_of(target)
         douts = output_gradients_for(output_gradients, targets)
-        result = self._backward(targets, douts, sources_of(sources), zero)
+        flat = sources_of(sources)
+        result = self._backward(targets, douts, flat, zero)
+        if None in result:
+            self._no_gradient(targets, flat, result)
         self._finish()
         if isinstance(sources, Tensor):
             return result[0]
@@ -361,6 +393,10 @@ class Tape:
         self._finish()
         assert result is None or isinstance(result, Tensor)
         return result
+
+    def _no_gradient(self, targets: list[Tensor], sources: list[Tensor], result: list[Tensor | None]) -> None:
+        """Some sources got ``None``, TensorFlow's answer for an unconnected source: the public
+        ``GradientTape`` says why when it looks like a mistake; the engine's tape says nothing."""
 
     def _check_usable(self) -> None:
         if self._used:

@@ -12,10 +12,11 @@ values become a tensor's data is in ``convert.py``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias, Union, cast
 
-from . import arena
+from . import arena, user_line
 from .arena import TensorBase, new
 from .types import Axis, Nested, Rows, Shape
 from ..errors import InvalidArgumentError, explain
@@ -112,8 +113,9 @@ class Tensor(TensorBase):
             >>> mt.tensor([[1, 2], [3, 4]]).data_sync()
             [1.0, 2.0, 3.0, 4.0]
         """
-        if _get_state().observers:
-            arena.notify_read(self)
+        st = _get_state()
+        if st.observers or st.tapes:
+            arena.notify_read(self, _reader("data_sync()"))
         return list(self._values())
 
     async def data(self) -> list[float]:
@@ -135,8 +137,9 @@ class Tensor(TensorBase):
             >>> mt.scalar(5).tolist()
             5.0
         """
-        if _get_state().observers:
-            arena.notify_read(self)
+        st = _get_state()
+        if st.observers or st.tapes:
+            arena.notify_read(self, _reader("tolist()"))
         return nest_values(self._values(), self._shape)
 
     def array_sync(self) -> Nested:
@@ -155,8 +158,9 @@ class Tensor(TensorBase):
             >>> mt.tensor([[7.0]]).item()
             7.0
         """
-        if _get_state().observers:
-            arena.notify_read(self)
+        st = _get_state()
+        if st.observers or st.tapes:
+            arena.notify_read(self, _reader("item()"))
         data = self._values()
         if len(data) != 1:
             raise InvalidArgumentError(
@@ -364,6 +368,62 @@ class Tensor(TensorBase):
         """``mt.relu(self)``."""
         return DISPATCH["relu"](self)
 
+    def atan(self) -> Tensor:
+        """``mt.atan(self)``."""
+        return DISPATCH["atan"](self)
+
+    def atan2(self, x: TensorLike) -> Tensor:
+        """``mt.atan2(self, x)``: the angle of the point ``(x, self)``."""
+        return DISPATCH["atan2"](self, x)
+
+    def expm1(self) -> Tensor:
+        """``mt.expm1(self)``."""
+        return DISPATCH["expm1"](self)
+
+    def log1p(self) -> Tensor:
+        """``mt.log1p(self)``."""
+        return DISPATCH["log1p"](self)
+
+    def softplus(self) -> Tensor:
+        """``mt.softplus(self)``."""
+        return DISPATCH["softplus"](self)
+
+    def log_sigmoid(self) -> Tensor:
+        """``mt.log_sigmoid(self)``."""
+        return DISPATCH["log_sigmoid"](self)
+
+    def is_nan(self) -> Tensor:
+        """``mt.is_nan(self)``."""
+        return DISPATCH["is_nan"](self)
+
+    def is_finite(self) -> Tensor:
+        """``mt.is_finite(self)``."""
+        return DISPATCH["is_finite"](self)
+
+    def is_inf(self) -> Tensor:
+        """``mt.is_inf(self)``."""
+        return DISPATCH["is_inf"](self)
+
+    def norm(self, ord: float | str = 2, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """``mt.norm(self, ord, axis, keepdims)``."""
+        return DISPATCH["norm"](self, ord=ord, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis: int = 0) -> Tensor:
+        """``mt.argmax(self, axis)``."""
+        return DISPATCH["argmax"](self, axis=axis)
+
+    def argmin(self, axis: int = 0) -> Tensor:
+        """``mt.argmin(self, axis)``."""
+        return DISPATCH["argmin"](self, axis=axis)
+
+    def gather(self, indices: TensorLike, axis: int = 0) -> Tensor:
+        """``mt.gather(self, indices, axis)``."""
+        return DISPATCH["gather"](self, indices, axis=axis)
+
+    def one_hot(self, depth: int, on_value: float = 1.0, off_value: float = 0.0) -> Tensor:
+        """``mt.one_hot(self, depth, on_value, off_value)``."""
+        return DISPATCH["one_hot"](self, depth=depth, on_value=on_value, off_value=off_value)
+
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """``mt.sum(self, axis, keepdims)``."""
         return DISPATCH["sum"](self, axis=axis, keepdims=keepdims)
@@ -415,6 +475,12 @@ class Tensor(TensorBase):
             self, clip_value_min=clip_value_min, clip_value_max=clip_value_max
         )
 
+
+
+def _reader(how: str) -> str:
+    """``how`` when the code that read a tensor's values is the user's (two frames up), else "":
+    the package reads values for its own reports, which cut nothing."""
+    return how if user_line.is_user_file(sys._getframe(2).f_code.co_filename) else ""
 
 
 # -- converting a value an op was given (the rules are in convert.py) ----------

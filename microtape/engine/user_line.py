@@ -11,7 +11,7 @@ import sys
 from types import CodeType, FrameType
 from typing import Final
 
-__all__ = ["BOOK_DIR", "PACKAGE_DIR", "SPOTS", "count_as_user", "frame_text", "user_frame", "user_frame_line"]
+__all__ = ["BOOK_DIR", "PACKAGE_DIR", "SPOTS", "count_as_user", "frame_text", "is_user_file", "user_frame", "user_frame_line"]
 
 PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """The package's root folder (``microtape/``): frames inside it are not the user's."""
@@ -73,13 +73,18 @@ def user_frame(skip: int = 1) -> tuple[str, int] | None:
     return None
 
 
-def _see(code: CodeType) -> tuple[object, dict[int, tuple[str, int]] | None]:
-    """Judge a code object ``user_frame`` meets for the first time, and remember it."""
-    filename = code.co_filename
+def is_user_file(filename: str) -> bool:
+    """Whether code in ``filename`` is the user's: outside the package, a chapter, or counted as the user's."""
     mine = _USER_FILES.get(filename)
     if mine is None:
         path = os.path.abspath(filename)
         mine = _USER_FILES[filename] = not path.startswith(PACKAGE_DIR + os.sep) or path.startswith(BOOK_DIR + os.sep)
+    return mine
+
+
+def _see(code: CodeType) -> tuple[object, dict[int, tuple[str, int]] | None]:
+    """Judge a code object ``user_frame`` meets for the first time, and remember it."""
+    mine = is_user_file(code.co_filename)
     if len(SPOTS) >= _MOST_SPOTS:
         SPOTS.clear()
     seen: tuple[object, dict[int, tuple[str, int]] | None] = (code, {} if mine else None)

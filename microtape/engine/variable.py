@@ -129,10 +129,18 @@ class Variable(Tensor):
             5.0
         """
         data = self._checked(value, "assign")
-        if arena.STATE.get().observers:
-            arena.notify_assign(self, "assign", value, data)
+        self._notify("assign", value, data)
         self._data = data
         return self
+
+    def _notify(self, kind: str, value: object, data: list[float]) -> None:
+        """An assign is about to happen: tell the observers that watch writes, and the open tapes
+        when the value is a tensor (its history ends here: a variable's reads start afresh)."""
+        st = arena.STATE.get()
+        if st.observers:
+            arena.notify_assign(self, kind, value, data)
+        if st.tapes and isinstance(value, Tensor):
+            arena.notify_cut(f"{self.name}.{kind}()", (value,), self)
 
     def assign_add(self, delta: TensorLike) -> Variable:
         """Add ``delta`` to the values in place; returns the variable.
@@ -143,8 +151,7 @@ class Variable(Tensor):
             [2.0, 3.0]
         """
         new = self._checked(delta, "assign_add")
-        if arena.STATE.get().observers:
-            arena.notify_assign(self, "assign_add", delta, new)
+        self._notify("assign_add", delta, new)
         old = self._data
         assert old is not None  # _checked raised otherwise
         self._data = [a + b for a, b in zip(old, new)]
@@ -159,8 +166,7 @@ class Variable(Tensor):
             [0.0, 1.0]
         """
         new = self._checked(delta, "assign_sub")
-        if arena.STATE.get().observers:
-            arena.notify_assign(self, "assign_sub", delta, new)
+        self._notify("assign_sub", delta, new)
         old = self._data
         assert old is not None  # _checked raised otherwise
         self._data = [a - b for a, b in zip(old, new)]
@@ -295,8 +301,9 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
             ),
             name=name,
         )
-    if isinstance(initial, Tensor):
-        data, shape = list(initial._values()), initial.shape
+    copied = initial if isinstance(initial, Tensor) else None
+    if copied is not None:
+        data, shape = list(copied._values()), copied.shape
     else:
         source = as_tensor(initial)
         data, shape = list(source._values()), source.shape
@@ -307,5 +314,7 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
     v._trainable = flag
     v._read = None
     VARIABLES[name] = v
+    if copied is not None and arena.STATE.get().tapes:
+        arena.notify_cut("mt.variable()", (copied,), v)  # a copy: the variable does not remember where its values came from
     return v
 

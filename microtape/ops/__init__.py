@@ -11,7 +11,9 @@ reading order, each building only on the ones before it:
 (``add`` to ``sqrt``), ``piecewise.py`` (``abs``, ``relu``, ``maximum``,
 ``where`` and the others whose VJPs are masks), ``transcendental.py``
 (``exp``, ``log``, ``pow``, the trigonometric functions, ``tanh``,
-``sigmoid``), ``reduce.py`` (``reduce_max``, ``logsumexp``, ``matmul``);
+``sigmoid``), ``reduce.py`` (``reduce_max``, ``logsumexp``, ``norm``, ``matmul``),
+``logits.py`` (``softplus``, ``log_sigmoid`` and the cross-entropies on
+logits), ``indexing.py`` (``gather``);
 this module gathers the primitives, so ``microtape.ops.<name>`` names every
 one, and ``composite.py`` builds ops from them (``mean``, ``softmax``,
 ``stack``), with no VJP of their own.
@@ -31,15 +33,21 @@ VJP returns every input's gradient.
 from __future__ import annotations
 
 from .shape_ops import broadcast_to, concat, pad, reduce_sum, reshape, slice, transpose, unbroadcast, unreduce
-from .compare import equal, greater, greater_equal, less, less_equal, sign, zeros_like
-from .arithmetic import add, clone, div, mul, neg, sqrt, square, sub
+from .compare import argmax, argmin, equal, greater, greater_equal, is_finite, is_inf, is_nan, less, less_equal, one_hot, sign, zeros_like
+from .arithmetic import add, clone, div, mul, neg, sqrt, square, stop_gradient, sub
 from .piecewise import abs, clip_by_value, maximum, minimum, relu, where
-from .transcendental import cos, exp, log, pow, sigmoid, sin, tanh
-from .reduce import logsumexp, matmul, reduce_max
+from .transcendental import atan, atan2, cos, exp, expm1, log, log1p, log2, pow, sigmoid, sin, tanh
+from .reduce import logsumexp, matmul, norm, reduce_max
+from .logits import log_sigmoid, sigmoid_cross_entropy, softmax_cross_entropy, softplus
+from .indexing import gather
 
 __all__ = [
     "abs",
     "add",
+    "argmax",
+    "argmin",
+    "atan",
+    "atan2",
     "broadcast_to",
     "clip_by_value",
     "clone",
@@ -48,17 +56,27 @@ __all__ = [
     "div",
     "equal",
     "exp",
+    "expm1",
+    "gather",
     "greater",
     "greater_equal",
+    "is_finite",
+    "is_inf",
+    "is_nan",
     "less",
     "less_equal",
     "log",
+    "log1p",
+    "log2",
+    "log_sigmoid",
     "logsumexp",
     "matmul",
     "maximum",
     "minimum",
     "mul",
     "neg",
+    "norm",
+    "one_hot",
     "pad",
     "pow",
     "reduce_max",
@@ -66,11 +84,15 @@ __all__ = [
     "relu",
     "reshape",
     "sigmoid",
+    "sigmoid_cross_entropy",
     "sign",
     "sin",
     "slice",
+    "softmax_cross_entropy",
+    "softplus",
     "sqrt",
     "square",
+    "stop_gradient",
     "sub",
     "tanh",
     "transpose",

@@ -1,4 +1,4 @@
-"""Arithmetic primitives: ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``clone``, ``square``, ``sqrt``.
+"""Arithmetic primitives: ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``clone``, ``stop_gradient``, ``square``, ``sqrt``.
 
 The binary ops broadcast like NumPy, so their VJPs sum a gradient back
 to each input's shape with ``unbroadcast``. The scalar functions that follow
@@ -26,6 +26,7 @@ __all__ = [
     "neg",
     "sqrt",
     "square",
+    "stop_gradient",
     "sub",
 ]
 
@@ -171,6 +172,31 @@ def clone(x: Tensor) -> Flat:
 @clone.defvjp
 def _clone_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (dout,)
+
+
+# ── stop_gradient ───────────────────────────────────────────────────────────
+# out = x, and no tape records it: no gradient flows back through it (TensorFlow's tf.stop_gradient)
+# It has no VJP: the op table marks it not differentiable, so a tape sees a
+# constant. A tape notes where the path was cut, so "no gradient" can say so.
+
+
+@primitive("stop_gradient", differentiable=False)
+def stop_gradient(x: Tensor) -> Flat:
+    """Pass ``x`` through as a constant: no gradient flows back through it (``tf.stop_gradient``).
+
+    ``tape.gradient`` gives ``None`` for a source whose only path goes
+    through it, as in TensorFlow (``unconnected_gradients="zero"`` gives
+    zeros), and ``mt.grad`` says which ``stop_gradient`` cut the path. The
+    same as recording nothing (``tape.stop_recording()``), for one value.
+    TF.js has no ``stopGradient``.
+
+    Examples:
+        >>> x = mt.scalar(3.0)
+        >>> mt.grad(lambda t: t * mt.stop_gradient(t))(x)   # d/dt of t·c, with c = t held constant
+        Tensor(3.0, shape=())
+    """
+    assert x._data is not None  # the op wrapper checked it
+    return x._data, x.shape  # tensors are immutable, so the list is shared
 
 
 # ── square ──────────────────────────────────────────────────────────────────

@@ -13,7 +13,7 @@ from ..engine.shape import size_of, validate_shape
 from ..engine.types import Shape, is_number  # Nested: TensorLike in the signatures resolves here
 from ..errors import InvalidArgumentError, ShapeError, explain
 from ..engine import arena
-from ..engine.arena import new
+from ..engine.arena import STATE, new, notify_cut
 from ..engine.convert import bad_value_error, flatten_values
 from ..engine.tensor import Tensor, TensorLike
 
@@ -57,9 +57,14 @@ def tensor(values: TensorLike, shape: Sequence[int] | None = None) -> Tensor:
 
 def _copied(values: object, out: Tensor) -> Tensor:
     """``out``, a copy of ``values`` when that is a tensor: a read of its values that
-    ``mt.function``'s tracer records as a copy (its ``on_copy``), so a replay copies again."""
-    if isinstance(values, Tensor) and arena.STATE.get().observers:
-        arena.notify("on_copy", values, out)
+    ``mt.function``'s tracer records as a copy (its ``on_copy``), so a replay copies again,
+    and that a tape sees as a cut (a copy has no history: a new constant)."""
+    if isinstance(values, Tensor):
+        st = STATE.get()
+        if st.observers:
+            arena.notify("on_copy", values, out)
+        if st.tapes:
+            notify_cut("mt.tensor()", (values,), out)
     return out
 
 

@@ -14,7 +14,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-__all__ = ["safe_cos", "safe_div", "safe_exp", "safe_log", "safe_mean_abs", "safe_norm", "safe_pow", "safe_sin", "safe_sqrt"]
+__all__ = [
+    "safe_cos",
+    "safe_div",
+    "safe_exp",
+    "safe_expm1",
+    "safe_log",
+    "safe_log1p",
+    "safe_log2",
+    "safe_mean_abs",
+    "safe_norm",
+    "safe_pow",
+    "safe_sin",
+    "safe_sqrt",
+    "safe_total",
+]
 
 _INF = math.inf
 _NAN = math.nan
@@ -31,6 +45,25 @@ def safe_log(v: float) -> float:
     if v > 0.0:
         return math.log(v)
     return -_INF if v == 0.0 else _NAN  # log 0 = -inf; negative or nan gives nan
+
+
+def safe_expm1(v: float) -> float:
+    try:
+        return math.expm1(v)
+    except OverflowError:
+        return _INF
+
+
+def safe_log1p(v: float) -> float:
+    if v > -1.0:
+        return math.log1p(v)
+    return -_INF if v == -1.0 else _NAN  # log1p(-1) = -inf; below -1, or nan, gives nan
+
+
+def safe_log2(v: float) -> float:
+    if v > 0.0:
+        return math.log2(v)
+    return -_INF if v == 0.0 else _NAN
 
 
 def safe_sqrt(v: float) -> float:
@@ -100,6 +133,25 @@ def safe_norm(values: Iterable[float]) -> float:
     if top == 0.0 or top == _INF:
         return top
     return top * math.sqrt(math.fsum((v / top) * (v / top) for v in data))  # may round up to inf: a true overflow
+
+
+def safe_total(values: Iterable[float]) -> float:
+    """The exactly rounded sum (``math.fsum``), or IEEE's ``inf`` or ``nan`` where ``fsum`` raises
+    (``inf + -inf``, or partial sums that overflow): what a report sums its values with.
+
+    Examples:
+        >>> from microtape.ops.floats import safe_total
+        >>> safe_total([0.1, 0.2]), safe_total([math.inf, -math.inf]), safe_total([1e308, 1e308])
+        (0.30000000000000004, nan, inf)
+    """
+    data = values if isinstance(values, list) else list(values)
+    try:
+        return math.fsum(data)
+    except (OverflowError, ValueError):
+        total = 0.0
+        for v in data:
+            total += v
+        return total
 
 
 def safe_mean_abs(values: Sequence[float], count: int) -> float:

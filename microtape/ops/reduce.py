@@ -1,4 +1,4 @@
-"""Reductions whose VJP needs arithmetic (``reduce_max``, ``logsumexp``) and ``matmul``.
+"""Reductions whose VJP needs arithmetic (``reduce_max``, ``logsumexp``, ``norm``) and ``matmul``.
 
 """
 
@@ -10,10 +10,12 @@ from .kernels import matmul_flat, reduce_flat
 from ..engine.primitive import primitive
 from ..engine.shape import check_size, size_of
 from .index_maps import normalize_axes, reduce_index, reduced_shape
-from ..engine.types import Axis, Flat, Shape
-from ..errors import ShapeError, explain
-from .compare import equal
+from ..engine.types import Axis, Flat, Shape, is_int
+from ..errors import InvalidArgumentError, ShapeError, explain
+from .floats import safe_norm, safe_total
+from .compare import equal, sign
 from .arithmetic import div, mul, sub
+from .piecewise import abs, const, where
 from .transcendental import exp
 from .shape_ops import reduce_sum, reshape, transpose, unreduce
 from ..engine.tensor import Grads, Tensor
@@ -21,6 +23,7 @@ from ..engine.tensor import Grads, Tensor
 __all__ = [
     "logsumexp",
     "matmul",
+    "norm",
     "reduce_max",
 ]
 
@@ -99,6 +102,119 @@ def logsumexp(x: Tensor, axis: Axis = -1, keepdims: bool = False) -> Flat:
 def _logsumexp_vjp(dout: Tensor, out: Tensor, x: Tensor, axis: Axis = -1, keepdims: bool = False) -> Grads:
     softmax = exp(sub(x, unreduce(out, x.shape, axis, keepdims)))
     return (mul(unreduce(dout, x.shape, axis, keepdims), softmax),)
+
+
+# ── norm ────────────────────────────────────────────────────────────────────
+# ord 2:   out = √(Σ x²)       ∂out/∂x = x / out, and 0 where out = 0 (a subgradient, as abs's 0 at 0)
+# ord 1:   out = Σ |x|         ∂out/∂x = sign(x)
+# ord ±∞:  out = max (min) |x| ∂out/∂x = sign(x) on the entries that reach it, split evenly at ties
+# At x = 0 the 2-norm has a cone-shaped kink: every vector of length ≤ 1 is a
+# subgradient, and 0 is the one microtape (like PyTorch, and abs) returns.
+# Written out by hand as sqrt(sum(x * x)), the same norm has the gradient
+# x · 1/(2·sqrt(0)) = 0·inf = nan at 0: that is the NaN of HIPS autograd's
+# norm, which detect_anomaly traces to sqrt.
+
+_ORDS: tuple[object, ...] = (2, 1, math.inf, -math.inf, "euclidean", "fro")
+
+
+def _norm_ord(ord: object, axis: Axis) -> float:
+    if isinstance(ord, bool) or ord not in _ORDS:
+        raise InvalidArgumentError(
+            explain(
+                f"norm: ord={ord!r} is not a supported order.",
+                "ord is 2 or 'euclidean' (the default), 'fro', 1, math.inf or -math.inf, as in TF.js's tf.norm.",
+                "pass ord=2 for the Euclidean length.",
+            ),
+            op="norm",
+            value=ord,
+        )
+    if isinstance(axis, (list, tuple)) and len(axis) > 1 and ord not in ("euclidean", "fro"):
+        raise InvalidArgumentError(
+            explain(
+                f"norm: ord={ord!r} over the axes {tuple(axis)} asks for a matrix norm, which microtape does not compute.",
+                "Over several axes microtape computes the Frobenius norm only (ord='fro' or 'euclidean'); "
+                "ord 1, 2 and inf are vector norms (axis=None for all entries, or one int axis).",
+                "pass ord='fro' for the square root of the sum of squares over those axes.",
+            ),
+            op="norm",
+            value=ord,
+        )
+    if ord in ("euclidean", "fro"):
+        return 2.0
+    assert isinstance(ord, (int, float))  # one of _ORDS
+    return float(ord)
+
+
+def _norm_axes(x: Tensor, axis: Axis) -> tuple[int, ...]:
+    if axis is not None and not is_int(axis) and not (isinstance(axis, (list, tuple)) and all(is_int(a) for a in axis)):
+        raise InvalidArgumentError(
+            explain(
+                f"norm: axis={axis!r} is not an axis.",
+                "axis is None (every entry: one vector), an int (a batch of vectors) or a tuple of ints.",
+                "pass axis=None, axis=-1 or axis=(0, 1).",
+            ),
+            op="norm",
+            axis=axis,
+        )
+    return normalize_axes(axis, len(x.shape), "norm")
+
+
+def _vector_norm(values: list[float], p: float) -> float:
+    if p == 2.0:
+        return safe_norm(values)
+    if p == 1.0:
+        return safe_total([math.fabs(v) for v in values])
+    if any(v != v for v in values):
+        return _NAN
+    magnitudes = [math.fabs(v) for v in values]
+    if not magnitudes:
+        return 0.0 if p > 0 else _INF
+    return max(magnitudes) if p > 0 else min(magnitudes)
+
+
+@primitive("norm")
+def norm(x: Tensor, ord: float | str = 2, axis: Axis = None, keepdims: bool = False) -> Flat:
+    """Vector norm of all entries, or along ``axis`` (``tf.norm``): 2 (Euclidean), 1, ``math.inf``, ``-math.inf``.
+
+    ``ord=2`` (or ``'euclidean'``, ``'fro'``) never overflows or underflows
+    on the way (``norm([1e200, 1e200])`` is ``1.414e+200``). At the zero
+    vector the Euclidean norm has no derivative; microtape's gradient there
+    is 0, a subgradient, as PyTorch's and as :func:`~microtape.abs`'s at 0
+    (TF's and JAX's is NaN). Written by hand as ``mt.sqrt((x * x).sum())``,
+    the gradient at 0 is ``0 * inf = nan`` instead: use ``norm``.
+
+    Examples:
+        >>> mt.norm(mt.tensor([3.0, -4.0]))
+        Tensor(5.0, shape=())
+        >>> mt.norm(mt.tensor([[3.0, -4.0], [1.0, 1.0]]), ord=1, axis=1)
+        Tensor([7.0, 2.0], shape=(2,))
+        >>> mt.grad(mt.norm)(mt.zeros((2,)))
+        Tensor([0.0, 0.0], shape=(2,))
+    """
+    axes = _norm_axes(x, axis)
+    p = _norm_ord(ord, axis)
+    data = x._data
+    assert data is not None  # the op wrapper checked it
+    shape = reduced_shape(x.shape, axes, keepdims)
+    groups: list[list[float]] = [[] for _ in range(size_of(shape))]
+    for i, v in zip(reduce_index(x.shape, axes), data):
+        groups[i].append(v)
+    return [_vector_norm(g, p) for g in groups], shape
+
+
+@norm.defvjp
+def _norm_vjp(dout: Tensor, out: Tensor, x: Tensor, ord: float | str = 2, axis: Axis = None, keepdims: bool = False) -> Grads:
+    p = _norm_ord(ord, axis)
+    d = unreduce(dout, x.shape, axis, keepdims)
+    if p == 1.0:
+        return (mul(d, sign(x)),)
+    n = unreduce(out, x.shape, axis, keepdims)
+    if p == 2.0:
+        zero = equal(n, const(0.0))  # the double where: x / n is never formed where n = 0 (a NaN norm stays NaN)
+        return (where(zero, const(0.0), mul(d, div(x, where(zero, const(1.0), n)))),)
+    reaches = equal(abs(x), n)  # the entries at the max (or min) of |x|; ties split the gradient
+    ties = unreduce(reduce_sum(reaches, axis=axis, keepdims=True), x.shape, axis, True)
+    return (div(mul(mul(d, sign(x)), reaches), ties),)
 
 
 # ── matmul ──────────────────────────────────────────────────────────────────

@@ -1,8 +1,10 @@
-"""Transcendental primitives: ``exp``, ``log``, ``pow``, ``sin``, ``cos``, ``tanh``, ``sigmoid``.
+"""Transcendental primitives: ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``pow``, the
+trigonometric functions (``sin``, ``cos``, ``atan``, ``atan2``), ``tanh``, ``sigmoid``.
 
 Their VJPs are written with the arithmetic ops, and ``pow``'s with ``where``
 too, which keeps the log of a non-positive base out of the exponent's
-gradient. Where Python would raise (``exp`` overflowing, ``log`` of 0), the
+gradient. ``expm1`` and ``log1p`` keep the digits that ``exp(x) - 1`` and
+``log(1 + x)`` lose near 0. Where Python would raise (``exp`` overflowing, ``log`` of 0), the
 scalar functions of ``ops/floats.py`` follow IEEE-754 instead: ``inf``,
 ``-inf`` or ``nan``.
 """
@@ -11,24 +13,31 @@ from __future__ import annotations
 
 import math
 
-from .floats import safe_cos, safe_exp, safe_log, safe_pow, safe_sin
+from .floats import safe_cos, safe_exp, safe_expm1, safe_log, safe_log1p, safe_log2, safe_pow, safe_sin
 from .kernels import map_flat, zip_flat
 from ..engine.primitive import primitive
 from ..engine.types import Flat
 from .shape_ops import unbroadcast
-from .arithmetic import div, mul, neg, square
+from .arithmetic import add, div, mul, neg, square
 from .piecewise import const, where
 from ..engine.tensor import Grads, Tensor
 
 __all__ = [
+    "atan",
+    "atan2",
     "cos",
     "exp",
+    "expm1",
     "log",
+    "log1p",
+    "log2",
     "pow",
     "sigmoid",
     "sin",
     "tanh",
 ]
+
+_LN2 = math.log(2.0)
 
 _BOTH = (True, True)
 
@@ -53,6 +62,27 @@ def _exp_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (mul(dout, out),)
 
 
+# ── expm1 ───────────────────────────────────────────────────────────────────
+# out = e^x - 1                ∂out/∂x = e^x = out + 1
+# Exact near 0, where exp(x) - 1 would cancel: expm1(1e-10) is 1e-10, not 1.000000082740371e-10.
+
+
+@primitive("expm1")
+def expm1(x: Tensor) -> Flat:
+    """``e^x - 1`` of every entry, accurate for small ``x`` (``tf.expm1``); overflow gives ``inf``.
+
+    Examples:
+        >>> mt.expm1(mt.tensor([1e-10, 0.0, -math.inf, 1000.0]))
+        Tensor([1e-10, 0.0, -1.0, inf], shape=(4,))
+    """
+    return map_flat(math.expm1, x._data, safe_expm1), x.shape
+
+
+@expm1.defvjp
+def _expm1_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (mul(dout, out + 1.0),)
+
+
 # ── log ─────────────────────────────────────────────────────────────────────
 # out = ln x                   ∂out/∂x = 1/x
 # IEEE: log 0 = -inf, log of a negative number = nan.
@@ -72,6 +102,48 @@ def log(x: Tensor) -> Flat:
 @log.defvjp
 def _log_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (div(dout, x),)
+
+
+# ── log1p ───────────────────────────────────────────────────────────────────
+# out = ln(1 + x)              ∂out/∂x = 1/(1 + x)
+# IEEE: log1p(-1) = -inf, below -1 nan; exact near 0, where log(1 + x) loses digits.
+
+
+@primitive("log1p")
+def log1p(x: Tensor) -> Flat:
+    """``log(1 + x)`` of every entry, accurate for small ``x`` (``tf.log1p``).
+
+    Examples:
+        >>> mt.log1p(mt.tensor([1e-10, 0.0, -1.0, -2.0]))
+        Tensor([1e-10, 0.0, -inf, nan], shape=(4,))
+    """
+    return map_flat(math.log1p, x._data, safe_log1p), x.shape
+
+
+@log1p.defvjp
+def _log1p_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (div(dout, x + 1.0),)
+
+
+# ── log2 ────────────────────────────────────────────────────────────────────
+# out = log₂ x                 ∂out/∂x = 1/(x·ln 2)
+# IEEE as log: log2 0 = -inf, of a negative number nan. TF.js has no log2 (tf.log(x) / Math.LN2 there).
+
+
+@primitive("log2")
+def log2(x: Tensor) -> Flat:
+    """Base-2 logarithm of every entry; exact at powers of two.
+
+    Examples:
+        >>> mt.log2(mt.tensor([8.0, 0.5, 0.0, -1.0]))
+        Tensor([3.0, -1.0, -inf, nan], shape=(4,))
+    """
+    return map_flat(math.log2, x._data, safe_log2), x.shape
+
+
+@log2.defvjp
+def _log2_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (div(dout, x * _LN2),)
 
 
 # ── pow ─────────────────────────────────────────────────────────────────────
@@ -141,6 +213,59 @@ def cos(x: Tensor) -> Flat:
 @cos.defvjp
 def _cos_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
     return (neg(mul(dout, sin(x))),)
+
+
+# ── atan ────────────────────────────────────────────────────────────────────
+# out = arctan x               ∂out/∂x = 1/(1 + x²)        (atan(±inf) = ±π/2, where the slope is 0)
+
+
+@primitive("atan")
+def atan(x: Tensor) -> Flat:
+    """Arctangent of every entry, in radians, in (-π/2, π/2) (``tf.atan``).
+
+    Examples:
+        >>> mt.atan(mt.tensor([0.0, 1.0, math.inf]))
+        Tensor([0.0, 0.7854, 1.571], shape=(3,))
+    """
+    return map_flat(math.atan, x._data), x.shape
+
+
+@atan.defvjp
+def _atan_vjp(dout: Tensor, out: Tensor, x: Tensor) -> Grads:
+    return (div(dout, square(x) + 1.0),)
+
+
+# ── atan2 ───────────────────────────────────────────────────────────────────
+# out = the angle of the point (x, y), in (-π, π]      ∂out/∂y = x/(x² + y²)   ∂out/∂x = -y/(x² + y²)
+# The angle jumps by 2π across the negative x axis and is undefined at the
+# origin: there its gradient is 0/0 = nan, as in TensorFlow and PyTorch.
+
+
+@primitive("atan2", n_inputs=2)
+def atan2(y: Tensor, x: Tensor) -> Flat:
+    """The angle of the point ``(x, y)``, entry by entry, broadcasting (``tf.atan2``): ``y`` first, as in C.
+
+    It follows IEEE: ``atan2(0, -1)`` is π, ``atan2(-0.0, -1)`` is -π,
+    ``atan2(0, 0)`` is 0. The angle jumps across the negative x axis, and
+    its gradient at the origin is ``nan`` (0/0): the angle of ``(0, 0)`` is
+    not defined, so neither is its slope.
+
+    Examples:
+        >>> mt.atan2(mt.tensor([1.0, 0.0, 0.0]), mt.tensor([1.0, -1.0, 0.0]))
+        Tensor([0.7854, 3.142, 0.0], shape=(3,))
+        >>> mt.grads(mt.atan2)([mt.scalar(1.0), mt.scalar(1.0)])
+        [Tensor(0.5, shape=()), Tensor(-0.5, shape=())]
+    """
+    return zip_flat(math.atan2, y._data, y.shape, x._data, x.shape, "atan2")
+
+
+@atan2.defvjp
+def _atan2_vjp(dout: Tensor, out: Tensor, y: Tensor, x: Tensor, needs: tuple[bool, ...] = _BOTH) -> Grads:
+    r2 = add(square(x), square(y))
+    return (
+        unbroadcast(mul(dout, div(x, r2)), y.shape) if needs[0] else None,
+        unbroadcast(neg(mul(dout, div(y, r2))), x.shape) if needs[1] else None,
+    )
 
 
 # ── tanh ────────────────────────────────────────────────────────────────────

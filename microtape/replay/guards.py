@@ -39,7 +39,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..engine import arena
 from ..engine.arena import TensorBase
 from ..engine.variable import Variable
 from ..errors import UnsupportedOperationError, explain

@@ -21,7 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
+from ..engine import user_line
 from ..engine.arena import new
+from ..debug.leaks import STATE_OF
 from ..engine.tensor import Tensor
 from ..engine.types import Shape
 from ..engine.variable import VARIABLES, Variable, variable
@@ -57,6 +59,19 @@ class RestorePlan:
     iterations: int
     values: dict[str, tuple[Variable, dict[str, list[float]]]]
 
+
+
+_OWNERS: Final[weakref.WeakKeyDictionary[Variable, tuple[str, str]]] = weakref.WeakKeyDictionary()
+"""Every slot variable alive, with the optimizer that made it and the user's line that ran that step."""
+
+
+def _slot_state(v: Variable) -> tuple[str, str, str] | None:
+    """What ``leak_check`` reports for a slot made inside its block: (optimizer, slot name, line)."""
+    found = _OWNERS.get(v)
+    return None if found is None else (found[0], v.name, found[1])
+
+
+STATE_OF.append(_slot_state)
 
 
 class SlotKeeper:
@@ -102,6 +117,7 @@ class SlotKeeper:
                 k += 1
                 name = f"{base}_{k}"
             made[slot] = variable(new(Tensor, values[slot], var.shape, "tensor", arena=False), trainable=False, name=name)
+            _OWNERS[made[slot]] = (self._api, user_line.user_frame_line())
         self._slots[var.name] = _SlotSet(weakref.ref(var), made)
 
 

@@ -177,3 +177,100 @@ def test_variables() -> None:
     mt.variable(0.0, name="var_a")  # the name is free again
     with pytest.raises(TypeError):
         mt.Variable(0.0)
+
+
+# -- gradients that are missing for a reason say which reason, and where -------------------------
+
+
+def _line_of(text: str, fn: object) -> int:
+    import inspect
+
+    lines, start = inspect.getsourcelines(fn)  # type: ignore[arg-type]  # a function
+    return start + next(k for k, line in enumerate(lines) if text in line)
+
+
+def test_an_assign_inside_the_tape_is_named_with_its_line() -> None:
+    """TF #30234: a value assigned into a variable inside the tape has no gradient (a variable's reads
+    start afresh); the warning names the assign, not .item() or .data_sync()."""
+    import warnings
+
+    v = mt.variable(mt.scalar(1.0), name="fn_assign_v")
+    x = mt.scalar(2.0)
+
+    def step() -> mt.GradientTape:
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            v.assign_add(x)
+            loss = v * v
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert tape.gradient(loss, x) is None  # TensorFlow's answer, kept
+        (warning,) = [w for w in caught if issubclass(w.category, mt.GradientWarning)]
+        text = str(warning.message)
+        assert f"fn_assign_v.assign_add() at {__file__}:{_line_of('v.assign_add(x)', step)}" in text
+        assert ".item()" not in text and "data_sync" not in text and "hint: compute the new value as a tensor" in text
+        return tape
+
+    step()
+
+
+def test_variable_grads_names_an_assign_that_cuts_every_path() -> None:
+    u = mt.variable(mt.tensor([1.0, 2.0]), name="fn_assign_u")
+    w = mt.variable(mt.tensor([0.0, 0.0]), name="fn_assign_w")
+
+    def loss() -> mt.Tensor:
+        return (w.assign(u * 2.0) * 1.0).sum()  # w holds 2u now, but the tape starts again at w
+
+    with pytest.raises(mt.GradientError, match=r"Cannot find a connection .* fn_assign_w\.assign\(\) at .*test_functional\.py:\d+") as info:
+        mt.variable_grads(loss, [u])
+    assert info.value.cause == "cut"
+
+
+def test_a_var_list_variable_cut_by_a_copy_warns_and_its_key_error_says_why() -> None:
+    """A variable whose only path to the loss goes through a copy is left out of grads, as TF.js does,
+    with a warning naming the copy and its line; looking it up later says the same, not "check that f reads it"."""
+    w = mt.variable(mt.tensor([1.0, 2.0]), name="fn_copy_w")
+    v = mt.variable(mt.tensor([3.0]), name="fn_copy_v")
+
+    def loss() -> mt.Tensor:
+        return (w * w).sum() + (mt.tensor(v) * 2.0).sum()
+
+    with pytest.warns(mt.GradientWarning, match=r"the variable 'fn_copy_v' of var_list gets no gradient: mt\.tensor\(\.\.\.\) at .*test_functional\.py:\d+ copied"):
+        value, grads = mt.variable_grads(loss, [w, v])
+    assert list(grads) == ["fn_copy_w"] and value.item() == 11.0
+    with pytest.raises(mt.GradientKeyError, match=r"no gradient for .*fn_copy_v.*: mt\.tensor\(\.\.\.\) at .* copied") as info:
+        grads[v]
+    assert "check that f reads the variable" not in str(info.value)
+
+
+def test_grad_names_the_stop_gradient_or_the_copy_that_cut_the_path() -> None:
+    with pytest.raises(mt.GradientError, match=r"ends in stop_gradient at .*test_functional\.py:\d+") as stopped:
+        mt.grad(lambda t: mt.stop_gradient(t) * 2.0)(mt.scalar(1.0))
+    assert stopped.value.cause == "cut" and "remove that stop_gradient" in str(stopped.value)
+    with pytest.raises(mt.GradientError, match=r"mt\.tensor\(\.\.\.\) at .*test_functional\.py:\d+ copied") as copied:
+        mt.grad(lambda t: mt.tensor(t.data_sync()) * 2.0 + mt.tensor(t) * 0.0)(mt.scalar(1.0))
+    assert copied.value.cause == "cut"
+    with pytest.raises(mt.GradientError, match=r"data_sync\(\) at .*test_functional\.py:\d+ read the values") as read:
+        mt.grad(lambda t: mt.tensor(t.data_sync()) * 2.0)(mt.scalar(1.0))
+    assert read.value.cause == "read" and "x.item(), x.data_sync()" not in str(read.value).split("hint:")[0]
+
+
+def test_unconnected_gradients_none_and_zero_as_in_tensorflow() -> None:
+    x, unused = mt.scalar(2.0), mt.tensor([1.0, 2.0])
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch([x, unused])
+        y = x * 3.0
+    assert tape.gradient(y, [x, unused])[1] is None
+    got = tape.gradient(y, [x, unused], unconnected_gradients="zero")
+    assert got[0] is not None and got[0].item() == 3.0 and got[1] is not None and got[1].data_sync() == [0.0, 0.0]
+    assert tape.gradient(y, {"u": unused}, unconnected_gradients="zero")["u"] is not None
+    tape.release()
+
+
+def test_an_unwatched_tensor_that_an_op_read_warns_with_that_op_and_line() -> None:
+    c, w = mt.scalar(2.0), mt.variable(mt.scalar(3.0), name="fn_unwatched_w")
+    with mt.GradientTape() as tape:
+        y = c * w  # w is watched (a trainable variable), c is not
+    with pytest.warns(mt.GradientWarning, match=r"source 0 \(shape \(\)\) gets None: source 0 was read by mul at .*test_functional\.py:\d+ but never watched"):
+        gc, gw = tape.gradient(y, [c, w])
+    assert gc is None and gw is not None and gw.item() == 2.0

@@ -442,3 +442,28 @@ def test_gradient_monitor_html_has_svg_sparklines_and_escaped_names() -> None:
     assert markup.count("<polyline") == 3  # two variables and the global norm
     assert markup.count('fill="#dc2626"') >= 1  # the NaN step is marked
     assert "exploding" in markup and monitor.report().startswith("GradientMonitor: 5 steps")
+
+
+def test_leak_check_reports_optimizer_state_as_what_it_is(capsys: pytest.CaptureFixture[str]) -> None:
+    """TF.js's MomentumOptimizer kept a tensor after dispose(); here the slots made inside the block are
+    reported as optimizer state (counted by memory(), freed by opt.dispose()), and gone after dispose()."""
+    w = mt.variable(mt.tensor([1.0, 2.0, 3.0]), name="w_leak_state")
+    opt = mt.train.momentum(0.1, 0.9)
+    before = mt.memory()
+    with mt.leak_check() as report:
+        opt.minimize(lambda: (w * w).sum())
+    after = mt.memory()
+    assert after.num_tensors - before.num_tensors == 1 and after.num_variables - before.num_variables == 1
+    assert report.count == 0 and not report  # not a leak
+    (group,) = report.state
+    assert (group.owner, group.count, group.names, group.num_bytes) == ("MomentumOptimizer", 1, ("w_leak_state/momentum",), 24)
+    assert group.where.endswith(f"test_debug.py:{here() - 6}")
+    printed = capsys.readouterr().out
+    assert printed.startswith("leak_check: no leaks;\noptimizer state made inside the block is still alive: 1 slot variable(s)")
+    assert "opt.dispose() frees them" in printed
+    opt.dispose()
+    assert mt.memory().num_tensors == before.num_tensors and mt.memory().num_variables == before.num_variables
+    with mt.leak_check(on_leak="raise") as clean:
+        opt.minimize(lambda: (w * w).sum())
+        opt.dispose()
+    assert clean.state == [] and str(clean) == "leak_check: no leaks"

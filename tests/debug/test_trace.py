@@ -114,3 +114,22 @@ def test_a_bad_mode_is_refused_before_anything_changes() -> None:
         mt.detect_anomaly(mode="loud")  # type: ignore[arg-type]  # the mistake under test
     assert "hint:" in str(info.value) and info.value.value == "loud"
     assert arena.STATE.get().anomaly is False
+
+
+def test_a_nan_passed_on_below_the_mask_is_not_said_to_meet_it() -> None:
+    """The log of a softmax whose third logit is far below: the mul hid log's -inf, and log's VJP made
+    0·inf = nan there. The ops of the softmax below it (exp at -802, whose derivative is 0, and sub,
+    whose derivative is 1) only pass that NaN on: no sentence says a mask's 0 met their derivative."""
+    logits = mt.tensor([[2.0, 1.2, -800.0]])
+    labels = mt.tensor([0.0, 1.0, 0.0])
+    with mt.detect_anomaly(mode="trace") as trace:
+        mt.grad(lambda z: -(labels * mt.log(mt.softmax(z))).sum())(logits)
+    backward = [e for e in trace.spread if e.phase == "backward"]
+    log_event = next(e for e in backward if e.op == "log")
+    assert log_event.made_here and "0 times log's infinite derivative: 0·inf = nan" in log_event.masked_by
+    for e in backward:
+        if e.op in ("exp", "sub"):
+            assert not e.made_here and e.masked_by == "", e
+    exp_event = next(e for e in backward if e.op == "exp")
+    assert exp_event.cause.endswith("its derivative exp(x) is 0.0, and the gradient that reached it is nan")
+    assert trace.hint == "mt.log_softmax(z)"

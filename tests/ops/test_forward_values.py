@@ -192,6 +192,89 @@ def sigmoid(v: float) -> float:
     return 1.0 / (1.0 + math.exp(-v))
 
 
+def softplus(v: float) -> float:
+    return math.log(1.0 + math.exp(v))
+
+
+def norm(x: object, ord: object = 2, axis: object = None, keepdims: bool = False) -> Array:
+    p = 2.0 if ord in ("euclidean", "fro") else float(cast(float, ord))
+
+    def combine(values: list[float]) -> float:
+        if p == 2.0:
+            return math.sqrt(math.fsum(v * v for v in values))
+        if p == 1.0:
+            return math.fsum(abs(v) for v in values)
+        return max(abs(v) for v in values) if p > 0 else min(abs(v) for v in values)
+
+    return reduction(combine)(x, axis, keepdims)
+
+
+def arg_reduce(largest: bool) -> Callable[..., Array]:
+    def run(x: object, axis: int = 0) -> Array:
+        a = array(x)
+        ax = axis % len(a[1])
+
+        def pick(values: list[float]) -> float:
+            best = max(values) if largest else min(values)
+            return float(values.index(best))
+
+        values, shape = reduction(pick)(x, ax, False)
+        return values, shape
+
+    return run
+
+
+def one_hot(indices: object, depth: int, on_value: float = 1.0, off_value: float = 0.0) -> Array:
+    flat, shape = array(indices)
+    return [on_value if int(i) == k else off_value for i in flat for k in range(depth)], shape + (depth,)
+
+
+def gather(x: object, indices: object, axis: int = 0) -> Array:
+    a = array(x)
+    picks, ishape = array(indices)
+    ax = axis % len(a[1])
+    shape = a[1][:ax] + ishape + a[1][ax + 1:]
+    values = []
+    for index in indices_of(shape):
+        outer, inner = index[:ax], index[ax + len(ishape):]
+        picked = index[ax:ax + len(ishape)]
+        flat_pick = 0
+        for i, d in zip(picked, ishape):
+            flat_pick = flat_pick * d + i
+        values.append(at(a, outer + (int(picks[flat_pick]),) + inner))
+    return values, shape
+
+
+def indices_of(shape: Shape) -> list[tuple[int, ...]]:
+    return indices(shape)
+
+
+def sigmoid_cross_entropy(labels: object, logits: object, reduction: str = "mean") -> Array:
+    zs, shape = array(labels)
+    xs, _ = array(logits)
+    losses = [-z * math.log(sigmoid(x)) - (1 - z) * math.log(1 - sigmoid(x)) for z, x in zip(zs, xs)]
+    if reduction == "none":
+        return losses, shape
+    total = math.fsum(losses)
+    return [total / len(losses) if reduction == "mean" else total], ()
+
+
+def softmax_cross_entropy(labels: object, logits: object, axis: int = -1, reduction: str = "mean") -> Array:
+    z, x = array(labels), array(logits)
+    ax = axis % len(x[1])
+    rows_shape = tuple(d for i, d in enumerate(x[1]) if i != ax)
+    losses = []
+    for row in indices(rows_shape):
+        spots = [row[:ax] + (k,) + row[ax:] for k in range(x[1][ax])]
+        xs = [at(x, s) for s in spots]
+        total = math.fsum(math.exp(v) for v in xs)
+        losses.append(-math.fsum(at(z, s) * math.log(math.exp(v) / total) for s, v in zip(spots, xs)))
+    if reduction == "none":
+        return losses, rows_shape
+    total = math.fsum(losses)
+    return [total / len(losses) if reduction == "mean" else total], ()
+
+
 # name -> the op written again with math; arguments as the case gives them (nested lists, params)
 REFERENCE: dict[str, Callable[..., Array]] = {
     "add": elementwise(lambda x, y: x + y),
@@ -233,6 +316,24 @@ REFERENCE: dict[str, Callable[..., Array]] = {
     "slice": slice_,
     "pad": pad,
     "concat": concat,
+    "atan": elementwise(math.atan),
+    "atan2": elementwise(math.atan2),
+    "expm1": elementwise(lambda x: math.exp(x) - 1.0),
+    "log1p": elementwise(lambda x: math.log(1.0 + x)),
+    "log2": elementwise(lambda x: math.log(x) / math.log(2.0)),
+    "softplus": elementwise(softplus),
+    "log_sigmoid": elementwise(lambda x: math.log(sigmoid(x))),
+    "sigmoid_cross_entropy": sigmoid_cross_entropy,
+    "softmax_cross_entropy": softmax_cross_entropy,
+    "norm": norm,
+    "argmax": arg_reduce(True),
+    "argmin": arg_reduce(False),
+    "one_hot": one_hot,
+    "gather": gather,
+    "is_nan": elementwise(lambda x: float(math.isnan(x))),
+    "is_finite": elementwise(lambda x: float(math.isfinite(x))),
+    "is_inf": elementwise(lambda x: float(math.isinf(x))),
+    "stop_gradient": elementwise(lambda x: x),
 }
 
 

@@ -21,6 +21,10 @@ from microtape.engine.arena import DISPATCH
 from ..op_cases import ALL_CASES, CASES, COMPOSITES, SMOOTH, Case, Composite, call, inputs_of
 
 
+DIFFERENTIABLE_CASES = [case for case in ALL_CASES if OPS[case.name].differentiable]
+"""Every case but those of ``stop_gradient``, which no tape records: its gradient is none by design."""
+
+
 @pytest.fixture(autouse=True)
 def _dispose_what_each_test_left() -> Iterator[None]:
     """Dispose the tensors a test left in the arena, so a thousand cases do not pile up
@@ -42,7 +46,7 @@ def test_every_op_is_public_and_documented(name: str) -> None:
     assert fn.__doc__ and "Examples:" in fn.__doc__
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=str)
+@pytest.mark.parametrize("case", DIFFERENTIABLE_CASES, ids=str)
 def test_vjp_matches_central_differences_in_full_and_fast_mode(case: Case) -> None:
     full = mt.check_grads(call(case), inputs_of(case))
     # the sample inputs stay away from kinks, so the check is clean, not just passed
@@ -51,15 +55,16 @@ def test_vjp_matches_central_differences_in_full_and_fast_mode(case: Case) -> No
     fast = mt.check_grads(call(case), inputs_of(case), mode="fast", seed=11)
     assert fast.ok, str(fast)
     if case.name == "where":
-        # a random direction also moves the condition, and where() jumps when a 0 in it
-        # becomes ±eps: a jump in the value is not a kink (the slopes' gap grows at a smaller
-        # step), so the directional check fails and falls back to the full table, which passes
-        assert fast.notes == ["fast mode: the directional derivative was FAIL; ran the full check to name entries"]
+        # a random direction also moves the condition, and where() picks the other branch only at
+        # the point itself, where a 0 in the condition is not ±eps: both sides of the point see one
+        # branch, the gradient at the point the other. Finite differences cannot check that one
+        # number (inconclusive), so the check falls back to the full table, entry by entry, which passes
+        assert fast.notes == ["fast mode: the directional derivative was inconclusive; ran the full check to name entries"]
     else:
         assert fast.evaluations == 3 and len(fast.rows) == 1, str(fast)
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=str)
+@pytest.mark.parametrize("case", DIFFERENTIABLE_CASES, ids=str)
 def test_second_derivatives(case: Case) -> None:
     # every op, kinked ones included: the samples keep away from kinks, where the
     # gradient of relu's or max's mask is 0 and a comparison's is 0 everywhere
@@ -78,7 +83,7 @@ def _first_gradients(case: Case, xs: list[mt.Tensor], w: list[float]) -> list[mt
     return [g for g in gs if g is not None]
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=str)
+@pytest.mark.parametrize("case", DIFFERENTIABLE_CASES, ids=str)
 def test_grad_of_grad_agrees_with_differences_of_the_first_gradient(case: Case) -> None:
     """grad(grad(f)) by nested tapes, against central differences of the first gradient.
 
@@ -114,7 +119,11 @@ def test_grad_of_grad_agrees_with_differences_of_the_first_gradient(case: Case) 
             assert h.data_sync()[k] == pytest.approx(numeric, rel=1e-4, abs=1e-5), (case, j, k)
         # far from x (every entry's sign flipped), does the first gradient change? then it depends on x
         far = [mt.tensor([-b - 0.5 for b in base], shape=x.shape) if m == j else xx for m, xx in enumerate(xs)]
-        if [g.data_sync() for g in _first_gradients(case, far, w)] != [g.data_sync() for g in gs]:
+        try:
+            moved_far = _first_gradients(case, far, w)
+        except mt.InvalidArgumentError:  # indices (of gather, one_hot): not every number is one
+            continue
+        if [g.data_sync() for g in moved_far] != [g.data_sync() for g in gs]:
             assert connected[j], f"{case}: the gradient depends on input {j} but the graph was cut"
 
 
@@ -132,7 +141,7 @@ def test_outside_a_tape_an_op_adds_exactly_its_result(case: Case) -> None:
     assert mt.memory().num_tensors == before
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=str)
+@pytest.mark.parametrize("case", DIFFERENTIABLE_CASES, ids=str)
 def test_inside_a_tape_what_an_op_holds_is_released_with_the_tape(case: Case) -> None:
     xs = inputs_of(case)
     before = mt.memory()
@@ -145,6 +154,16 @@ def test_inside_a_tape_what_an_op_holds_is_released_with_the_tape(case: Case) ->
     assert mt.memory().num_tensors_held_by_tapes == before.num_tensors_held_by_tapes
     out.dispose()
     assert mt.memory().num_tensors == before.num_tensors
+
+
+def test_the_only_op_no_tape_records_is_stop_gradient() -> None:
+    assert [name for name, op in OPS.items() if not op.differentiable] == ["stop_gradient"]
+    x = mt.tensor([1.0, 2.0])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = mt.stop_gradient(x) * 3.0
+    assert tape.operations == [] and y.data_sync() == [3.0, 6.0]
+    assert tape.gradient(y, x) is None  # TensorFlow's None for a source the target does not depend on
 
 
 # -- second derivatives by nesting tapes, compared with differences of the first --
