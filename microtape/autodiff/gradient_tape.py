@@ -13,13 +13,13 @@ import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from types import FrameType
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from ..engine.backward import gradient_norms
 from ..explain.paths import explain_records
 from ..explain.report import GradientExplanation
 from ..explain.steps import BackwardStep, backward_steps
-from ..engine.gradient_args import sources_of, targets_of
+from .tape_args import UnconnectedGradients, check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
 from ..engine.tape import Tape
 from ..views.tape_text import Operation, RankDir, dot_graph, operations_of, summary_table
 from ..views.tape_svg import layout, summary_html, svg
@@ -71,7 +71,118 @@ class GradientTape(Tape):
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        check_flag("persistent", persistent)
+        check_flag("watch_accessed_variables", watch_accessed_variables)
         super().__init__(persistent, watch_accessed_variables)
+
+    # -- what the engine's tape is asked, checked first (tape_args.py) -----------
+
+    def watch(self, tensor: Tensor | Sequence[Tensor]) -> None:
+        """Track ``tensor`` (or each tensor of a list) so gradients can flow to it.
+
+        Only ops that run after ``watch`` are recorded, as in TensorFlow.
+
+        Examples:
+            >>> c = mt.scalar(2.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(c)
+            ...     y = c ** 3
+            >>> tape.gradient(y, c)
+            Tensor(12.0, shape=())
+        """
+        self._watch(watchable(tensor))
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Tensor,
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: UnconnectedGradients = "none",
+    ) -> Tensor | None: ...
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Sequence[Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: UnconnectedGradients = "none",
+    ) -> list[Tensor | None]: ...
+
+    @overload
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Mapping[K, Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: UnconnectedGradients = "none",
+    ) -> dict[K, Tensor | None]: ...
+
+    def gradient(
+        self,
+        target: Tensor | Sequence[Tensor],
+        sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor],
+        output_gradients: Tensor | Sequence[Tensor] | None = None,
+        unconnected_gradients: UnconnectedGradients = "none",
+    ) -> Tensor | None | list[Tensor | None] | dict[K, Tensor | None]:
+        """Gradient of ``target`` with respect to ``sources``.
+
+        A non-scalar target is summed first (its ``output_gradients`` default
+        to ones), as in TensorFlow. ``sources`` may be a tensor, a list (or
+        tuple) or a dict, and the result has the same structure (a list for
+        any sequence). A source that does not
+        affect the target gets ``None``, or zeros with
+        ``unconnected_gradients="zero"``.
+
+        Raises:
+            TapeError: a non-persistent tape is asked a second time.
+            ShapeError: ``output_gradients`` does not match the target's shape.
+
+        Examples:
+            >>> x, y = mt.scalar(2.0), mt.scalar(3.0)
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch([x, y])
+            ...     z = x * x + y * y
+            >>> tape.gradient(z, {"x": x, "y": y})
+            {'x': Tensor(4.0, shape=()), 'y': Tensor(6.0, shape=())}
+        """
+        self._check_usable()
+        zero = unconnected_mode(unconnected_gradients)
+        targets = targets_of(target)
+        douts = output_gradients_for(output_gradients, targets)
+        flat = sources_of(sources)
+        result = self._gradient(targets, douts, flat, zero)
+        if None in result:
+            self._no_gradient(targets, flat, result)
+        self._finish()
+        if isinstance(sources, Tensor):
+            return result[0]
+        if isinstance(sources, Mapping):
+            return dict(zip(sources.keys(), result))
+        return list(result)
+
+    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: UnconnectedGradients = "none") -> Tensor | None:
+        """Full Jacobian: ``result[i..., j...] = ∂target[i...] / ∂source[j...]``.
+
+        One backward pass per entry of ``target``; the result has shape
+        ``target.shape + source.shape``.
+
+        Examples:
+            >>> x = mt.tensor([1.0, 2.0])
+            >>> with mt.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.jacobian(y, x)
+            Tensor([[2.0, 0.0], [0.0, 4.0]], shape=(2, 2))
+        """
+        self._check_usable()
+        zero = unconnected_mode(unconnected_gradients)
+        target = jacobian_target(target)
+        check_tensor(source, "source")
+        result = self._jacobian(target, source, zero)
+        self._finish()
+        return result
 
     # -- what a student looks at (views/) ----------------------------------------
 

@@ -19,9 +19,9 @@ works" page link here. Each file imports only files listed before it:
    path every op takes (make the output, show it to observers, let tapes record it).
 9. ``variable.py``: ``Variable``, the one tensor whose values change (``assign``).
 10. ``memory.py``: ``tidy``, ``keep``, ``dispose`` and ``memory``.
-11. ``gradient_args.py``: what ``gradient()`` and ``jacobian()`` are given, checked first.
-12. ``backward.py``: the backward loop: each record's VJP, in reverse, once.
-13. ``tape.py``: ``Tape``: recording while open, then ``gradient()`` and ``jacobian()``.
+11. ``backward.py``: the backward loop: each record's VJP, in reverse, once.
+12. ``tape.py``: ``Tape``: recording while open, then the gradients and the Jacobian
+    (``GradientTape`` in ``autodiff/`` checks what it is given first).
 
 The ops themselves (``ops/``) stand on top of this folder: each registers its
 forward and its one VJP in the table of ``primitive.py``.

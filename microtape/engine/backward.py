@@ -21,8 +21,8 @@ from . import arena
 from .primitive import Op
 from .arena import STATE, Scope, new
 from .shape import size_of
+from ..errors import ShapeError, explain
 from .tensor import DISPATCH, Grads, Tensor
-from .gradient_args import wrong_gradient_shape
 
 __all__ = ["OnStep", "Record", "backward", "gradient_norms", "jacobian", "reaches", "walk"]
 
@@ -195,3 +195,18 @@ def walk(
 def _fill(shape: tuple[int, ...], value: float) -> Tensor:
     """A tensor of ``shape`` holding ``value`` everywhere (``mt.fill``, which lives in ``ops/``)."""
     return new(Tensor, [value] * size_of(shape), shape, "fill")
+
+
+def wrong_gradient_shape(op: str, index: int, got: tuple[int, ...], want: tuple[int, ...]) -> ShapeError:
+    """The error for a VJP that returned a gradient of the wrong shape (raised during the pass)."""
+    return ShapeError(
+        explain(
+            f"the VJP of {op!r} returned a gradient of shape {got} for input {index}, whose shape is {want}.",
+            "A gradient has the shape of its input; a broadcast input needs its gradient summed back.",
+            "sum over the broadcast axes (microtape.ops.unbroadcast) in that VJP; "
+            "mt.check_grads names the op whose VJP is wrong.",
+        ),
+        op=op,
+        shapes=(got, want),
+        input=index,
+    )

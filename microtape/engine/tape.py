@@ -10,22 +10,20 @@ from __future__ import annotations
 
 import sys
 from types import FrameType
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TypeVar, overload
+from typing import TypeVar
 
 from . import user_line, arena
 from .primitive import Op
 from .arena import STATE, TensorBase
 from ..errors import TapeError, explain
-from .gradient_args import UnconnectedGradients, check_flag, check_tensor, jacobian_target, output_gradients_for, sources_of, targets_of, unconnected_mode, watchable
 from .backward import Record, backward, jacobian, reaches
 from .tensor import Tensor
 from .variable import Variable
 
 __all__ = ["Tape"]
 
-K = TypeVar("K")
 TapeT = TypeVar("TapeT", bound="Tape")
 
 _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
@@ -59,8 +57,6 @@ class Tape:
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
-        check_flag("persistent", persistent)
-        check_flag("watch_accessed_variables", watch_accessed_variables)
         self._persistent = persistent
         self._watch_vars = watch_accessed_variables
         self._records: list[Record] = []
@@ -185,22 +181,11 @@ class Tape:
         self._watched[variable._id] = variable
         return True
 
-    def watch(self, tensor: Tensor | Sequence[Tensor]) -> None:
-        """Track ``tensor`` (or each tensor of a list) so gradients can flow to it.
-
-        Only ops that run after ``watch`` are recorded, as in TensorFlow.
-
-        Examples:
-            >>> c = mt.scalar(2.0)
-            >>> with mt.GradientTape() as tape:
-            ...     tape.watch(c)
-            ...     y = c ** 3
-            >>> tape.gradient(y, c)
-            Tensor(12.0, shape=())
-        """
-        for t in watchable(tensor):
-            self._tracked.add(t.id)
-            self._watched[t.id] = t
+    def _watch(self, tensors: list[Tensor]) -> None:
+        """Track ``tensors`` (checked live tensors) from now on (``GradientTape.watch``)."""
+        for t in tensors:
+            self._tracked.add(t._id)
+            self._watched[t._id] = t
 
     def watched_variables(self) -> list[Variable]:
         """The variables this tape watches, explicitly or by access, in order.
@@ -301,102 +286,19 @@ class Tape:
 
     # -- gradients -----------------------------------------------------------
 
-    @overload
-    def gradient(
-        self,
-        target: Tensor | Sequence[Tensor],
-        sources: Tensor,
-        output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: UnconnectedGradients = "none",
-    ) -> Tensor | None: ...
-
-    @overload
-    def gradient(
-        self,
-        target: Tensor | Sequence[Tensor],
-        sources: Sequence[Tensor],
-        output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: UnconnectedGradients = "none",
-    ) -> list[Tensor | None]: ...
-
-    @overload
-    def gradient(
-        self,
-        target: Tensor | Sequence[Tensor],
-        sources: Mapping[K, Tensor],
-        output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: UnconnectedGradients = "none",
-    ) -> dict[K, Tensor | None]: ...
-
-    def gradient(
-        self,
-        target: Tensor | Sequence[Tensor],
-        sources: Tensor | Sequence[Tensor] | Mapping[K, Tensor],
-        output_gradients: Tensor | Sequence[Tensor] | None = None,
-        unconnected_gradients: UnconnectedGradients = "none",
-    ) -> Tensor | None | list[Tensor | None] | dict[K, Tensor | None]:
-        """Gradient of ``target`` with respect to ``sources``.
-
-        A non-scalar target is summed first (its ``output_gradients`` default
-        to ones), as in TensorFlow. ``sources`` may be a tensor, a list (or
-        tuple) or a dict, and the result has the same structure (a list for
-        any sequence). A source that does not
-        affect the target gets ``None``, or zeros with
-        ``unconnected_gradients="zero"``.
-
-        Raises:
-            TapeError: a non-persistent tape is asked a second time.
-            ShapeError: ``output_gradients`` does not match the target's shape.
-
-        Examples:
-            >>> x, y = mt.scalar(2.0), mt.scalar(3.0)
-            >>> with mt.GradientTape() as tape:
-            ...     tape.watch([x, y])
-            ...     z = x * x + y * y
-            >>> tape.gradient(z, {"x": x, "y": y})
-            {'x': Tensor(4.0, shape=()), 'y': Tensor(6.0, shape=())}
-        """
+    def _gradient(self, targets: list[Tensor], douts: list[Tensor | None], sources: list[Tensor], zero: bool) -> list[Tensor | None]:
+        """The gradients of ``targets`` (weighted by ``douts``, ones where None) for each of
+        ``sources``: one backward pass. The caller then calls ``_finish()``."""
         self._check_usable()
-        zero = unconnected_mode(unconnected_gradients)
-        targets = targets_of(target)
-        douts = output_gradients_for(output_gradients, targets)
-        flat = sources_of(sources)
-        result = self._backward(targets, douts, flat, zero)
-        if None in result:
-            self._no_gradient(targets, flat, result)
-        self._finish()
-        if isinstance(sources, Tensor):
-            return result[0]
-        if isinstance(sources, Mapping):
-            return dict(zip(sources.keys(), result))
-        return list(result)
+        return self._backward(targets, douts, sources, zero)
 
-    def jacobian(self, target: Tensor, source: Tensor, unconnected_gradients: UnconnectedGradients = "none") -> Tensor | None:
-        """Full Jacobian: ``result[i..., j...] = ∂target[i...] / ∂source[j...]``.
-
-        One backward pass per entry of ``target``; the result has shape
-        ``target.shape + source.shape``.
-
-        Examples:
-            >>> x = mt.tensor([1.0, 2.0])
-            >>> with mt.GradientTape() as tape:
-            ...     tape.watch(x)
-            ...     y = x * x
-            >>> tape.jacobian(y, x)
-            Tensor([[2.0, 0.0], [0.0, 4.0]], shape=(2, 2))
-        """
+    def _jacobian(self, target: Tensor, source: Tensor, zero: bool) -> Tensor | None:
+        """``d target[i...] / d source[j...]``, shape ``target.shape + source.shape``: one backward
+        pass per entry. The caller then calls ``_finish()``."""
         self._check_usable()
-        zero = unconnected_mode(unconnected_gradients)
-        target = jacobian_target(target)
-        check_tensor(source, "source")
         result = arena.run_in_scope("jacobian()", lambda: jacobian(self._backward, self._records, target, source, zero))
-        self._finish()
         assert result is None or isinstance(result, Tensor)
         return result
-
-    def _no_gradient(self, targets: list[Tensor], sources: list[Tensor], result: list[Tensor | None]) -> None:
-        """Some sources got ``None``, TensorFlow's answer for an unconnected source: the public
-        ``GradientTape`` says why when it looks like a mistake; the engine's tape says nothing."""
 
     def _check_usable(self) -> None:
         if self._used:

@@ -1,8 +1,8 @@
-"""What a tape is given, checked before any backward work.
+"""What ``GradientTape`` is given, checked before any backward work: the public face of the engine's tape.
 
 Its flags, what ``watch`` is given, the targets, sources and output
-gradients of ``gradient()`` and ``jacobian()``, the ``unconnected_gradients``
-mode, and the error for a VJP that returned a gradient of the wrong shape.
+gradients of ``gradient()`` and ``jacobian()`` and the ``unconnected_gradients``
+mode. The engine's ``Tape`` trusts its caller; ``GradientTape`` checks here first.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, TypeAlias
 
-from .types import Shape
 from ..errors import InvalidArgumentError, ShapeError, explain
-from .tensor import Tensor, as_tensor
-from . import arena
+from ..engine import arena
+from ..engine.tensor import Tensor, as_tensor
 
 __all__ = [
     "UnconnectedGradients",
@@ -25,7 +24,6 @@ __all__ = [
     "targets_of",
     "unconnected_mode",
     "watchable",
-    "wrong_gradient_shape",
 ]
 
 def check_flag(flag: str, value: object) -> None:
@@ -57,20 +55,6 @@ def watchable(tensor: object) -> list[Tensor]:
         if t._data is None:
             raise arena.disposed_error(t)
     return [t for t in items if isinstance(t, Tensor)]  # all of them, checked above
-
-
-def wrong_gradient_shape(op: str, index: int, got: Shape, want: Shape) -> ShapeError:
-    return ShapeError(
-        explain(
-            f"the VJP of {op!r} returned a gradient of shape {got} for input {index}, whose shape is {want}.",
-            "A gradient has the shape of its input; a broadcast input needs its gradient summed back.",
-            "sum over the broadcast axes (microtape.ops.unbroadcast) in that VJP; "
-            "mt.check_grads names the op whose VJP is wrong.",
-        ),
-        op=op,
-        shapes=(got, want),
-        input=index,
-    )
 
 
 UnconnectedGradients: TypeAlias = Literal["none", "zero"]
