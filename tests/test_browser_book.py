@@ -223,10 +223,12 @@ TINY = re.compile(r"-?\d\.\d+e-(?:0?9|[1-9]\d)\b")
 
 
 def _normalised(text: str) -> list[str]:
-    """A cell's output as lines to compare with the book's, three things aside.
+    """A cell's output as lines to compare with the book's, four things aside.
 
     * Absolute ``memory()`` counts: the book runs every chapter in one process (a chapter finds
       the earlier chapters' tensors alive), a page runs one chapter.
+    * Folders: a message that names a line of the chapter names the book's build folder in the
+      book (``/tmp/.../tutorials/02_automatic_gradients.py:99``), the file alone in the browser.
     * Layout: sphinx-gallery dedents what a cell prints and puts a blank line between its
       printing and the value of its last expression.
     * Rounding: Pyodide's ``math`` (emscripten's libm) can differ from glibc's in the last bit,
@@ -234,6 +236,7 @@ def _normalised(text: str) -> list[str]:
       such numbers are masked and the lines compared as a multiset.
     """
     text = re.sub(r"\b\d+ tensors \(\d+ bytes\)", "N tensors (B bytes)", text)
+    text = re.sub(r"(?<![\w.])/(?:[^\s:/]+/)+([\w.-]+\.py):(\d+)", r"\1:\2", text)  # the book's build folder
     lines = [line.rstrip() for line in textwrap.dedent(text).splitlines() if line.strip()]
     return sorted(TINY.sub("~0", line) for line in lines) if any(TINY.search(line) for line in lines) else lines
 

@@ -327,7 +327,7 @@ class Probe:
     def __init__(self, move: Callable[[float], list[float]], base: list[float]) -> None:
         self._move = move
         self._values: dict[float, list[float]] = {0.0: base}
-        self.calls = 0
+        self.calls: int = 0
 
     def at(self, t: float) -> list[float]:
         values = self._values.get(t)
