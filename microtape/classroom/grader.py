@@ -78,7 +78,6 @@ import math
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -89,7 +88,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
 
-from .processes import STOP, Outcome, run_checks, stop_on_signals
+from .processes import STOP, stop_on_signals
+from .judge import CHECK_SHARE, Child, FileGrade, Limits, child_env, grade_file
 from .._version import __version__
 from .catalog import check_folder
 from .submissions import collect_paths
@@ -125,14 +125,11 @@ MAX_MEMORY_MB: Final = 2**20
 MIN_MEMORY_MB: Final = 64
 """The smallest memory limit a Python process can start in."""
 
-CHECK_SHARE: Final = 0.5
-"""A check's time limit, unless its check file sets one: this share of the file's limit."""
-
 OUTPUT_LIMIT: Final = 4000
 """How many characters of a file's printed output are kept (the last ones)."""
 
 
-# -- running one file in child processes ------------------------------------------------------
+# -- grading one file ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -145,58 +142,15 @@ class _Settings:
     lang: str = "en"
 
 
-def _child_env() -> dict[str, str]:
-    """The child finds this very copy of microtape, whatever folder it starts in."""
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
-    here = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
-    return env
-
-
-def _signal_name(code: int) -> str:
-    if code >= 0:
-        return f"exit status {code}"
-    try:
-        return f"signal {signal.Signals(-code).name}"
-    except ValueError:
-        return f"signal {-code}"
-
-
-def _plan(events: list[dict[str, object]]) -> list[dict[str, object]]:
-    for event in events:
-        plan = event.get("plan")
-        if event.get("event") == "start" and isinstance(plan, list):
-            return [p for p in plan if isinstance(p, dict)]
-    return []
-
-
-def _check_limit(settings: _Settings, index: int, events: list[dict[str, object]]) -> float:
-    """A check's own time limit: its check file's, or a share of the file's limit."""
-    plan = _plan(events)
-    own = plan[index].get("timeout") if index < len(plan) else None
-    return min(settings.timeout, float(own) if isinstance(own, (int, float)) else settings.timeout * CHECK_SHARE)
-
-
 def _grade_one(shown: Path, real: Path, settings: _Settings) -> dict[str, object]:
-    start = time.monotonic()
+    limits = Limits(settings.timeout, settings.memory_mb, settings.seed, settings.checks_dir)
     with tempfile.TemporaryDirectory(prefix="microtape-grade-") as tmp:
-        events_path, output_path = Path(tmp) / "events.jsonl", Path(tmp) / "output.txt"
+        output_path = Path(tmp) / "output.txt"
         with output_path.open("wb") as output:
-
-            def spawn(first: int) -> subprocess.Popen[bytes]:
-                command = [
-                    sys.executable, "-m", "microtape.classroom.grade_child", str(real), str(events_path), str(settings.memory_mb),
-                    str(first), str(settings.seed), str(settings.checks_dir or ""),
-                ]
-                return subprocess.Popen(
-                    command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                    cwd=tmp, env=_child_env(), start_new_session=True,  # a student's json.py cannot shadow the grader's
-                )
-
-            outcome = run_checks(spawn, events_path, settings.timeout, lambda i, events: _check_limit(settings, i, events))
-        seconds = time.monotonic() - start
+            env = child_env()
+            grade = grade_file(real, limits, lambda: Child(settings.memory_mb, output, tmp, env))
         printed = output_path.read_bytes()[-4 * OUTPUT_LIMIT :].decode("utf-8", errors="replace")[-OUTPUT_LIMIT:]
-    return _entry(shown, outcome, seconds, printed, settings)
+    return _entry(shown, grade, printed, settings)
 
 
 def _new_entry(path: Path, seconds: float = 0.0, printed: str = "") -> dict[str, object]:
@@ -207,75 +161,53 @@ def _new_entry(path: Path, seconds: float = 0.0, printed: str = "") -> dict[str,
     }
 
 
-def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings: _Settings) -> dict[str, object]:
-    entry = _new_entry(path, seconds, printed)
-    plan = _plan(outcome.events)
-    checks = [
-        {"name": str(p.get("name")), "points": p.get("points", 1), "score": 0, "hidden": bool(p.get("hidden")),
-         "status": "NOT_RUN", "details": [], "hints": []}
-        for p in plan
-    ]
-    hints_of = [[str(h) for h in hints] if isinstance(hints := p.get("hints"), list) else [] for p in plan]
-    load_failed: dict[str, object] | None = None
-    threads: list[str] = []
-    for event in outcome.events:
-        kind, index = event.get("event"), event.get("index")
-        if kind == "error":
-            entry["message"] = f"{event.get('message')}\n  hint: {event.get('hint')}"
-        elif kind == "start":
-            entry.update(exercise=event.get("exercise"), chapter=event.get("chapter"), title=event.get("title"))
-        elif kind == "check" and isinstance(index, int) and 0 <= index < len(checks):
-            hints, details = event.get("hints"), event.get("details")
-            if isinstance(hints, list):
-                hints_of[index] = [str(h) for h in hints]
-            checks[index].update(status=event.get("status"), details=details if isinstance(details, list) else [])
-        elif kind == "load_failed":
-            load_failed = event
-        elif kind == "threads" and isinstance(names := event.get("names"), list):
-            threads = [str(n) for n in names]
-        elif kind == "notes" and isinstance(notes := event.get("notes"), list):
-            entry["notes"] = [str(n) for n in notes]
-    running = outcome.running if outcome.running is not None and outcome.running < len(checks) else None
-    where = f"in the check {checks[running]['name']!r}" if running is not None else "while loading the file"
-    for index, (kind, why) in outcome.stopped.items():
-        if index < len(checks):
-            limit = _check_limit(settings, index, outcome.events)
-            text = f"stopped after {limit:g} s (the check's time limit): an endless loop, or far too much work?" if kind == "TIMEOUT" else (
-                f"the grading process ended in this check without finishing ({_signal_name(int(why))})"
-            )
-            checks[index].update(status=kind, details=[text])
-    if outcome.file_timed_out and running is not None:
-        checks[running]["status"] = "TIMEOUT"
-    elif not outcome.ended and running is not None:
-        checks[running]["status"] = "CRASH"
-    for check, hints in zip(checks, hints_of):
-        check["hints"] = hints[: settings.hint] if check["status"] not in ("PASS", "NOT_RUN") else []
-        check["score"] = check["points"] if check["status"] == "PASS" else 0
+def _entry(path: Path, grade: FileGrade, printed: str, settings: _Settings) -> dict[str, object]:
+    entry = _new_entry(path, grade.seconds, printed)
+    if grade.exercise is None:
+        what, how = grade.problem or ("?", "?")
+        entry["message"] = f"{what}\n  hint: {how}"
+        _finish_entry(entry, settings.hint, settings.lang)
+        return entry
+    exercise = grade.exercise
+    entry.update(exercise=exercise.name, chapter=exercise.chapter, title=exercise.title)
+    checks: list[dict[str, object]] = []
+    for result in grade.checks:
+        shown = result.status not in ("PASS", "NOT_RUN")
+        checks.append({
+            "name": result.name, "points": result.points, "score": result.points if result.status == "PASS" else 0,
+            "hidden": result.hidden, "status": result.status, "details": list(result.details),
+            "hints": list(result.hints[: settings.hint]) if shown else [], "seconds": round(result.seconds, 3),
+        })
     entry["checks"] = checks
     entry["checks_total"] = len(checks)
     entry["checks_passed"] = sum(1 for c in checks if c["status"] == "PASS")
     entry["score"] = sum(int(str(c["score"])) for c in checks)
     entry["max_score"] = sum(int(str(c["points"])) for c in checks)
+    if grade.notes:
+        entry["notes"] = list(grade.notes)
     statuses = {str(c["status"]) for c in checks}
-    if outcome.file_timed_out:
+    running = next((c["name"] for c in checks if c["status"] == "TIMEOUT"), None)
+    if grade.timed_out is not None:
         entry["status"] = "timeout"
-        after = " after its checks had finished" if plan and running is None and "NOT_RUN" not in statuses else f" {where}"
-        entry["message"] = f"stopped after {settings.timeout:g} s{after}: an endless loop, or far too much work?"
-    elif not outcome.ended:
-        why = _signal_name(outcome.code)
-        if outcome.code == -getattr(signal, "SIGXFSZ", 0):
+        where = (
+            "while loading the file" if grade.timed_out == "loading"
+            else " after its checks had finished".strip() if grade.timed_out == "after" and "NOT_RUN" not in statuses
+            else f"in the check {running!r}" if running is not None else "between its checks"
+        )
+        entry["message"] = f"stopped after {settings.timeout:g} s {where}: an endless loop, or far too much work?"
+    elif grade.crashed is not None:
+        _, code = grade.crashed
+        why = _signal_name(code)
+        if code == -getattr(signal, "SIGXFSZ", 0):
             why += ": it printed or wrote more than 64 MB"
-        elif outcome.code == -getattr(signal, "SIGKILL", 0):
+        elif code == -getattr(signal, "SIGKILL", 0):
             why += f": killed from outside, perhaps out of memory (the limit is {settings.memory_mb} MB)"
         entry["status"] = "crashed"
-        entry["message"] = f"the grading process ended {where} without finishing ({why})."
-    elif entry["exercise"] is None:
-        entry["status"] = "error"
-    elif load_failed is not None:
+        entry["message"] = f"the grading process ended while loading the file without finishing ({why})."
+    elif grade.load_error is not None:
         entry["status"] = "failed"
-        details, hints = load_failed.get("details"), load_failed.get("hints")
-        lines = [str(line).strip() for line in details] if isinstance(details, list) else []
-        entry["message"] = "could not load the file: " + " ".join(lines)
+        details, hints = grade.load_error
+        entry["message"] = "could not load the file: " + " ".join(line.strip() for line in details)
         entry["load_error"] = {"details": details, "hints": hints}
     elif "TIMEOUT" in statuses or "CRASH" in statuses:
         entry["status"] = "timeout" if "TIMEOUT" in statuses else "crashed"
@@ -283,11 +215,20 @@ def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings:
         entry["message"] = f"{len(stopped)} check(s) stopped ({', '.join(map(repr, stopped))}), scored 0; the other checks ran."
     else:
         entry["status"] = "passed" if entry["checks_passed"] == entry["checks_total"] else "failed"
-    if threads:
-        note = f"the file left {len(threads)} thread(s) running ({', '.join(threads)}); they were stopped when its grading ended."
+    if grade.threads:
+        note = f"the file left {len(grade.threads)} thread(s) running ({', '.join(grade.threads)}); they were stopped when its grading ended."
         entry["message"] = f"{entry['message']} Also, {note}" if entry["message"] else note[0].upper() + note[1:]
     _finish_entry(entry, settings.hint, settings.lang)
     return entry
+
+
+def _signal_name(code: int) -> str:
+    if code >= 0:
+        return f"exit status {code}"
+    try:
+        return f"signal {signal.Signals(-code).name}"
+    except ValueError:
+        return f"signal {-code}"
 
 
 def _finish_entry(entry: dict[str, object], hint: int, lang: str) -> None:

@@ -139,6 +139,11 @@ _HELPERS: Final[tuple[tuple[str, str], ...]] = (
      "откройте его в Jupyter и сохраните заново или начните снова с exercises DIR --notebook."),
     (r"not run \(IPython magics and shell lines are not Python\): (?P<x>.*)",
      "не выполнено (магические команды IPython и строки оболочки — не Python): {x}"),
+    (r"run as IPython runs it, the statement after the magic: (?P<x>.*)",
+     "выполнено так, как выполняет IPython, — инструкция после магической команды: {x}"),
+    (r"not run \(a help request shows documentation, nothing else\): (?P<x>.*)",
+     "не выполнено (запрос справки только показывает документацию): {x}"),
+    (r"not started: the file's code is the starter's, as handed out\.", "не начато: код файла — код заготовки в том виде, в каком её выдали."),
 )
 
 PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = tuple(

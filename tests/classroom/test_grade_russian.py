@@ -39,7 +39,11 @@ def sample(node: ast.expr) -> str | None:
     return None
 
 
-REALISTIC = {"7 is wrong7: 77.": "df(x) is wrong at entry 3: its sign is wrong (2 of 5 entries are wrong)."}
+REALISTIC = {
+    "7 is wrong7: 77.": "df(x) is wrong at entry 3: its sign is wrong (2 of 5 entries are wrong).",
+    "CULPRIT = 7 is not an op of the model7.": "CULPRIT = 'foo' is not an op of the model: its ops are matmul, custom_grad(swish), mean.",
+    "WRONG_OP = 7 is not an op of this table7.": "WRONG_OP = 'foo' is not an op of this table: the table's names are sum, mul[2], custom_grad(cube)[2].",
+}
 """Samples whose values are fragments of the sentence, as a check would fill them in."""
 
 

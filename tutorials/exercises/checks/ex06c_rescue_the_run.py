@@ -1,4 +1,9 @@
-"""Checks of ex06c_rescue_the_run: an exploding recurrent net, rescued (by clipping, or any other correct repair)."""
+"""Checks of ex06c_rescue_the_run: an exploding recurrent net, rescued (by clipping, or any other correct repair).
+
+The model is compared with the starter's in plain Python; a rescued run is
+judged by what it must do (start where it started, stay finite, fall), not by
+one way of doing it.
+"""
 
 from __future__ import annotations
 
