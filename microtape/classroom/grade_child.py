@@ -52,6 +52,7 @@ from ..checking.gradcheck import check_grads
 from ..book.notebooks import LOADED, NotebookError, code_of, place, source_lines
 from .processes import process_table
 from .measure import KINDS, measured_call
+from .catalog import sentence
 from .wire import (
     ChannelClosed, ChannelError, exception_lines, exception_to_wire, floats_from_wire, from_wire, read_frame,
     record_from_wire, tensor_to_wire, to_wire, write_frame,
@@ -66,7 +67,7 @@ Send = Callable[[dict[str, object]], None]
 
 
 class Server:
-    """Answers the grader's requests about one student's file (the loop is :meth:`serve`; :meth:`answer` one request).
+    """Answers the grader's requests about one student's file (the loop is ``serve``; ``answer`` one request).
 
     Examples:
         >>> from microtape.classroom.grade_child import Server
@@ -202,7 +203,7 @@ class Server:
     # -- requests -------------------------------------------------------------------------------
 
     def answer(self, request: dict[str, object]) -> dict[str, object]:
-        """The reply to one request (``begin`` and ``end`` only do the bookkeeping here; :meth:`serve` adds the scope)."""
+        """The reply to one request (``begin`` and ``end`` only do the bookkeeping here; ``serve`` adds the scope)."""
         reply: dict[str, object] = {"id": request.get("id")}
         try:
             self.take_sync(request.get("sync"))
@@ -339,8 +340,7 @@ class Server:
             try:
                 code = code_of(source)
             except NotebookError as err:
-                text = str(err).rstrip(".")
-                return {"load_failed": {"details": [f"the notebook {Path(file).name} cannot be read: {text}" + ("" if text.endswith("?") else ".")],
+                return {"load_failed": {"details": [f"the notebook {Path(file).name} cannot be read: {sentence(str(err))}"],
                                         "hints": ["open it in Jupyter and save it again (File > Save), or hand out a fresh starter with exercises DIR --notebook."]}}
             LOADED[file] = code  # its lines are shown as cells and lines in them (see notebooks.place)
             source, units, notes = code.source, list(code.cells), code.messages()

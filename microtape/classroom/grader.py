@@ -92,7 +92,12 @@ from .processes import STOP, stop_on_signals
 from .judge import CHECK_SHARE, Child, FileGrade, Limits, child_env, grade_file
 from .._version import __version__
 from .catalog import check_folder
-from .submissions import collect_paths
+from .submissions import Found, collect_paths
+from .assignment import Assignment, read_assignment, shares
+from .assignment import require as require_exercises
+from .catalog import identify, load_exercise
+from .definition import Exercise
+from ..errors import InvalidArgumentError, explain
 from .formats import FORMATS, STATUSES, document, report, table_head, table_row, table_summary
 from ..i18n.messages import LANGUAGES, say
 from ..i18n.grader_ru import add_russian
@@ -291,6 +296,8 @@ def grade(
     checks: str | Path | None = None,
     seed: int | None = None,
     lang: str = "en",
+    assignment: str | Path | None = None,
+    require: str | None = None,
 ) -> int:
     """Grade exercise files and folders, each file in its own child process; return the exit status.
 
@@ -316,6 +323,10 @@ def grade(
             its English keys and texts and, in Russian, adds the Russian beside each English text
             (``message_ru``, ``report_ru``, per check ``name_ru``, ``details_ru``, ``hints_ru``);
             Gradescope's and Classroom 50's documents get the Russian texts.
+        assignment: An assignment's TOML file (its exercises, their points, its hidden checks; see
+            :mod:`microtape.classroom.assignment`): each path is then one student's submission, an
+            exercise it lacks scores 0 as "not submitted", and the points are the assignment's.
+        require: ``"ex04e,ex05b"``: an assignment of those exercises at their own points.
 
     Returns:
         0 if every check of every file passed, 1 if not, 2 if nothing could be graded
@@ -339,15 +350,23 @@ def grade(
         paths = [paths]
     refused = _refused(timeout, jobs, memory_mb, hint, format, seed, lang)
     checks_dir = Path(checks).resolve() if checks is not None else None
+    asked: Assignment | None = None
+    if refused is None and (assignment is not None or require is not None):
+        try:
+            asked = _assignment_of(assignment, require, checks_dir)
+        except InvalidArgumentError as err:
+            refused = f"grade: {err}"
+        else:
+            checks_dir = asked.checks or checks_dir
     if refused is None and checks_dir is not None and (wrong := check_folder(checks_dir)):
         refused = "grade: " + "\n  ".join(wrong) + "\n  hint: see 'Hidden checks' on the teachers' page."
     if refused is not None:
         print(refused, file=stream if format == "text" else sys.stderr)
         return 2
     settings = _Settings(float(timeout), memory_mb, hint, seed if seed is not None else random.SystemRandom().randrange(10**9), checks_dir, lang)
-    found = collect_paths(paths)
-    single = len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
-    width = max([len(str(p)) for p, _, _ in found] + [4])
+    found, owners = _found_by_submission(paths)
+    single = asked is None and len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
+    width = max([len(str(p)) for p, _, _ in found] + [len(str(p)) for p in paths] * (asked is not None) + [4])
     try:
         target = open(output, "w", encoding="utf-8") if output is not None else stream  # noqa: SIM115 - closed below
     except OSError as err:
@@ -355,17 +374,20 @@ def grade(
         return 2
     text = format == "text"
     entries: list[dict[str, object]] = []
+    began = time.monotonic()
     with stop_on_signals() as received:
         pool = ThreadPoolExecutor(max_workers=max(1, jobs if jobs is not None else (os.cpu_count() or 1)))
         try:
             futures: list[Future[dict[str, object]] | dict[str, object]] = [
-                pool.submit(_grade_one, shown, real, settings) if real is not None else _problem_entry(shown, *(problem or ("?", "?")), lang)
+                pool.submit(_grade_one, shown, real, settings) if real is not None and (why := _not_asked(asked, real, checks_dir)) is None
+                else _problem_entry(shown, *(problem or why or ("?", "?")), lang)
                 for shown, real, problem in found
             ]
             if text:
                 print(say(lang, "seed", seed=settings.seed), file=target)
                 if not single:
                     print(table_head(width, lang), file=target)
+            live = text and asked is None  # with an assignment the rows come once every file is graded
             for item in futures:
                 while isinstance(item, Future) and not STOP.is_set():
                     try:
@@ -375,8 +397,12 @@ def grade(
                 if STOP.is_set() or isinstance(item, Future):
                     break
                 entries.append(item)
-                if text:
+                if live:
                     print(item["report_ru" if lang == "ru" else "report"] if single else table_row(item, width), file=target, flush=True)
+            if asked is not None and not STOP.is_set():
+                entries = apply_assignment(asked, entries, [str(paths[i]) for i in owners[: len(entries)]], [str(p) for p in paths], settings)
+                for item in entries if text else []:
+                    print(table_row(item, width), file=target, flush=True)
         except BaseException:
             STOP.set()  # a broken pipe, an error of ours: stop the children before going
             raise
@@ -388,11 +414,12 @@ def grade(
             name = "Ctrl-C" if received[0] == signal.SIGINT else "SIGTERM"
             print(say(lang, "interrupted", name=name, done=len(entries), total=len(found)), file=sys.stderr)
             return 128 + received[0]
-    return _finish(entries, settings, format, output, target if output is None else None, single)
+    return _finish(entries, settings, format, output, target if output is None else None, single, asked, time.monotonic() - began)
 
 
 def _finish(
-    entries: list[dict[str, object]], settings: _Settings, format: str, output: str | Path | None, stream: TextIO | None, single: bool
+    entries: list[dict[str, object]], settings: _Settings, format: str, output: str | Path | None, stream: TextIO | None, single: bool,
+    asked: Assignment | None = None, seconds: float = 0.0,
 ) -> int:
     counts = {status: sum(1 for e in entries if e["status"] == status) for status in STATUSES}
     all_passed = bool(entries) and counts["passed"] == len(entries)
@@ -401,10 +428,14 @@ def _finish(
             "schema_version": SCHEMA_VERSION, "microtape_version": __version__, "timeout_seconds": settings.timeout,
             "memory_limit_mb": settings.memory_mb, "hint_level": settings.hint,
             "checks_dir": str(settings.checks_dir) if settings.checks_dir is not None else None,
+            "assignment": None if asked is None else {
+                "source": asked.source, "name": asked.name,
+                "exercises": [{"exercise": name, "points": points} for name, points in asked.exercises],
+            },
         }
-        doc = document(format, entries, settings.seed, meta, settings.lang)
+        doc = document(format, entries, settings.seed, meta, settings.lang, seconds)
         if output is not None:
-            Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            _write_atomically(Path(output), json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
             score, top = doc.get("score"), doc.get("max_score", doc.get("max-score"))
             print(say(settings.lang, "wrote_document", output=output, format=format, score=score, top=top), file=sys.stdout)
         else:
@@ -421,3 +452,122 @@ def _finish(
     if counts["error"] == len(entries):
         return 2
     return 0 if all_passed else 1
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in one step: a file beside it, then renamed over it."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent) or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# -- assignments ---------------------------------------------------------------------------------
+
+
+def _assignment_of(assignment: str | Path | None, require: str | None, checks_dir: Path | None) -> Assignment:
+    if assignment is not None and require is not None:
+        raise InvalidArgumentError(explain(
+            "--assignment and --require both say what to grade.", "An assignment is given once.",
+            "keep --assignment FILE (its [exercises]), or --require ex04e,ex05b alone.",
+        ))
+    asked = read_assignment(Path(assignment)) if assignment is not None else require_exercises(str(require), checks_dir)
+    if asked.checks is not None and checks_dir is not None and asked.checks != checks_dir:
+        raise InvalidArgumentError(explain(
+            f"--checks {str(checks_dir)!r} and the assignment's checks = {str(asked.checks)!r} both name hidden checks.",
+            "Hidden checks are given once.", "keep the one in the assignment file, or drop its checks line.",
+        ))
+    return asked
+
+
+def _found_by_submission(paths: Sequence[str | Path]) -> tuple[list[Found], list[int]]:
+    """The files to grade (each once) and, for each, the number of the path it was found under (its submission)."""
+    found: list[Found] = []
+    owners: list[int] = []
+    seen: set[str] = set()
+    for index, given in enumerate(paths):
+        for item in collect_paths([given]):
+            real = item[1]
+            if real is not None and str(real) in seen:
+                continue
+            if real is not None:
+                seen.add(str(real))
+            found.append(item)
+            owners.append(index)
+    return found, owners
+
+
+def _not_asked(asked: Assignment | None, real: Path, checks_dir: Path | None) -> tuple[str, str] | None:
+    """Why a file is not graded under this assignment (it is another exercise), or None."""
+    if asked is None:
+        return None
+    exercise, _ = identify(real, checks_dir)
+    if not isinstance(exercise, Exercise) or asked.asks_for(exercise.name):
+        return None
+    return (
+        f"{str(real.name)!r} is {exercise.name}, which this assignment does not ask for; it is not graded.",
+        f"the assignment asks for {', '.join(asked.names)}.",
+    )
+
+
+def apply_assignment(
+    asked: Assignment, entries: list[dict[str, object]], owners: list[str], submissions: list[str], settings: _Settings
+) -> list[dict[str, object]]:
+    """The entries as the assignment counts them: its points shared among the checks, one file per exercise and submission
+    counted (the best; another scores 0 of 0 and says so), and an entry "not submitted" for each exercise a submission lacks."""
+    out: list[dict[str, object]] = []
+    for submission in submissions:
+        mine = [e for e, owner in zip(entries, owners) if owner == submission]
+        for name, _ in asked.exercises:
+            files = [e for e in mine if e.get("exercise") == name]
+            if not files:
+                out.append(_missing(submission, name, asked, settings))
+                continue
+            best = max(files, key=lambda e: (_int(e.get("score")) / max(1, _int(e.get("max_score"))), -files.index(e)))
+            for entry in files:
+                _share_points(entry, asked.points(name, _int(entry.get("max_score"))) if entry is best else 0)
+                if entry is not best:
+                    note = f"another file of {name} in this submission ({best['path']}) scored higher or came first; this one does not count."
+                    entry["message"] = f"{entry['message']} {note}" if entry.get("message") else note[0].upper() + note[1:]
+                _finish_entry(entry, settings.hint, settings.lang)
+                out.append(entry)
+        out += [e for e in mine if e.get("exercise") is None or not asked.asks_for(str(e.get("exercise")))]
+    return out
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _share_points(entry: dict[str, object], total: int) -> None:
+    checks = [c for c in entry.get("checks", []) if isinstance(c, dict)]  # type: ignore[attr-defined]  # a list, as made above
+    for check, points in zip(checks, shares([_int(c.get("points")) for c in checks], total)):
+        check["points"] = points
+        check["score"] = points if check.get("status") == "PASS" else 0
+    entry["score"] = sum(_int(c["score"]) for c in checks)
+    entry["max_score"] = sum(_int(c["points"]) for c in checks)
+
+
+def _missing(submission: str, name: str, asked: Assignment, settings: _Settings) -> dict[str, object]:
+    exercise = load_exercise(name) or (load_exercise(name, asked.checks) if asked.checks is not None else None)
+    entry = _new_entry(Path(submission))
+    entry.update(exercise=name, status="missing")
+    if exercise is not None:
+        plan = [(c, False) for c in exercise.checks]
+        if settings.checks_dir is not None and (hidden := load_exercise(name, settings.checks_dir)) is not None and hidden is not exercise:
+            plan += [(c, True) for c in hidden.checks]
+        entry.update(chapter=exercise.chapter, title=exercise.title)
+        entry["checks"] = [
+            {"name": c.name, "points": c.points, "score": 0, "hidden": hidden, "status": "NOT_RUN",
+             "details": ["not submitted"], "hints": [], "seconds": 0.0}
+            for c, hidden in plan
+        ]
+        entry["checks_total"] = len(plan)
+    entry["message"] = f"not submitted: {submission} holds no file of {name}."
+    _share_points(entry, asked.points(name, sum(c.points for c in exercise.checks) if exercise is not None else 0))
+    _finish_entry(entry, settings.hint, settings.lang)
+    return entry

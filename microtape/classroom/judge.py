@@ -1,6 +1,6 @@
 """Grading one file: its checks run here, against its code running in a child process, and here every mark is decided.
 
-``grader.py`` calls :func:`grade_file` once per file. The grader reads the file (never
+``grader.py`` calls ``grade_file`` once per file. The grader reads the file (never
 runs it), finds its exercise and plans the checks: the shipped ones, then the
 teacher's hidden ones. A file whose code is the starter's as handed out (in English
 or in Russian, as a file or a notebook: compared as code, comments and docstrings

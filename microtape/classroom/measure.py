@@ -2,7 +2,7 @@
 
 ``grade_child.py`` measures there; ``check_tools.py`` measures the same way when a
 check runs against a module in this process (the test suite does). A check asks for
-it with ``observe()`` (see :mod:`microtape.classroom.check_tools`): the grader never
+it with ``observe()`` (see ``microtape.classroom.check_tools``): the grader never
 counts its own tensors as the student's.
 """
 
@@ -117,7 +117,7 @@ def _counting(module: types.ModuleType | None, calls: dict[str, int]) -> Iterato
 def measured_call(
     f: Callable[..., object], args: tuple[object, ...], kwargs: dict[str, object], what: Collection[str], module: types.ModuleType | None = None
 ) -> tuple[object, dict[str, object]]:
-    """Call ``f(*args, **kwargs)`` and measure it: ``(result, measurements)`` (see :class:`Measured`).
+    """Call ``f(*args, **kwargs)`` and measure it: ``(result, measurements)`` (see ``Measured``).
 
     ``what`` names the extra measurements (``"leaks"``, ``"ops"``, ``"calls"``, ``"peak"``);
     ``module`` is the student's module, whose functions ``"calls"`` counts.

@@ -1,9 +1,9 @@
 """The grader's side of a student's file: a module that stands for it, whose every function runs in the student's process.
 
-``judge.py`` gives a check a :class:`Submission` where it used to give the student's
+``judge.py`` gives a check a ``Submission`` where it used to give the student's
 module. Reading an attribute asks the student's process (``grade_child.py``) for it:
 data arrives as data (numbers, lists, tensors by value), anything else as a
-reference (a :class:`RemoteFunction`, a :class:`RemoteObject`) that can only be
+reference (a ``RemoteFunction``, a ``RemoteObject``) that can only be
 asked about or called. A call sends the arguments the check chose and brings back
 what the student's code returned, so a check reads the same values it read when it
 ran in the student's process; what it concludes stays here.
@@ -18,7 +18,7 @@ the call again, under a tape, with the output gradient this side's backward pass
 chose), so ``check_grads``, ``numerical_grad`` and tapes work on them unchanged, to
 any order, and compare the student's own gradients with finite differences of the
 student's own forward, here. What ``check_grads`` names as the culprit is asked of
-the student's process (:meth:`Session.culprit`), where the student's ops are.
+the student's process (``Session.culprit``), where the student's ops are.
 
 What the check measures (tensors left alive, leaks, the ops a tape recorded, calls
 of the file's functions) is measured over there, around the calls it makes inside
@@ -83,7 +83,7 @@ class GradingStopped(BaseException):
 
 
 class Transport(Protocol):
-    """How a :class:`Session` reaches the student's code: a child process (``judge.py``) or this process (tests)."""
+    """How a ``Session`` reaches the student's code: a child process (``judge.py``) or this process (tests)."""
 
     def request(self, message: dict[str, object], deadline: float | None) -> dict[str, object]: ...
 
@@ -279,7 +279,7 @@ class Session:
         return Submission(self, [str(n) for n in notes] if isinstance(notes, list) else [])
 
     def begin(self, name: str) -> None:
-        """A check starts: what the student's process makes from now on is disposed at :meth:`end`."""
+        """A check starts: what the student's process makes from now on is disposed at ``end``."""
         self.ask({"op": "begin", "name": name})
 
     def end(self) -> None:
@@ -560,7 +560,7 @@ class Submission(types.ModuleType):
 
 
 def session_of(module: Submission) -> Session:
-    """The session a :class:`Submission` talks through."""
+    """The session a ``Submission`` talks through."""
     session = module.__dict__["__microtape_session__"]
     assert isinstance(session, Session)
     return session

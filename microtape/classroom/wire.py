@@ -218,7 +218,7 @@ def _builtin_base(value: object) -> type | None:
 def to_wire(value: object, ref: Ref, tensor: TensorCode | None = None, depth: int = 0) -> object:
     """``value`` as JSON data; ``ref(obj)`` encodes what is not data (a function, an object) as a reference.
 
-    ``tensor(t)`` encodes a tensor (by default :func:`tensor_to_wire`, without a handle).
+    ``tensor(t)`` encodes a tensor (by default ``tensor_to_wire``, without a handle).
 
     Examples:
         >>> from microtape.classroom.wire import to_wire
