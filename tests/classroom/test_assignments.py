@@ -15,12 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from microtape.classroom import grader
-from microtape.classroom.assignment import parse_toml, read_assignment, require, shares
+from microtape.classroom.assignment import Assignment, parse_toml, read_assignment, require, shares
 from microtape.classroom.formats import (
     CLASSROOM50_RESULT, CLASSROOM50_TEST, GRADESCOPE_RESULTS, GRADESCOPE_TEST, classroom50, document, gradescope, problems,
 )
@@ -135,9 +136,7 @@ def test_an_assignment_s_points_replace_the_checks_and_one_file_per_exercise_cou
     assert document("json", entries, 7, {})["max_score"] == 10
 
 
-def read_assignment_text(text: str) -> grader.Assignment:
-    import tempfile
-
+def read_assignment_text(text: str) -> Assignment:
     folder = Path(tempfile.mkdtemp())
     (folder / "a.toml").write_text(text, encoding="utf-8")
     return read_assignment(folder / "a.toml")
