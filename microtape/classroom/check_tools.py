@@ -207,8 +207,8 @@ def op_name(answer: str) -> str:
 
     Examples:
         >>> from microtape.exercise import op_name
-        >>> op_name("custom_grad(cube)[2]"), op_name(" 'custom_grad(cube)' "), op_name("cube"), op_name("mul[0]")
-        ('cube', 'cube', 'cube', 'mul')
+        >>> op_name("custom_grad(twice)[2]"), op_name(" 'custom_grad(twice)' "), op_name("twice"), op_name("mul[0]")
+        ('twice', 'twice', 'twice', 'mul')
     """
     name = answer.strip().strip("'\"`").strip()
     while True:

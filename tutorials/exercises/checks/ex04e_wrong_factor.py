@@ -2,7 +2,7 @@
 
 The op to name and the factor to copy are kept as hashes (``digest``), not
 written here. An op's name is accepted as the table prints it
-(``custom_grad(cube)[2]``) or without its index, quotes or ``custom_grad(...)``;
+(``custom_grad(some_op)[2]``) or without its index, quotes or ``custom_grad(...)``;
 the factor, rounded to the four significant digits the table shows. The right
 derivative, to tell a student who typed it, is the slope of the op's forward
 (the five-point stencil), not a formula.
