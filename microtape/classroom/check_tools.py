@@ -556,7 +556,7 @@ def gradcheck_failure(
         )
     c = report.culprit
     if c is not None and culprit and isinstance(module, Submission) and c.op.startswith("student:"):
-        found = session_of(module).culprit(c.op)  # the student's own ops are in the student's process: ask there
+        found = session_of(module).culprit(c.op, report.order)  # the student's own ops are in the student's process: ask there
         c = found if isinstance(found, Culprit) else None
     if c is not None and culprit:
         mine = c.where.rpartition(":")[0] == getattr(module, "__file__", None)

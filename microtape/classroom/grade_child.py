@@ -249,7 +249,8 @@ class Server:
         if op == "culprit":
             leaves = [self.tensor_from(d) for d in request.get("leaves", []) if isinstance(d, dict)]  # type: ignore[attr-defined]  # a list, as sent
             recipe = request.get("recipe")
-            report = check_grads(lambda *xs: self._one(self.evaluate(recipe, list(xs))), leaves)
+            order = 2 if request.get("order") == 2 else 1
+            report = check_grads(lambda *xs: self._one(self.evaluate(recipe, list(xs))), leaves, order=order)
             return {"ok": self.encode(report.culprit)}
         if op == "bye":
             left = [t.name for t in threading.enumerate() if t is not threading.current_thread() and t.is_alive()]

@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from ..autodiff.gradient_tape import GradientTape
 from ..debug.leaks import leak_check
 from ..debug.profiling import profile
+from ..engine import arena
+from ..engine.arena import TensorBase
 from ..engine.memory import memory
 from ..engine.tensor import Tensor
+from ..engine.variable import Variable
 from ..book.notebooks import place
 
 __all__ = ["KINDS", "Measured", "measured_call"]
@@ -35,7 +38,7 @@ class Measured:
     the calls than before (what they returned included); ``peak``: the most
     bytes alive at once during a call beyond what was alive before it (the
     largest over the calls); ``leaks``: what the calls left alive, by op and
-    line (``"2 x mul (ex.py:12)"``); ``ops``: the names of the ops a tape
+    line (``"2 x mul (ex.py:12)"``; those kept with ``mt.keep`` too, said so); ``ops``: the names of the ops a tape
     watching the calls' tensor arguments recorded; ``calls``: how many times
     each of the file's own functions ran (called by the code, not by the check).
 
@@ -83,6 +86,25 @@ class Measured:
 def _leak_text(op: str, where: str, count: int) -> str:
     file, _, line = where.rpartition(":")
     return f"{count} x {op} ({place(file, line) if file else where})"
+
+
+class _Made:
+    """Every tensor made while it watches (``leak_check`` reports those not kept; this finds the kept ones too)."""
+
+    def __init__(self) -> None:
+        self.tensors: list[TensorBase] = []
+
+    def on_create(self, tensor: TensorBase) -> None:
+        self.tensors.append(tensor)
+
+    def on_free(self, tensor: TensorBase) -> None:
+        pass
+
+    def on_op(self, op: object, inputs: tuple[object, ...], params: dict[str, object], out: object, seconds: float) -> None:
+        pass
+
+    def on_vjp(self, op: object, inputs: tuple[object, ...], out: object, dxs: tuple[object, ...]) -> None:
+        pass
 
 
 @contextmanager
@@ -156,9 +178,17 @@ def measured_call(
         return info.result
 
     if "leaks" in what:
+        made = _Made()
         with leak_check(on_leak="ignore") as report:
-            result = with_peak()
-        found["leaks"] = [_leak_text(g.op, g.where, g.count) for g in report.groups]
+            with arena.observing(made):
+                result = with_peak()
+            kept: dict[tuple[str, str], int] = {}  # what leak_check leaves out: tensors kept with mt.keep, and still alive
+            for t in made.tensors:
+                if t._data is not None and t._kept and not isinstance(t, Variable):
+                    key = (t._op, arena.origin_of(t) or "?")
+                    kept[key] = kept.get(key, 0) + 1
+        groups = [_leak_text(g.op, g.where, g.count) for g in report.groups]
+        found["leaks"] = groups + [_leak_text(op, where, n)[:-1] + ", kept with mt.keep)" for (op, where), n in kept.items()]
     else:
         result = with_peak()
     after = memory()

@@ -510,13 +510,13 @@ class Session:
             raise ChildGone("the student's process answered a gradient with something else")
         return list(out)
 
-    def culprit(self, op: str) -> object:
-        """What ``check_grads`` names as the culprit over there, for the op ``op`` of this side at the inputs it last saw (or None)."""
+    def culprit(self, op: str, order: int = 1) -> object:
+        """What ``check_grads`` (of ``order``) names as the culprit over there, for the op ``op`` of this side at the inputs it last saw (or None)."""
         found = self.last.get(op)
         if found is None:
             return None
         recipe, xs = found
-        reply = self.ask({"op": "culprit", "recipe": recipe, "leaves": [tensor_to_wire(t, None) for t in xs]})
+        reply = self.ask({"op": "culprit", "recipe": recipe, "leaves": [tensor_to_wire(t, None) for t in xs], "order": order})
         return self.value(reply.get("ok"))
 
 

@@ -122,7 +122,7 @@ def sgd_reference(steps: int, lr: float) -> tuple[float, float]:
 )
 def train(m: types.ModuleType) -> None:
     train_fn = fn(m, "train")
-    for steps, lr in ((500, 0.05), (rng().randint(2, 12), round(rng().uniform(0.01, 0.05), 3))):
+    for steps, lr in ((500, 0.05), (rng().randint(2, 6), round(rng().uniform(0.01, 0.05), 3))):
         with observe(calls=True) as seen:
             result = train_fn(steps, lr)
         if not (type(result) is tuple and len(result) == 2):

@@ -88,7 +88,7 @@ def reaches_w(m: types.ModuleType) -> None:
 )
 def train(m: types.ModuleType) -> None:
     train_fn = fn(m, "train")
-    for steps, lr in ((200, 0.1), (rng().randint(2, 12), round(rng().uniform(0.02, 0.1), 3))):
+    for steps, lr in ((200, 0.1), (rng().randint(2, 6), round(rng().uniform(0.02, 0.1), 3))):
         with observe(calls=True) as seen:
             result = train_fn(steps, lr)
         if not (type(result) is tuple and len(result) == 2):

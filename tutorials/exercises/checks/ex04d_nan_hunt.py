@@ -120,7 +120,7 @@ def gradient(m: types.ModuleType) -> None:
 )
 def train(m: types.ModuleType) -> None:
     train_fn = fn(m, "train")
-    for steps, lr in ((100, 0.5), (rng().randint(3, 12), round(rng().uniform(0.05, 0.5), 3))):
+    for steps, lr in ((100, 0.5), (rng().randint(2, 5), round(rng().uniform(0.05, 0.5), 3))):
         with observe(calls=True) as seen:
             losses = train_fn(steps, lr)
         if type(losses) is not list or len(losses) != steps:

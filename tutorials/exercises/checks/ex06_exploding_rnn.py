@@ -129,7 +129,7 @@ def train(m: types.ModuleType) -> None:
     best = min(losses[-10:])
     if not best < losses[0] * 1e-3:
         raise Fail(f"train_rnn(100, 0.02, 1.0): first loss {format_number(losses[0])}, best of the last 10 {format_number(best)}; expected a drop of more than 1000x.")
-    steps, lr, max_norm = rng().randint(2, 12), round(rng().uniform(0.005, 0.05), 3), round(rng().uniform(0.5, 2.0), 2)
+    steps, lr, max_norm = rng().randint(2, 6), round(rng().uniform(0.005, 0.05), 3), round(rng().uniform(0.5, 2.0), 2)
 
     with observe(calls=True) as seen:
         result = fn(m, "train_rnn")(steps, lr, max_norm)
@@ -165,7 +165,7 @@ def monitor(m: types.ModuleType) -> None:
     w0, u0 = number(getattr(m, "W0", None), "W0"), number(getattr(m, "U0", None), "U0")
     raw = grads(tensor_fn(m, "loss_fn"))([scalar(w0), scalar(u0)])
     want = norm(raw)
-    steps = rng().randint(3, 12)
+    steps = rng().randint(2, 6)
     _, mon = train_rnn(m, steps)
     if len(mon.global_norms) != steps:
         raise Fail(f"train_rnn({steps}, ...) recorded {len(mon.global_norms)} steps in the monitor, expected one per step ({steps}).")

@@ -111,7 +111,7 @@ def reference_losses(m: types.ModuleType, steps: int, lr: float) -> list[float]:
 )
 def fit(m: types.ModuleType) -> None:
     fit_fn = fn(m, "fit")
-    cases = [(50, 0.1), (rng().randint(3, 20), round(rng().uniform(0.02, 0.2), 3))]
+    cases = [(50, 0.1), (rng().randint(3, 10), round(rng().uniform(0.02, 0.2), 3))]
 
     for steps, lr in cases:
         with observe(calls=True) as seen:
