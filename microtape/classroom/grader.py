@@ -1,8 +1,10 @@
-"""The classroom grader: ``python -m microtape grade PATH... [--format F] [--output FILE] [--checks DIR] [--seed N]``.
+"""The classroom grader: ``python -m microtape grade PATH... [--format F] [--output FILE] [--checks DIR] [--seed N] [--assignment FILE]``.
 
 The
-checks are written with :mod:`microtape.exercise` and run by
-``microtape.classroom.grade_child``. Every exercise is a starter file that
+checks are written with :mod:`microtape.exercise` and run here, in the
+grader's process (``judge.py``), against the student's code, which runs in a
+child process (``grade_child.py``) that answers with data only: the marks are
+decided here. Every exercise is a starter file that
 sets ``EXERCISE = "exNN_..."`` (found from
 ``microtape.book.resources.exercises_dir()``) and a checks file of the
 same name in its ``checks/`` folder. The grader reads a student's
@@ -12,17 +14,19 @@ anywhere is matched to its exercise. A Jupyter notebook (``.ipynb``, as
 its code cells in order; its IPython magics and shell lines are skipped, with
 a note in its report (see ``notebooks.py``).
 
-Each file is graded in its own child process, in a session of its own, with
-a time limit (``--timeout``, 10 s by default, start-up included; each check
-has its own limit inside it, half the file's unless its check file sets
-one) and, where the OS allows it (``resource.RLIMIT_AS``: Linux, most
+Each file's code runs in its own child process, in a session of its own,
+with a time limit (``--timeout``, 10 s by default, start-up included; each
+check has its own limit inside it, half the file's unless its check file
+sets one) and, where the OS allows it (``resource.RLIMIT_AS``: Linux, most
 Unixes; not Windows), a memory limit (``--memory``, 1024 MB). An endless
 loop, a crash, ``sys.exit``, a huge allocation or an exception is reported
 for that check or that file, and grading goes on; when a file's grading
 ends, every process it started is killed (see ``processes.py``).
 Ctrl-C stops everything within a second (exit 130), SIGTERM too (exit 143).
-This protects a class from accidents, not from malice: the student's code
-runs with the grader's permissions.
+Nothing a file does reaches a mark except through what its functions
+return; the student's code still runs with the grader's permissions (the
+teachers' page says what a container adds). A file whose code is the
+starter's as handed out is not run: every check is ``TODO``.
 
 Each check is worth points (1 unless its check file says otherwise); a
 file's score is the sum of the points of the checks it passed. ``--checks
@@ -30,6 +34,10 @@ DIR`` adds a teacher's own check files (the same format as the shipped
 ones, named after the exercise): their checks run after the public ones of
 the same exercise and are marked hidden. Checks draw random inputs from a
 seed, printed with the results; ``--seed N`` replays a run.
+``--assignment FILE`` (or ``--require ex04e,ex05b``) says what an assignment
+asks for (see ``assignment.py``): each path is then one submission, an
+exercise it lacks is an entry ``"status": "missing"`` ("not submitted"),
+and the points are the assignment's.
 
 One file prints its checks: ``PASS``, ``FAIL`` (what was wrong and a hint),
 ``TODO`` (a ``NotImplementedError`` left in the starter), ``TIME`` or
@@ -47,16 +55,17 @@ document or the text to a file::
 
     {"schema_version": 2, "microtape_version": "0.1.0",
      "timeout_seconds": 10.0, "memory_limit_mb": 1024, "hint_level": 1, "checks_dir": null,
+     "assignment": null,   # with --assignment or --require: {"source", "name", "exercises": [{"exercise", "points"}]}
      "seed": 1234, "all_passed": false, "score": 9, "max_score": 10,
      "summary": {"files": 2, "passed": 1, "failed": 0, "timeout": 1, "crashed": 0, "error": 0},
      "files": [{"path": "class/alice/ex00_gradient_by_hand.py",
                 "exercise": "ex00_gradient_by_hand", "chapter": 0, "title": "...",
-                "status": "passed",   # passed | failed | timeout | crashed | error
+                "status": "passed",   # passed | failed | timeout | crashed | error | missing
                 "checks_passed": 4, "checks_total": 4, "score": 4, "max_score": 4, "seconds": 0.41,
                 "message": null,      # one line when status is not passed (or a note)
                 "checks": [{"name": "...", "points": 1, "score": 1, "hidden": false,
                             "status": "PASS",  # PASS | FAIL | TODO | TIMEOUT | CRASH | NOT_RUN
-                            "details": [], "hints": []}],   # hints up to --hint, only when not PASS
+                            "details": [], "hints": [], "seconds": 0.1}],   # hints up to --hint, only when not PASS
                 "output": "",         # what the file printed (the last 4000 characters)
                 "report": "grading ..."}, ...]}   # the text one-file grading prints
 
