@@ -76,6 +76,7 @@ class FileGrade:
     timed_out: str | None = None  # "loading" or the check that was running when the file's time ran out
     crashed: tuple[str, int] | None = None  # (where, exit status) when the child died while loading
     untouched: bool = False
+    stopped: bool = False  # grading was stopped (Ctrl-C, SIGTERM) while this file was graded
     printed: str = ""
     seconds: float = 0.0
 
@@ -343,6 +344,8 @@ def grade_file(path: Path, limits: Limits, start: Callable[[], Child]) -> FileGr
                 grade.threads = session.bye()
             except (ChildTimeout, ChildGone):
                 pass
+    except GradingStopped:  # Ctrl-C or SIGTERM: the grader reports the stop, not this file
+        grade.stopped = True
     finally:
         if child is not None:
             child.end()

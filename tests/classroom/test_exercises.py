@@ -420,7 +420,8 @@ def test_json_document_follows_its_schema(graded: tuple[int, dict[str, object], 
     assert code == 1
     assert document["schema_version"] == SCHEMA_VERSION == 2
     assert set(document) == {"schema_version", "microtape_version", "timeout_seconds", "memory_limit_mb", "hint_level",
-                             "checks_dir", "seed", "all_passed", "score", "max_score", "summary", "files"}
+                             "checks_dir", "assignment", "seed", "all_passed", "score", "max_score", "summary", "files"}
+    assert document["assignment"] is None
     assert document["all_passed"] is False and document["hint_level"] == 3
     summary = document["summary"]
     assert isinstance(summary, dict) and summary["files"] == len(entries) == 2 * len(NAMES) + len(ROWS) + len(SPECIAL)
