@@ -113,6 +113,7 @@ from ..i18n.grader_ru import add_russian
 
 __all__ = [
     "CHECK_SHARE",
+    "apply_assignment",
     "DEFAULT_MEMORY_MB",
     "DEFAULT_TIMEOUT",
     "MAX_MEMORY_MB",
@@ -409,7 +410,8 @@ def grade(
                 if live:
                     print(item["report_ru" if lang == "ru" else "report"] if single else table_row(item, width), file=target, flush=True)
             if asked is not None and not STOP.is_set():
-                entries = apply_assignment(asked, entries, [str(paths[i]) for i in owners[: len(entries)]], [str(p) for p in paths], settings)
+                entries = apply_assignment(asked, entries, [str(paths[i]) for i in owners[: len(entries)]], [str(p) for p in paths],
+                                           hint=settings.hint, lang=settings.lang, checks_dir=settings.checks_dir)
                 for item in entries if text else []:
                     print(table_row(item, width), file=target, flush=True)
         except BaseException:
@@ -524,17 +526,27 @@ def _not_asked(asked: Assignment | None, real: Path, checks_dir: Path | None) ->
 
 
 def apply_assignment(
-    asked: Assignment, entries: list[dict[str, object]], owners: list[str], submissions: list[str], settings: _Settings
+    asked: Assignment, entries: list[dict[str, object]], owners: list[str], submissions: list[str],
+    hint: int = 1, lang: str = "en", checks_dir: Path | None = None,
 ) -> list[dict[str, object]]:
     """The entries as the assignment counts them: its points shared among the checks, one file per exercise and submission
-    counted (the best; another scores 0 of 0 and says so), and an entry "not submitted" for each exercise a submission lacks."""
+    counted (the best; another scores 0 of 0 and says so), and an entry "not submitted" for each exercise a submission lacks.
+
+    ``owners`` is the submission of each entry; ``hint`` and ``lang`` are the reports'.
+
+    Examples:
+        >>> from microtape.classroom.assignment import require
+        >>> from microtape.classroom.grader import apply_assignment
+        >>> [e["status"] for e in apply_assignment(require("ex05b"), [], [], ["alice"])]
+        ['missing']
+    """
     out: list[dict[str, object]] = []
     for submission in submissions:
         mine = [e for e, owner in zip(entries, owners) if owner == submission]
         for name, _ in asked.exercises:
             files = [e for e in mine if e.get("exercise") == name]
             if not files:
-                out.append(_missing(submission, name, asked, settings))
+                out.append(_missing(submission, name, asked, hint, lang, checks_dir))
                 continue
             best = max(files, key=lambda e: (_int(e.get("score")) / max(1, _int(e.get("max_score"))), -files.index(e)))
             for entry in files:
@@ -542,7 +554,7 @@ def apply_assignment(
                 if entry is not best:
                     note = f"another file of {name} in this submission ({best['path']}) scored higher or came first; this one does not count."
                     entry["message"] = f"{entry['message']} {note}" if entry.get("message") else note[0].upper() + note[1:]
-                _finish_entry(entry, settings.hint, settings.lang)
+                _finish_entry(entry, hint, lang)
                 out.append(entry)
         out += [e for e in mine if e.get("exercise") is None or not asked.asks_for(str(e.get("exercise")))]
     return out
@@ -561,13 +573,13 @@ def _share_points(entry: dict[str, object], total: int) -> None:
     entry["max_score"] = sum(_int(c["points"]) for c in checks)
 
 
-def _missing(submission: str, name: str, asked: Assignment, settings: _Settings) -> dict[str, object]:
+def _missing(submission: str, name: str, asked: Assignment, hint: int, lang: str, checks_dir: Path | None) -> dict[str, object]:
     exercise = load_exercise(name) or (load_exercise(name, asked.checks) if asked.checks is not None else None)
     entry = _new_entry(Path(submission))
     entry.update(exercise=name, status="missing")
     if exercise is not None:
         plan = [(c, False) for c in exercise.checks]
-        if settings.checks_dir is not None and (hidden := load_exercise(name, settings.checks_dir)) is not None and hidden is not exercise:
+        if checks_dir is not None and (hidden := load_exercise(name, checks_dir)) is not None and hidden is not exercise:
             plan += [(c, True) for c in hidden.checks]
         entry.update(chapter=exercise.chapter, title=exercise.title)
         entry["checks"] = [
@@ -578,5 +590,5 @@ def _missing(submission: str, name: str, asked: Assignment, settings: _Settings)
         entry["checks_total"] = len(plan)
     entry["message"] = f"not submitted: {submission} holds no file of {name}."
     _share_points(entry, asked.points(name, sum(c.points for c in exercise.checks) if exercise is not None else 0))
-    _finish_entry(entry, settings.hint, settings.lang)
+    _finish_entry(entry, hint, lang)
     return entry

@@ -44,7 +44,7 @@ from .processes import STOP, POLL_SECONDS, ChildRun, end_all, register, unregist
 from .proxy import ChildGone, ChildTimeout, GradingStopped, LoadFailed, Session, Submission, grading
 from .wire import Channel, ChannelClosed, ChannelError, message_lines
 
-__all__ = ["CHECK_SHARE", "CheckResult", "Child", "FileGrade", "grade_file", "untouched"]
+__all__ = ["CHECK_SHARE", "CheckResult", "Child", "FileGrade", "grade_file", "run_check", "untouched"]
 
 CHECK_SHARE: Final = 0.5
 """A check's time limit, unless its check file sets one: this share of the file's limit."""
@@ -221,8 +221,27 @@ def explain(err: BaseException) -> list[str]:
     return [f"the check raised {type(err).__name__}:", *("  " + line for line in message_lines(err))]
 
 
-def _run_check(check: Check, module: Submission, session: Session) -> tuple[str, list[str]]:
-    """Run one check here, against the student's module over there; (status, detail lines)."""
+def run_check(check: Check, module: Submission, session: Session) -> tuple[str, list[str]]:
+    """Run one check here, against the student's module over there: ``(status, detail lines)``.
+
+    The status is PASS, FAIL (the check's ``Fail``, or an exception, the student's
+    code's with its line) or TODO (a ``NotImplementedError``); a time limit, a
+    child that ends and a stop are raised for ``grade_file`` to handle.
+
+    Examples:
+        >>> from microtape.exercise import Exercise, Fail, fn
+        >>> from microtape.classroom.judge import run_check
+        >>> from microtape.classroom.proxy import LoopbackTransport, Session
+        >>> session = Session(LoopbackTransport(), "ex.py")
+        >>> m = session.load("def twice(x):\\n    return x + x + 1\\n")
+        >>> ex = Exercise("ex99_demo", chapter=0, title="demo")
+        >>> @ex.check("twice doubles", hints=("add it to itself",))
+        ... def doubles(m):
+        ...     if fn(m, "twice")(2) != 4:
+        ...         raise Fail("twice(2) is wrong.")
+        >>> run_check(ex.checks[0], m, session)
+        ('FAIL', ['twice(2) is wrong.'])
+    """
 
     def run() -> None:
         with grading(session):
@@ -313,7 +332,7 @@ def grade_file(path: Path, limits: Limits, start: Callable[[], Child]) -> FileGr
             seed_checks(limits.seed, check.name)
             started = time.monotonic()
             try:
-                result.status, result.details = _run_check(check, module, session)
+                result.status, result.details = run_check(check, module, session)
             except ChildTimeout:
                 if limit < own:  # the file's time ran out, not the check's
                     result.status, grade.timed_out = "TIMEOUT", check.name

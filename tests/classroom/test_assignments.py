@@ -106,10 +106,8 @@ def entry(path: str, exercise: str, passed: list[bool], status: str | None = Non
 
 def test_a_missing_exercise_scores_0_and_the_totals_agree_in_every_format() -> None:
     """Guards a bug: a submission with ex04e alone scored 4.0 of 4.0, and nothing said that ex05b was missing."""
-    settings = grader._Settings(10.0, 1024, 1, 7, None)
     asked = require("ex04e,ex05b")
-    entries = grader.apply_assignment(
-        asked, [entry("alice/ex04e_wrong_factor.py", "ex04e_wrong_factor", [True, True, True, True])], ["alice"], ["alice"], settings)
+    entries = grader.apply_assignment(asked, [entry("alice/ex04e_wrong_factor.py", "ex04e_wrong_factor", [True, True, True, True])], ["alice"], ["alice"])
     missing = [e for e in entries if e["status"] == "missing"]
     assert [e["exercise"] for e in missing] == ["ex05b_tidy_too_eager"]
     assert "not submitted" in str(missing[0]["message"]) and missing[0]["max_score"] == 2 and missing[0]["score"] == 0
@@ -125,11 +123,10 @@ def test_a_missing_exercise_scores_0_and_the_totals_agree_in_every_format() -> N
 
 
 def test_an_assignment_s_points_replace_the_checks_and_one_file_per_exercise_counts() -> None:
-    settings = grader._Settings(10.0, 1024, 1, 7, None)
     asked = read_assignment_text("[exercises]\nex04e = 10\n")
     first = entry("bob/a.py", "ex04e_wrong_factor", [True, False, True, True])
     second = entry("bob/b.py", "ex04e_wrong_factor", [True, True, True, True])
-    entries = grader.apply_assignment(asked, [first, second], ["bob", "bob"], ["bob"], settings)
+    entries = grader.apply_assignment(asked, [first, second], ["bob", "bob"], ["bob"])
     assert [e["path"] for e in entries] == ["bob/a.py", "bob/b.py"]
     assert [c["points"] for c in second["checks"]] == [3, 3, 2, 2] and second["score"] == second["max_score"] == 10  # type: ignore[attr-defined]
     assert first["max_score"] == 0 and "does not count" in str(first["message"])

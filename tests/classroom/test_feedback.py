@@ -326,7 +326,7 @@ def test_a_wrong_answer_gets_words_true_of_it(row: Wrong) -> None:
     session = Session(LoopbackTransport(), str(SOLUTIONS / f"{row.name}.py"))
     module = session.load(spelled(row.name, row.edits))
     seed_checks(11, check.name)
-    status, details = judge._run_check(check, module, session)
+    status, details = judge.run_check(check, module, session)
     session.end()
     text = f"{status} " + "\n".join(details)
     assert status == row.status, text
@@ -355,7 +355,7 @@ def test_a_check_says_the_same_in_this_process_and_across_the_channel(name: str,
     module = session.load(source)
     for check in exercise.checks:
         seed_checks(5, check.name)
-        status, details = judge._run_check(check, module, session)
+        status, details = judge.run_check(check, module, session)
         session.end()
         local = _local(name, source, check.name, 5)
         if local.startswith("ERROR"):  # the local harness names an exception; the grader says "your code raised" it
