@@ -184,6 +184,7 @@ class Child:
         """Kill it and everything it started; close the pipes."""
         end_all(self.run)
         unregister(self.run)
+        self.channel.join(2.0)  # its reader has seen the end of the pipe: the pipe's number cannot be another child's yet
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 if stream is not None:
@@ -272,9 +273,6 @@ class Limits:
     checks_dir: Path | None
 
 
-StartChild = Callable[[], "Child"]
-
-
 def grade_file(path: Path, limits: Limits, start: Callable[[], Child]) -> FileGrade:
     """Grade one file (see the module docstring); ``start()`` makes a new child process."""
     began = time.monotonic()
@@ -305,7 +303,7 @@ def grade_file(path: Path, limits: Limits, start: Callable[[], Child]) -> FileGr
     session: Session | None = None
     module: Submission | None = None
     try:
-        for index, ((check, _hidden), result) in enumerate(zip(plan, grade.checks)):
+        for (check, _hidden), result in zip(plan, grade.checks):
             if time.monotonic() >= deadline:
                 grade.timed_out = grade.timed_out or "after"
                 break

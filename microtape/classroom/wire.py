@@ -159,6 +159,10 @@ class Channel:
             raise item
         return item
 
+    def join(self, timeout: float) -> None:
+        """Wait until the reader thread has seen the end of the pipe (the other side is gone)."""
+        self._reader.join(timeout)
+
     def close(self) -> None:
         """Close both pipes, if this channel owns them (the reader thread then ends)."""
         for fd in (self.write_fd, self.read_fd) if self.owns else ():
