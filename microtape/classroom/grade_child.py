@@ -82,8 +82,8 @@ class Server:
     """
 
     def __init__(self) -> None:
-        self.module = types.ModuleType("_microtape_student")
-        self.file = "<student>"
+        self.module: types.ModuleType = types.ModuleType("_microtape_student")
+        self.file: str = "<student>"
         self.objects: dict[str, object] = {}
         self.handles: dict[int, str] = {}
         self.mirrors: dict[str, Variable] = {}  # the grader's variables, as this process holds them

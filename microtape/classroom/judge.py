@@ -136,15 +136,15 @@ class Child:
 
     def __init__(self, memory_mb: int, output: IO[bytes], cwd: str, env: dict[str, str]) -> None:
         command = [sys.executable, "-m", "microtape.classroom.grade_child", str(memory_mb)]
-        self.proc = subprocess.Popen(
+        self.proc: subprocess.Popen[bytes] = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=output,
             cwd=cwd, env=env, start_new_session=True,  # a student's json.py cannot shadow the grader's; its group dies with it
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.run = ChildRun(self.proc)
+        self.run: ChildRun = ChildRun(self.proc)
         register(self.run)
-        self.channel = Channel(self.proc.stdout.fileno(), self.proc.stdin.fileno(), owns=False)
-        self.last_watch = 0.0
+        self.channel: Channel = Channel(self.proc.stdout.fileno(), self.proc.stdin.fileno(), owns=False)
+        self.last_watch: float = 0.0
 
     def request(self, message: dict[str, object], deadline: float | None) -> dict[str, object]:
         """Send ``message`` and wait for the answer until ``deadline`` (``ChildTimeout``), a stop (``GradingStopped``) or the end (``ChildGone``)."""

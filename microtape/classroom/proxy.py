@@ -100,7 +100,7 @@ class LoopbackTransport:
     """
 
     def __init__(self) -> None:
-        self.server = Server()
+        self.server: Server = Server()
 
     def request(self, message: dict[str, object], deadline: float | None) -> dict[str, object]:
         reply = self.server.answer(json.loads(json.dumps(message)))
@@ -202,7 +202,7 @@ class Opaque:
     """A value that could not cross (nested too deeply, a list holding itself): only its type's name is known."""
 
     def __init__(self, type_name: str) -> None:
-        self.type_name = type_name
+        self.type_name: str = type_name
 
     def __repr__(self) -> str:
         return f"<{self.type_name} that cannot be shown>"
@@ -229,8 +229,8 @@ class Session:
     """The conversation with one student's process: requests, shared variables, references, the student's functions as ops."""
 
     def __init__(self, transport: Transport, file: str) -> None:
-        self.transport = transport
-        self.file = file
+        self.transport: Transport = transport
+        self.file: str = file
         self.deadline: float | None = None
         self._id = 0
         self._parent_ids = 0
@@ -525,7 +525,8 @@ class LoadFailed(Exception):
 
     def __init__(self, details: list[str], hints: list[str]) -> None:
         super().__init__("\n".join(details))
-        self.details, self.hints = details, hints
+        self.details: list[str] = details
+        self.hints: list[str] = hints
 
 
 class Submission(types.ModuleType):

@@ -131,7 +131,9 @@ class Channel:
     """
 
     def __init__(self, read_fd: int, write_fd: int, owns: bool = True) -> None:
-        self.read_fd, self.write_fd, self.owns = read_fd, write_fd, owns
+        self.read_fd: int = read_fd
+        self.write_fd: int = write_fd
+        self.owns: bool = owns
         self._inbox: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
         self._reader = threading.Thread(target=self._read_all, name="microtape-grade-channel", daemon=True)
         self._reader.start()
