@@ -276,7 +276,7 @@ KINDS: dict[str, str] = {"write": "writing", "debug": "debugging"}
 
 
 def list_exercises(out: TextIO | None = None, lang: Language = "en") -> int:
-    """Print every exercise: its chapter, kind (writing or debugging), expected minutes and title (in ``lang``).
+    """Print every exercise: its chapter, kind (writing or debugging), expected minutes, points and title (in ``lang``).
 
     Examples:
         >>> import io
@@ -285,12 +285,12 @@ def list_exercises(out: TextIO | None = None, lang: Language = "en") -> int:
         >>> list_exercises(buffer)
         0
         >>> buffer.getvalue().splitlines()[0].split()
-        ['exercise', 'chapter', 'kind', 'minutes', 'title']
+        ['exercise', 'chapter', 'kind', 'minutes', 'points', 'title']
         >>> buffer = io.StringIO()
         >>> list_exercises(buffer, lang="ru")
         0
-        >>> buffer.getvalue().splitlines()[1].split()[:4]
-        ['ex00_gradient_by_hand', '0', 'написание', '15']
+        >>> buffer.getvalue().splitlines()[1].split()[:5]
+        ['ex00_gradient_by_hand', '0', 'написание', '15', '4']
     """
     from .classroom.catalog import exercises as known
     from .i18n.messages import say
@@ -306,10 +306,11 @@ def list_exercises(out: TextIO | None = None, lang: Language = "en") -> int:
     for ex in found:
         shown = str(ex.minutes) if ex.minutes else "-"
         title = translate_line(ex.title) if lang == "ru" else ex.title
-        print(f"{ex.name:<28}{ex.chapter:>7}  {kinds.get(ex.kind, ex.kind):<10}{shown:>7}  {title}", file=stream)
+        points = sum(c.points for c in ex.checks)
+        print(f"{ex.name:<28}{ex.chapter:>7}  {kinds.get(ex.kind, ex.kind):<10}{shown:>7}{points:>7}  {title}", file=stream)
     total = sum(ex.minutes for ex in found)
     if total:
-        print(say(lang, "list_total", count=len(found), minutes=total), file=stream)
+        print(say(lang, "list_total", count=len(found), minutes=total, points=sum(c.points for ex in found for c in ex.checks)), file=stream)
     return 0
 
 
@@ -377,5 +378,6 @@ def _run(args: argparse.Namespace) -> int:
         return grader.grade(
             args.paths, timeout=args.timeout, format="json" if args.json else args.format, output=args.output,
             checks=args.checks, seed=args.seed, hint=args.hint, jobs=args.jobs, memory_mb=args.memory, lang=args.lang,
+            assignment=args.assignment, require=args.require,
         )
     return selfcheck()

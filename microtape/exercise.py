@@ -16,8 +16,11 @@ from __future__ import annotations
 from .classroom.definition import Check as Check
 from .classroom.definition import Exercise as Exercise
 from .classroom.definition import Fail as Fail
+from .classroom.check_tools import child_fn as child_fn
 from .classroom.check_tools import close as close
 from .classroom.check_tools import depends_on as depends_on
+from .classroom.check_tools import derivative as derivative
+from .classroom.check_tools import digest as digest
 from .classroom.check_tools import expect_values as expect_values
 from .classroom.check_tools import fmt as fmt
 from .classroom.check_tools import fn as fn
@@ -26,7 +29,9 @@ from .classroom.check_tools import ignores_dy as ignores_dy
 from .classroom.check_tools import integer as integer
 from .classroom.check_tools import leaks as leaks
 from .classroom.check_tools import number as number
+from .classroom.check_tools import observe as observe
 from .classroom.check_tools import off_by as off_by
+from .classroom.check_tools import op_name as op_name
 from .classroom.check_tools import replaced as replaced
 from .classroom.check_tools import rng as rng
 from .classroom.check_tools import seed_checks as seed_checks
@@ -38,8 +43,11 @@ __all__ = [
     "Check",
     "Exercise",
     "Fail",
+    "child_fn",
     "close",
     "depends_on",
+    "derivative",
+    "digest",
     "expect_values",
     "fmt",
     "fn",
@@ -48,7 +56,9 @@ __all__ = [
     "integer",
     "leaks",
     "number",
+    "observe",
     "off_by",
+    "op_name",
     "replaced",
     "rng",
     "seed_checks",

@@ -137,8 +137,8 @@ MUTANTS: list[Mutant] = [
     Mutant("checker-fail-is-ok", "microtape/checking/numerical.py", '    return row("FAIL", n, note)', '    return row("ok", n, note)', CHECKER),
     Mutant("checker-full-half-step", "microtape/checking/numerical.py", "central = (plus - minus) / (2 * eps)", "central = (plus - minus) / eps", CHECKER),
     # ── the grader ────────────────────────────────────────────────────────────────────────
-    Mutant("grader-timeout-times-ten", "microtape/classroom/grader.py", "run_checks(spawn, events_path, settings.timeout,", "run_checks(spawn, events_path, settings.timeout * 10,", GRADER),
-    Mutant("grader-timeout-reported-as-failed", "microtape/classroom/grader.py", 'file_timed_out:\n        entry["status"] = "timeout"', 'file_timed_out:\n        entry["status"] = "failed"', GRADER),
+    Mutant("grader-timeout-times-ten", "microtape/classroom/grader.py", "Limits(settings.timeout, settings.memory_mb,", "Limits(settings.timeout * 10, settings.memory_mb,", GRADER),
+    Mutant("grader-timeout-reported-as-failed", "microtape/classroom/grader.py", 'grade.timed_out is not None:\n        entry["status"] = "timeout"', 'grade.timed_out is not None:\n        entry["status"] = "failed"', GRADER),
     # ── the page's escaping ───────────────────────────────────────────────────────────────
     Mutant("page-escape-return-text", "microtape/dashboard/charts.py", "    return html.escape(text, quote=True)", "    return text", PAGE),
     Mutant("page-escape-no-quotes", "microtape/dashboard/charts.py", "html.escape(text, quote=True)", "html.escape(text, quote=False)", PAGE),

@@ -8,6 +8,7 @@ who weakens a test knows what it would let through again.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import json
@@ -21,7 +22,7 @@ import microtape as mt
 from microtape import cli
 from microtape.views import habits as _habits
 from microtape.classroom import grader
-from microtape.classroom.processes import run_checks
+from microtape.classroom.judge import Limits, grade_file
 from microtape.dashboard.charts import esc
 
 from ._fixtures import free_variables_made_by_the_test  # noqa: F401 - autouse in this module
@@ -68,13 +69,13 @@ def test_the_child_is_given_the_timeout_the_user_asked_for(tmp_path: Path, monke
     runaway = tmp_path / "runaway.py"
     runaway.write_text('EXERCISE = "ex00_gradient_by_hand"\nwhile True:\n    pass\n', encoding="utf-8")
     given: list[float] = []
-    real = run_checks
+    real = grade_file
 
-    def recording(start: Any, events_path: Path, timeout: float, check_limit: Any) -> Any:
-        given.append(timeout)
-        return real(start, events_path, min(timeout, 0.2), check_limit)
+    def recording(path: Path, limits: Limits, start: Any) -> Any:
+        given.append(limits.timeout)
+        return real(path, dataclasses.replace(limits, timeout=min(limits.timeout, 0.2)), start)
 
-    monkeypatch.setattr(grader, "run_checks", recording)
+    monkeypatch.setattr(grader, "grade_file", recording)
     out = io.StringIO()
     monkeypatch.setattr(sys, "stdout", out)
     code = cli.main(["grade", str(runaway), "--timeout", "3", "--json"])

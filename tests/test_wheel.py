@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from microtape.classroom.catalog import list_exercises
+
+from .classroom.answers import found_in
 from .test_typing import mypy_on, user_folder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,6 +127,32 @@ def test_the_sdist_carries_no_solution(installed: Installed) -> None:
         names = archive.getnames()
     assert any(n.endswith("/tutorials/exercises/ex04_softplus_vjp.py") for n in names)
     assert [n for n in names if "solution" in n] == []
+
+
+def _shipped_checks(installed: Installed) -> dict[str, dict[str, str]]:
+    """{"wheel" | "sdist": {exercise: its check file's text}}, as the built archives hold them."""
+    wheel = zipfile.ZipFile(installed.wheel)
+    found: dict[str, dict[str, str]] = {"wheel": {}, "sdist": {}}
+    for name in wheel.namelist():
+        if name.startswith("microtape/_tutorials/exercises/checks/ex") and name.endswith(".py"):
+            found["wheel"][Path(name).stem] = wheel.read(name).decode("utf-8")
+    with tarfile.open(installed.sdist) as archive:
+        for member in archive.getmembers():
+            if "/tutorials/exercises/checks/ex" in member.name and member.name.endswith(".py"):
+                handle = archive.extractfile(member)
+                assert handle is not None
+                found["sdist"][Path(member.name).stem] = handle.read().decode("utf-8")
+    return found
+
+
+def test_no_check_in_the_wheel_or_the_sdist_holds_its_solution(installed: Installed) -> None:
+    """Guards a bug: the installed checks held working solutions (ex07b's fixed distance, ex04d's log-sum-exp,
+    ex06's clip, ex04e's accepted names), so a student's file could print them from inside itself."""
+    shipped = _shipped_checks(installed)
+    for archive, checks in shipped.items():
+        assert sorted(checks) == list_exercises(), archive
+        held = {name: found_in(text, name) for name, text in checks.items()}
+        assert not any(held.values()), f"the {archive}'s checks hold solutions: { {k: v for k, v in held.items() if v} }"
 
 
 @pytest.mark.parametrize("chapter", ["4", "5"])

@@ -6,12 +6,20 @@
 starter notebook has the task statement in a Markdown cell, then the
 starter's code in code cells: the imports and ``EXERCISE``, then one cell
 per function or class. Grading a notebook runs its code cells in order, as
-one module; IPython's magics (``%pip``, ``%%time``) and shell lines
+one module, each cell compiled on its own as Jupyter's *Restart & Run All*
+does (so a ``from __future__`` import may open any cell and holds for the
+cells after it); IPython's magics (``%pip``, ``%%time``) and shell lines
 (``!ls``) are not Python and do not run: each becomes ``pass`` (so a block
-stays a block) and a note says which lines were skipped. The body of a cell
-magic that times or captures a cell (``%%time``, ``%%timeit``,
-``%%capture``) is Python and runs; the body of any other cell magic
-(``%%bash``) is skipped.
+stays a block) and a note says which lines were skipped. A line magic that
+carries a statement runs it, as IPython does (``%time SCALE = 1.0`` runs
+``SCALE = 1.0``; ``%timeit`` runs its statement in a function of its own, so
+it is skipped), and a help request (``mt.check_grads?``, ``??f``) is
+skipped with a note. The body of a cell magic that times or captures a cell
+(``%%time``, ``%%timeit``, ``%%capture``) is Python and runs; the body of
+any other cell magic (``%%bash``) is skipped. Lines end where Python's end
+(``\\n``, ``\\r\\n``, ``\\r``), not at the other line breaks ``str.splitlines``
+knows (U+2028 inside a string literal is part of the string), and a
+byte-order mark before a file's text is dropped, as Python drops it.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Final
 from ..errors import InvalidArgumentError
 from ..views.places import LOADED, place
 
-__all__ = ["LOADED", "NotebookCode", "NotebookError", "code_of", "place", "starter_notebook"]
+__all__ = ["LOADED", "NotebookCode", "NotebookError", "code_of", "place", "source_lines", "starter_notebook", "without_bom"]
 
 NBFORMAT: Final[tuple[int, int]] = (4, 5)
 """The notebook format written: nbformat 4.5 (cells have ids)."""
@@ -34,6 +42,47 @@ PYTHON_CELL_MAGICS: Final[frozenset[str]] = frozenset({"time", "timeit", "captur
 """Cell magics whose body is Python: the body is graded, the magic line skipped."""
 
 _MAGIC = re.compile(r"^(\s*)(?:[A-Za-z_][\w.]*\s*=\s*)?[%!]")
+_RUNS_ITS_STATEMENT = re.compile(r"^(?P<indent>\s*)(?:(?P<target>[A-Za-z_][\w.]*)\s*=\s*)?%(?P<magic>time|prun)\s+(?P<stmt>\S.*)$")
+"""A line magic whose statement IPython runs in the notebook's namespace (``%time x = f()``, ``y = %time f()``)."""
+_HELP = re.compile(r"^\s*(?:\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*(?:\(\))?\?{1,2}|%(?:pinfo2?|pdoc|psource|pdef)\s+\S+)\s*$")
+"""An IPython help request: ``mt.check_grads?``, ``f??``, ``?f``, ``%pinfo f``."""
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str, keepends: bool = False) -> list[str]:
+    r"""The lines of Python source as Python splits them: at ``\n``, ``\r\n`` and ``\r`` only.
+
+    ``str.splitlines`` also breaks at U+2028, U+2029, form feeds and other
+    characters that are part of a line (or of a string literal) to Python.
+
+    Examples:
+        >>> from microtape.book.notebooks import source_lines
+        >>> source_lines('s = "a\u2028b"\nt = 1\n')
+        ['s = "a\u2028b"', 't = 1']
+        >>> len('s = "a\u2028b"\nt = 1\n'.splitlines())
+        3
+    """
+    if not text:
+        return []
+    pieces: list[str] = []
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        pieces.append(text[start : match.end() if keepends else match.start()])
+        start = match.end()
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces
+
+
+def without_bom(text: str) -> str:
+    r"""``text`` without the byte-order mark a Windows editor may put before it (Python ignores it too).
+
+    Examples:
+        >>> from microtape.book.notebooks import without_bom
+        >>> without_bom("\ufeffx = 1\n")
+        'x = 1\n'
+    """
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 class NotebookError(InvalidArgumentError):
@@ -73,6 +122,34 @@ class NotebookCode:
     source: str
     starts: tuple[tuple[int, int], ...]
     notes: tuple[str, ...] = ()
+    cells: tuple[str, ...] = ()
+    """Each code cell's source as graded, padded with blank lines to start on its line of ``source``."""
+    ran: tuple[str, ...] = ()
+    """Line magics whose statement ran (``cell 3, line 1: %time x = 1``)."""
+    helped: tuple[str, ...] = ()
+    """Help requests skipped (``cell 4, line 1: mt.check_grads?``)."""
+
+    def messages(self) -> list[str]:
+        r"""The notes a report shows about what of the notebook did not run as written, one per kind.
+
+        Examples:
+            >>> import json
+            >>> from microtape.book.notebooks import code_of
+            >>> cell = {"cell_type": "code", "source": ["%time x = 1\n", "x?\n", "!ls\n"]}
+            >>> for line in code_of(json.dumps({"nbformat": 4, "cells": [cell]})).messages():
+            ...     print(line)
+            not run (IPython magics and shell lines are not Python): cell 1, line 3: !ls
+            run as IPython runs it, the statement after the magic: cell 1, line 1: %time x = 1
+            not run (a help request shows documentation, nothing else): cell 1, line 2: x?
+        """
+        found = []
+        if self.notes:
+            found.append(f"not run (IPython magics and shell lines are not Python): {'; '.join(self.notes)}")
+        if self.ran:
+            found.append(f"run as IPython runs it, the statement after the magic: {'; '.join(self.ran)}")
+        if self.helped:
+            found.append(f"not run (a help request shows documentation, nothing else): {'; '.join(self.helped)}")
+        return found
 
     def locate(self, line: int) -> tuple[int, int]:
         """``(cell, line in that cell)`` of a line of ``source`` (both from 1)."""
@@ -91,8 +168,10 @@ def _text(value: object, where: str) -> str:
     raise NotebookError(f"{where}: its source is {type(value).__name__}, not text or a list of lines")
 
 
-def _skip_magics(lines: list[str], number: int, notes: list[str]) -> list[str]:
-    """The cell's lines with magic and shell lines turned into ``pass``, noted (a cell that parses is left alone)."""
+def _skip_magics(lines: list[str], number: int, notes: list[str], ran: list[str] | None = None, helped: list[str] | None = None) -> list[str]:
+    """The cell's lines with magic and shell lines turned into ``pass`` (or into their statement), noted (a cell that parses is left alone)."""
+    ran = [] if ran is None else ran
+    helped = [] if helped is None else helped
     try:
         ast.parse("\n".join(lines))
         return lines  # valid Python has no magics (a line that starts with % continues an expression)
@@ -110,8 +189,16 @@ def _skip_magics(lines: list[str], number: int, notes: list[str]) -> list[str]:
         start = 0
     out = lines[:start]
     for index, line in enumerate(lines[start:], start=start + 1):
-        match = _MAGIC.match(line)
-        if match:
+        runs = _RUNS_ITS_STATEMENT.match(line)
+        if runs:
+            target = runs.group("target")
+            statement = f"{target} = {runs.group('stmt')}" if target else runs.group("stmt")
+            ran.append(f"cell {number}, line {index}: {line.strip()}")
+            out.append(f"{runs.group('indent')}{statement}")
+        elif _HELP.match(line):
+            helped.append(f"cell {number}, line {index}: {line.strip()}")
+            out.append(f"{line[: len(line) - len(line.lstrip())]}pass  # skipped by the grader: {line.strip()}")
+        elif (match := _MAGIC.match(line)) is not None:
             notes.append(f"cell {number}, line {index}: {line.strip()}")
             out.append(f"{match.group(1)}pass  # skipped by the grader: {line.strip()}")
         else:
@@ -134,7 +221,7 @@ def code_of(text: str) -> NotebookCode:
         not valid JSON (line 1, column 12: Expecting value); was the notebook saved completely?
     """
     try:
-        doc = json.loads(text)
+        doc = json.loads(without_bom(text))
     except json.JSONDecodeError as err:
         raise NotebookError(f"not valid JSON (line {err.lineno}, column {err.colno}: {err.msg}); was the notebook saved completely?") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
@@ -144,6 +231,9 @@ def code_of(text: str) -> NotebookCode:
     pieces: list[str] = []
     starts: list[tuple[int, int]] = []
     notes: list[str] = []
+    ran: list[str] = []
+    helped: list[str] = []
+    cells: list[str] = []
     line = 1
     for number, cell in enumerate(doc["cells"], start=1):
         if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
@@ -151,11 +241,13 @@ def code_of(text: str) -> NotebookCode:
         source = _text(cell.get("source", ""), f"cell {number}")
         if cell["cell_type"] != "code":
             continue
-        lines = _skip_magics(source.splitlines(), number, notes)
+        lines = _skip_magics(source_lines(source), number, notes, ran, helped)
         starts.append((number, line))
-        pieces.append("".join(f"{text}\n" for text in lines))
+        text = "".join(f"{piece}\n" for piece in lines)
+        pieces.append(text)
+        cells.append("\n" * (line - 1) + text)  # compiled alone, on the lines it has in the joined source
         line += len(lines)
-    return NotebookCode("".join(pieces), tuple(starts), tuple(notes))
+    return NotebookCode("".join(pieces), tuple(starts), tuple(notes), tuple(cells), tuple(ran), tuple(helped))
 
 
 def _cell(kind: str, number: int, text: str) -> dict[str, object]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..book.resources import exercises_dir
 from .definition import Exercise
-from ..book.notebooks import NotebookError, code_of
+from ..book.notebooks import NotebookError, code_of, without_bom
 
 __all__ = [
     "check_folder",
@@ -29,6 +29,7 @@ __all__ = [
     "identify",
     "list_exercises",
     "load_exercise",
+    "sentence",
     "starter_hint",
 ]
 
@@ -153,6 +154,18 @@ def _exercise_name(source: str, notebook: bool = False) -> str | None:
     return None
 
 
+def sentence(text: str) -> str:
+    """``text`` ending as a sentence ends: with its own ``?`` or ``!``, else a full stop (never ``?.``).
+
+    Examples:
+        >>> from microtape.classroom.catalog import sentence
+        >>> sentence("was the notebook saved completely?"), sentence("no cells"), sentence("done.")
+        ('was the notebook saved completely?', 'no cells.', 'done.')
+    """
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
 def starter_hint(name: str) -> str:
     """How to grade a file, for a path that cannot be graded: the starters to copy, or an example command.
 
@@ -184,7 +197,7 @@ def identify(path: Path, checks_dir: Path | None = None) -> tuple[Exercise, str]
         what = "is a directory, not a file" if path.is_dir() else "no such file"
         return f"{str(path)!r}: {what}.", starter_hint(str(path))
     try:
-        source = path.read_text(encoding="utf-8")
+        source = without_bom(path.read_text(encoding="utf-8"))  # Python ignores a byte-order mark; so does the grader
     except (OSError, UnicodeDecodeError) as err:
         return f"cannot read {str(path)!r}: {err}.", "save the exercise as a UTF-8 text file."
     name = _exercise_name(source, notebook=path.suffix == ".ipynb")
@@ -193,7 +206,7 @@ def identify(path: Path, checks_dir: Path | None = None) -> tuple[Exercise, str]
         try:
             code_of(source)
         except NotebookError as err:
-            return f"{str(path)!r} is not a notebook the grader can read: {err}.", "open it in Jupyter and save it again, or start again from exercises DIR --notebook."
+            return f"{str(path)!r} is not a notebook the grader can read: {sentence(str(err))}", "open it in Jupyter and save it again, or start again from exercises DIR --notebook."
     if name is None:
         return (
             f"{str(path)!r} does not say which exercise it is: it has no line EXERCISE = \"...\".",

@@ -1,24 +1,37 @@
-"""The helpers a check file calls: the student's functions, exact types, comparisons, wording, seeding.
+"""The helpers a check file calls: the student's functions, exact types, comparisons, wording, seeding, measuring.
 
 A check reaches the student's code through ``fn`` and ``tensor_fn``, accepts
 what comes back only by exact type (``tensor_of``, ``number``, ``integer``),
 compares it with ``close`` and ``expect_values``, and says how far off it is
-with ``off_by`` (never the expected value). ``depends_on``, ``replaced``,
-``ignores_dy``, ``leaks`` and ``gradcheck_failure`` tell a student where a
-failure comes from; ``rng`` is the check's random source, seeded by the
-grader through ``seed_checks``. Check files import them all from
-:mod:`microtape.exercise`.
+with ``off_by`` (never the expected value). ``observe`` measures what the
+student's calls do (tensors left alive, leaks, the ops a tape recorded, calls
+of the file's own functions) where they run; ``child_fn`` makes a function the
+check hands to the student's code; ``digest`` keeps an accepted answer as a
+hash, so that no answer is written in a check file. ``depends_on``,
+``replaced``, ``ignores_dy``, ``leaks`` and ``gradcheck_failure`` tell a
+student where a failure comes from; ``rng`` is the check's random source,
+seeded by the grader through ``seed_checks``. Check files import them all
+from :mod:`microtape.exercise`.
+
+During grading the module a check receives stands for the student's file (a
+``microtape.classroom.proxy.Submission``): its functions run in the student's
+process, and the check, its references and its verdict run in the grader's.
+The same check runs unchanged against a module loaded in this process (the
+test suite does), where these helpers measure in this process instead.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import types
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from ..checking.gradcheck import GradCheckReport
+from ..checking.numerical import Culprit
 from ..autodiff.gradient_tape import GradientTape
 from ..debug.leaks import leak_check
 from ..engine.formatting import format_number
@@ -26,11 +39,16 @@ from ..engine.tensor import Tensor
 from ..ops.creation import fill
 from ..engine.variable import Variable
 from .definition import Fail
+from .measure import KINDS, Measured, measured_call
+from .proxy import OBSERVERS, ChildCode, RemoteObject, Submission, session_of
 from ..book.notebooks import place
 
 __all__ = [
+    "child_fn",
     "close",
     "depends_on",
+    "derivative",
+    "digest",
     "expect_values",
     "fmt",
     "fn",
@@ -39,7 +57,9 @@ __all__ = [
     "integer",
     "leaks",
     "number",
+    "observe",
     "off_by",
+    "op_name",
     "replaced",
     "rng",
     "seed_checks",
@@ -83,6 +103,8 @@ def rng() -> random.Random:
 def fn(module: object, name: str) -> Callable[..., object]:
     """The student's function ``name``, or ``Fail`` when it is missing.
 
+    Inside ``observe()`` each call of it is measured (see :func:`observe`).
+
     Examples:
         >>> import types
         >>> from microtape.exercise import Fail, fn
@@ -99,7 +121,119 @@ def fn(module: object, name: str) -> Callable[..., object]:
     if not callable(value):
         raise Fail(f"{name} is a {type(value).__name__}, but the grader calls it as a function.")
     found: Callable[..., object] = value  # a student's callable: the checks validate what it returns
-    return found
+    if isinstance(module, (Submission, RemoteObject)):
+        return found  # it runs in the student's process, which measures it there
+    home = module if isinstance(module, types.ModuleType) else None
+
+    def call(*args: object, **kwargs: object) -> object:
+        observers = OBSERVERS.get()
+        if not observers:
+            return found(*args, **kwargs)
+        kinds = frozenset().union(*(k for _, k in observers))
+        result, measured = measured_call(found, args, kwargs, kinds, home)
+        for seen, _ in observers:
+            seen.add(measured)
+        return result
+
+    call.__name__ = name
+    return call
+
+
+@contextmanager
+def observe(*, leaks: bool = False, ops: bool = False, calls: bool = False, peak: bool = False) -> Iterator[Measured]:
+    """Measure the calls of the student's code made inside the block, where they run; yield the sums (a ``Measured``).
+
+    Always measured: ``tensors``, ``bytes`` and ``variables`` (how many more are
+    alive after each call than before it, what it returned included). On request:
+    ``leaks`` (what the calls left alive, by op and line), ``ops`` (the names of
+    the ops a tape watching each call's tensor arguments recorded), ``calls``
+    (how many times each of the file's own functions ran), ``peak`` (the most
+    bytes alive at once during a call, beyond what was alive before it). Only
+    calls made through ``fn``/``tensor_fn`` (and ``child_fn`` functions) count:
+    the check's own tensors never do.
+
+    Examples:
+        >>> import types, microtape as mt
+        >>> from microtape.exercise import fn, observe
+        >>> m = types.ModuleType("student")
+        >>> keep = []
+        >>> m.leaky = lambda x: keep.append(x * 2.0) or x.sum()
+        >>> with observe(ops=True) as seen:
+        ...     total = fn(m, "leaky")(mt.tensor([1.0, 2.0]))
+        >>> seen.tensors, seen.ops
+        (2, ['mul', 'sum'])
+    """
+    wanted = frozenset(name for name, on in (("leaks", leaks), ("ops", ops), ("calls", calls), ("peak", peak)) if on)
+    assert wanted <= frozenset(KINDS)
+    seen = Measured()
+    token = OBSERVERS.set((*OBSERVERS.get(), (seen, wanted)))
+    try:
+        yield seen
+    finally:
+        OBSERVERS.reset(token)
+
+
+def child_fn(source: str, **values: object) -> Callable[..., object]:
+    """A function the check hands to the student's code, made where that code runs, from the expression ``source``.
+
+    ``source`` sees ``mt`` (microtape), ``math`` and ``values``. A check cannot pass
+    one of its own functions to the student's code, which runs in another process.
+
+    Examples:
+        >>> from microtape.exercise import child_fn
+        >>> cube = child_fn("lambda t: t ** 3 * k", k=2.0)
+        >>> import microtape as mt
+        >>> cube(mt.tensor([1.0, 2.0]))
+        Tensor([2.0, 16.0], shape=(2,))
+    """
+    return ChildCode(source, dict(values))
+
+
+def derivative(f: Callable[[float], float], x: float, h: float = 1e-3) -> float:
+    """The slope of a plain-Python ``f`` at ``x`` by the five-point stencil (exact for polynomials up to degree 4).
+
+    A check's reference derivative, from the function itself rather than from a formula.
+
+    Examples:
+        >>> from microtape.exercise import derivative
+        >>> round(derivative(lambda v: v ** 3 - 2.0 * v, 2.0), 9)
+        10.0
+    """
+    return (f(x - 2.0 * h) - 8.0 * f(x - h) + 8.0 * f(x + h) - f(x + 2.0 * h)) / (12.0 * h)
+
+
+def op_name(answer: str) -> str:
+    """The op an answer names, written as the tables print it or not: quotes, ``custom_grad(...)`` and an index ``[2]`` left out.
+
+    Examples:
+        >>> from microtape.exercise import op_name
+        >>> op_name("custom_grad(twice)[2]"), op_name(" 'custom_grad(twice)' "), op_name("twice"), op_name("mul[0]")
+        ('twice', 'twice', 'twice', 'mul')
+    """
+    name = answer.strip().strip("'\"`").strip()
+    while True:
+        bare = name
+        if bare.endswith("]") and "[" in bare:
+            bare = bare[: bare.rindex("[")].rstrip()
+        if bare.startswith("custom_grad(") and bare.endswith(")"):
+            bare = bare[len("custom_grad(") : -1].strip()
+        if bare == name:
+            return name
+        name = bare.strip("'\"`").strip()
+
+
+def digest(text: str) -> str:
+    """The hash a check keeps of an accepted answer (SHA-256 of its words, case and spacing ignored), so a check file holds none.
+
+    Examples:
+        >>> from microtape.exercise import digest
+        >>> digest("  Some  Answer ") == digest("some answer")
+        True
+        >>> len(digest("x"))
+        64
+    """
+    words = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return hashlib.sha256(words.encode("utf-8")).hexdigest()
 
 
 def tensor_fn(module: object, name: str) -> Callable[..., Tensor]:
@@ -294,7 +428,7 @@ def depends_on(module: types.ModuleType, name: str, stand_in: object, retry: Cal
     try:
         with replaced(module, name, stand_in):
             retry()
-    except Exception:  # noqa: BLE001 - still wrong with a correct stand-in: the fault is elsewhere
+    except Exception:  # noqa: BLE001 - still wrong with a correct stand-in (or it cannot be sent there): the fault may be elsewhere
         return
     raise Fail(f"{what} uses your {name}(), which fails its check above: fix {name}() first.")
 
@@ -341,6 +475,9 @@ def short_where(where: str) -> str:
 def leaks(call: Callable[[], object]) -> str:
     """Run ``call`` once and describe what it leaves alive: '2 x mul (ex.py:12), ...'.
 
+    The student's calls made by ``call`` are measured where they run (see
+    :func:`observe`); a ``call`` that makes none is watched in this process.
+
     Examples:
         >>> import microtape as mt
         >>> from microtape.exercise import leaks
@@ -348,8 +485,9 @@ def leaks(call: Callable[[], object]) -> str:
         'nothing'
     """
     with leak_check(on_leak="ignore") as report:
-        call()
-    groups = [f"{g.count} x {g.op} ({short_where(g.where)})" for g in report.groups]
+        with observe(leaks=True) as seen:
+            call()
+    groups = seen.leaks if seen.count else [f"{g.count} x {g.op} ({short_where(g.where)})" for g in report.groups]
     if len(groups) > 8:
         groups = groups[:8] + [f"... {len(groups) - 8} more"]
     return ", ".join(groups) or "nothing"
@@ -417,6 +555,9 @@ def gradcheck_failure(
             f"finite differences give {format_number(r.numeric)}"
         )
     c = report.culprit
+    if c is not None and culprit and isinstance(module, Submission) and c.op.startswith("student:"):
+        found = session_of(module).culprit(c.op, report.order)  # the student's own ops are in the student's process: ask there
+        c = found if isinstance(found, Culprit) else None
     if c is not None and culprit:
         mine = c.where.rpartition(":")[0] == getattr(module, "__file__", None)
         called = f" called at {short_where(c.where)}" if mine else ""

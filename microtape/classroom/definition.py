@@ -18,15 +18,18 @@ to it with ``Exercise.check``::
             ...
             raise Fail(f"df_by_hand({x}) is wrong: {off_by(got, want)}.", hint="...")
 
-A check receives the student's module, calls its functions on fixed cases
-and on inputs drawn from ``rng()`` (seeded by the grader, a fresh
-generator per check), and compares what comes back, by exact type and by
-value, with an independent answer (finite differences, exact tensor counts
-measured at check time, values worked out in plain Python). When the answer
-is wrong it raises ``Fail`` saying what is wrong (the entry, how far off,
-the sign, the earlier function it relies on), never the expected value,
-so a table of answers cannot be built from the messages; a
-``NotImplementedError`` from the student's code means "not done yet".
+A check receives the student's module (during grading, a stand-in whose
+functions run in the student's process: see ``proxy.py``), calls its
+functions on fixed cases and on inputs drawn from ``rng()`` (seeded by the
+grader, a fresh generator per check), and compares what comes back, by
+exact type and by value, with an independent answer worked out from what
+the answer must satisfy (finite differences of the student's own forward,
+invariants, plain ``math``, tensor counts measured with ``observe``), never
+from a solution. When the answer is wrong it raises ``Fail`` saying what is
+true of it (the entry, how far off, the sign, the earlier function it relies
+on), never the expected value, so a table of answers cannot be built from
+the messages; a ``NotImplementedError`` from the student's code means "not
+done yet".
 Hints are shown only after a check fails, one level at a time
 (``grade --hint N``): level 1 names the idea and the chapter, levels 2 and 3
 are more specific, and none of them is a line of the solution.

@@ -65,6 +65,7 @@ FORMATS: Final[tuple[GradeFormat, ...]] = ("text", "json", "gradescope", "classr
 GRADESCOPE_RESULTS: Final[tuple[Field, ...]] = (
     ("score", float, "the points earned: the sum of the tests' scores"),
     ("max_score", float, "the points available: the sum of the tests' max_score"),
+    ("execution_time", float, "seconds the whole grading took"),
     ("output", str, "for the whole submission: microtape's version, the seed (to replay), what could not be graded"),
     ("tests", list, "one per check of each graded file, then one per path that could not be graded"),
 )
@@ -77,6 +78,7 @@ GRADESCOPE_TEST: Final[tuple[Field, ...]] = (
     ("status", str, '"passed" or "failed"'),
     ("output", str, "what was wrong and the hints, as the text report prints them ('' when passed)"),
     ("visibility", str, '"visible", or "after_due_date" for a hidden check (grade --checks DIR)'),
+    ("execution_time", float, "seconds the check took (0 for one that did not run)"),
 )
 """One entry of ``tests`` in Gradescope's ``results.json``."""
 
@@ -109,10 +111,12 @@ def _check_output(entry: dict[str, object], check: dict[str, object], lang: str 
     if status == "PASS":
         return ""
     lines = [str(line) for line in _list(_in(check, "details", lang))]
-    if status in ("TIMEOUT", "CRASH", "NOT_RUN") and entry.get("message"):
+    if status in ("TIMEOUT", "CRASH", "NOT_RUN") and entry.get("message") and entry.get("status") != "missing":
         lines.append(str(_in(entry, "message", lang)))
     if status == "TODO" and not lines:
         lines.append(say(lang, "not_done"))
+    if entry.get("status") == "missing":
+        lines = [str(_in(entry, "message", lang))]
     hints = enumerate(_list(_in(check, "hints", lang)), start=1)
     lines += [f"{say(lang, 'hint')}: {h}" if level == 1 else f"{say(lang, 'hint_level', level=level)}: {h}" for level, h in hints]
     return "\n".join(lines) or str(status).lower().replace("_", " ")
@@ -137,24 +141,32 @@ def _short_paths(paths: list[str]) -> list[str]:
     return [os.path.relpath(os.path.abspath(p), base).replace(os.sep, "/") for p in paths]
 
 
-def _tests(entries: Sequence[dict[str, object]], lang: str = "en") -> list[tuple[str, int, int, bool, str, bool]]:
-    """``(name, score, max score, passed, output, hidden)`` for every check of every entry, then every path not graded."""
+Test = tuple[str, int, int, bool, str, bool, float]
+"""``(name, score, max score, passed, output, hidden, seconds)`` of one test."""
+
+
+def _tests(entries: Sequence[dict[str, object]], lang: str = "en") -> list[Test]:
+    """One test for every check of every entry (an exercise not submitted too), then one for every path not graded."""
     shown = _short_paths([str(e.get("path")) for e in entries])
-    tests: list[tuple[str, int, int, bool, str, bool]] = []
-    not_graded: list[tuple[str, int, int, bool, str, bool]] = []
+    tests: list[Test] = []
+    not_graded: list[Test] = []
     for entry, path in zip(entries, shown):
         exercise = entry.get("exercise")
         checks = [c for c in _list(entry.get("checks")) if isinstance(c, dict)]
         if exercise is None or not checks:
             message = str(_in(entry, "message", lang) or say(lang, "could_not_grade"))
-            not_graded.append((f"{path}: not graded", 0, 0, False, message, False))
+            what = "not submitted" if entry.get("status") == "missing" else "not graded"
+            label = f"{path} ({exercise})" if exercise is not None and len(entries) > 1 else str(exercise or path)
+            not_graded.append((f"{label}: {what}", 0, _int(entry.get("max_score")), False, message, False, 0.0))
             continue
         prefix = str(exercise) if len(entries) == 1 else path if Path(path).stem == exercise else f"{path} ({exercise})"
         for check in checks:
             passed = check.get("status") == "PASS"
             points = _int(check.get("points", 1))
+            seconds = check.get("seconds")
             name, output = f"{prefix}: {_in(check, 'name', lang)}", _check_output(entry, check, lang)
-            tests.append((name, points if passed else 0, points, passed, output, bool(check.get("hidden"))))
+            tests.append((name, points if passed else 0, points, passed, output, bool(check.get("hidden")),
+                          float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else 0.0))
     return tests + not_graded
 
 
@@ -164,16 +176,19 @@ def _summary(entries: Sequence[dict[str, object]], seed: int, lang: str = "en") 
         else f"graded by microtape {__version__}; random inputs drawn with seed {seed} (replay: grade ... --seed {seed})."
     ]
     for entry in entries:
-        if entry.get("exercise") is None or entry.get("status") not in ("passed", "failed"):
+        if entry.get("status") == "missing":
+            lines.append(str(_in(entry, "message", lang)))
+        elif entry.get("exercise") is None or entry.get("status") not in ("passed", "failed"):
             lines.append(f"{entry.get('path')}: {_in(entry, 'message', lang) or entry.get('status')}")
     return "\n".join(lines)
 
 
-def gradescope(entries: Sequence[dict[str, object]], seed: int, lang: str = "en") -> dict[str, object]:
+def gradescope(entries: Sequence[dict[str, object]], seed: int, lang: str = "en", seconds: float = 0.0) -> dict[str, object]:
     """Gradescope's ``results.json`` for graded entries (fields: :data:`GRADESCOPE_RESULTS`, :data:`GRADESCOPE_TEST`).
 
     With ``lang="ru"`` (``grade --lang ru``) the tests' names and outputs are
     the Russian ones (the entries' ``*_ru`` fields); the fields stay the format's.
+    ``seconds`` is the whole grading's ``execution_time``; each test has its check's.
 
     Examples:
         >>> from microtape.classroom.formats import gradescope
@@ -188,13 +203,14 @@ def gradescope(entries: Sequence[dict[str, object]], seed: int, lang: str = "en"
     tests = [
         {
             "name": name, "score": float(score), "max_score": float(top), "status": "passed" if passed else "failed",
-            "output": output, "visibility": "after_due_date" if hidden else "visible",
+            "output": output, "visibility": "after_due_date" if hidden else "visible", "execution_time": round(took, 3),
         }
-        for name, score, top, passed, output, hidden in rows
+        for name, score, top, passed, output, hidden, took in rows
     ]
     return {
-        "score": math.fsum(float(score) for _, score, _, _, _, _ in rows),
-        "max_score": math.fsum(float(top) for _, _, top, _, _, _ in rows),
+        "score": math.fsum(float(row[1]) for row in rows),
+        "max_score": math.fsum(float(row[2]) for row in rows),
+        "execution_time": round(float(seconds), 3),
         "output": _summary(entries, seed, lang),
         "tests": tests,
     }
@@ -216,7 +232,7 @@ def classroom50(entries: Sequence[dict[str, object]], seed: int, lang: str = "en
         ('classroom50/result/v1', 2, 2, True)
     """
     tests: list[dict[str, object]] = []
-    for name, score, top, passed, output, hidden in _tests(entries, lang):
+    for name, score, top, passed, output, hidden, _ in _tests(entries, lang):
         message = ("passed" if passed else "failed") + " (a hidden check)" if hidden else output
         if hidden and lang == "ru":
             message = ("пройдена" if passed else "не пройдена") + " (скрытая проверка)"
@@ -233,7 +249,9 @@ def classroom50(entries: Sequence[dict[str, object]], seed: int, lang: str = "en
     }
 
 
-def document(format: str, entries: Sequence[dict[str, object]], seed: int, meta: dict[str, object], lang: str = "en") -> dict[str, object]:
+def document(
+    format: str, entries: Sequence[dict[str, object]], seed: int, meta: dict[str, object], lang: str = "en", seconds: float = 0.0
+) -> dict[str, object]:
     """The document of ``format`` ("json", "gradescope" or "classroom50"); ``meta`` heads the JSON one.
 
     The JSON keeps its English keys and texts in every language; with
@@ -248,7 +266,7 @@ def document(format: str, entries: Sequence[dict[str, object]], seed: int, meta:
         ['all_passed', 'files', 'max_score', 'schema_version', 'score', 'seed', 'summary']
     """
     if format == "gradescope":
-        return gradescope(entries, seed, lang)
+        return gradescope(entries, seed, lang, seconds)
     if format == "classroom50":
         return classroom50(entries, seed, lang)
     counts = {status: sum(1 for e in entries if e.get("status") == status) for status in STATUSES}
@@ -333,7 +351,7 @@ def report(entry: dict[str, object], hint: int, lang: str = "en") -> str:
     """
     lines: list[str] = []
     path, name, status = entry["path"], entry["exercise"], entry["status"]
-    if name is None:
+    if name is None or status == "missing":
         lines.append(say(lang, "grading", path=path))
         lines += [f"  {line}" for line in str(_in(entry, "message", lang) or say(lang, "could_not_grade")).splitlines()]
         return "\n".join(lines)
@@ -384,10 +402,12 @@ def report(entry: dict[str, object], hint: int, lang: str = "en") -> str:
     return "\n".join(lines)
 
 
-_STATUS_WORD: Final[dict[str, str]] = {"passed": "PASS", "failed": "FAIL", "timeout": "TIMEOUT", "crashed": "CRASH", "error": "ERROR"}
+_STATUS_WORD: Final[dict[str, str]] = {
+    "passed": "PASS", "failed": "FAIL", "timeout": "TIMEOUT", "crashed": "CRASH", "error": "ERROR", "missing": "MISSING",
+}
 
 STATUSES: Final[tuple[str, ...]] = tuple(_STATUS_WORD)
-"""The statuses of a graded file: passed, failed, timeout, crashed, error (could not be graded)."""
+"""The statuses of an entry: passed, failed, timeout, crashed, error (could not be graded), missing (an assignment's exercise not submitted)."""
 
 
 def table_row(entry: dict[str, object], width: int) -> str:
@@ -433,7 +453,7 @@ def table_summary(entries: Sequence[dict[str, object]], stream: TextIO, lang: st
     """
     counts = {status: sum(1 for e in entries if e.get("status") == status) for status in STATUSES}
     all_passed = counts["passed"] == len(entries)
-    others = [say(lang, f"n_{s}", n=counts[s]) for s in ("failed", "timeout", "crashed", "error") if counts[s]]
+    others = [say(lang, f"n_{s}", n=counts[s]) for s in ("failed", "timeout", "crashed", "error", "missing") if counts[s]]
     extra = f" ({', '.join(others)})" if others else ""
     print(say(lang, "files_passed", passed=counts["passed"], total=len(entries), extra=extra), file=stream)
     if not all_passed:

@@ -1,8 +1,10 @@
-"""The classroom grader: ``python -m microtape grade PATH... [--format F] [--output FILE] [--checks DIR] [--seed N]``.
+"""The classroom grader: ``python -m microtape grade PATH... [--format F] [--output FILE] [--checks DIR] [--seed N] [--assignment FILE]``.
 
 The
-checks are written with :mod:`microtape.exercise` and run by
-``microtape.classroom.grade_child``. Every exercise is a starter file that
+checks are written with :mod:`microtape.exercise` and run here, in the
+grader's process (``judge.py``), against the student's code, which runs in a
+child process (``grade_child.py``) that answers with data only: the marks are
+decided here. Every exercise is a starter file that
 sets ``EXERCISE = "exNN_..."`` (found from
 ``microtape.book.resources.exercises_dir()``) and a checks file of the
 same name in its ``checks/`` folder. The grader reads a student's
@@ -12,17 +14,19 @@ anywhere is matched to its exercise. A Jupyter notebook (``.ipynb``, as
 its code cells in order; its IPython magics and shell lines are skipped, with
 a note in its report (see ``notebooks.py``).
 
-Each file is graded in its own child process, in a session of its own, with
-a time limit (``--timeout``, 10 s by default, start-up included; each check
-has its own limit inside it, half the file's unless its check file sets
-one) and, where the OS allows it (``resource.RLIMIT_AS``: Linux, most
+Each file's code runs in its own child process, in a session of its own,
+with a time limit (``--timeout``, 10 s by default, start-up included; each
+check has its own limit inside it, half the file's unless its check file
+sets one) and, where the OS allows it (``resource.RLIMIT_AS``: Linux, most
 Unixes; not Windows), a memory limit (``--memory``, 1024 MB). An endless
 loop, a crash, ``sys.exit``, a huge allocation or an exception is reported
 for that check or that file, and grading goes on; when a file's grading
 ends, every process it started is killed (see ``processes.py``).
 Ctrl-C stops everything within a second (exit 130), SIGTERM too (exit 143).
-This protects a class from accidents, not from malice: the student's code
-runs with the grader's permissions.
+Nothing a file does reaches a mark except through what its functions
+return; the student's code still runs with the grader's permissions (the
+teachers' page says what a container adds). A file whose code is the
+starter's as handed out is not run: every check is ``TODO``.
 
 Each check is worth points (1 unless its check file says otherwise); a
 file's score is the sum of the points of the checks it passed. ``--checks
@@ -30,6 +34,10 @@ DIR`` adds a teacher's own check files (the same format as the shipped
 ones, named after the exercise): their checks run after the public ones of
 the same exercise and are marked hidden. Checks draw random inputs from a
 seed, printed with the results; ``--seed N`` replays a run.
+``--assignment FILE`` (or ``--require ex04e,ex05b``) says what an assignment
+asks for (see ``assignment.py``): each path is then one submission, an
+exercise it lacks is an entry ``"status": "missing"`` ("not submitted"),
+and the points are the assignment's.
 
 One file prints its checks: ``PASS``, ``FAIL`` (what was wrong and a hint),
 ``TODO`` (a ``NotImplementedError`` left in the starter), ``TIME`` or
@@ -47,16 +55,17 @@ document or the text to a file::
 
     {"schema_version": 2, "microtape_version": "0.1.0",
      "timeout_seconds": 10.0, "memory_limit_mb": 1024, "hint_level": 1, "checks_dir": null,
+     "assignment": null,   # with --assignment or --require: {"source", "name", "exercises": [{"exercise", "points"}]}
      "seed": 1234, "all_passed": false, "score": 9, "max_score": 10,
      "summary": {"files": 2, "passed": 1, "failed": 0, "timeout": 1, "crashed": 0, "error": 0},
      "files": [{"path": "class/alice/ex00_gradient_by_hand.py",
                 "exercise": "ex00_gradient_by_hand", "chapter": 0, "title": "...",
-                "status": "passed",   # passed | failed | timeout | crashed | error
+                "status": "passed",   # passed | failed | timeout | crashed | error | missing
                 "checks_passed": 4, "checks_total": 4, "score": 4, "max_score": 4, "seconds": 0.41,
                 "message": null,      # one line when status is not passed (or a note)
                 "checks": [{"name": "...", "points": 1, "score": 1, "hidden": false,
                             "status": "PASS",  # PASS | FAIL | TODO | TIMEOUT | CRASH | NOT_RUN
-                            "details": [], "hints": []}],   # hints up to --hint, only when not PASS
+                            "details": [], "hints": [], "seconds": 0.1}],   # hints up to --hint, only when not PASS
                 "output": "",         # what the file printed (the last 4000 characters)
                 "report": "grading ..."}, ...]}   # the text one-file grading prints
 
@@ -80,7 +89,6 @@ import math
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -89,20 +97,26 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Final, TextIO, cast
 
-from .processes import STOP, Outcome, run_checks, stop_on_signals
-from .grade_child import run_file
-from ..errors import InvalidArgumentError
+from .processes import STOP, stop_on_signals
+from .judge import CHECK_SHARE, Child, FileGrade, Limits, child_env, grade_file
 from .._version import __version__
 from .catalog import check_folder
-from .submissions import collect_paths
+from .submissions import Found, collect_paths
+from .assignment import Assignment, read_assignment, shares
+from .assignment import require as require_exercises
+from .catalog import identify, load_exercise
+from .definition import Exercise
+from ..errors import InvalidArgumentError, explain
 from .formats import FORMATS, STATUSES, GradeFormat, document, report, table_head, table_row, table_summary
+from .proxy import LoopbackTransport
 from ..i18n.messages import LANGUAGES, Language, say
 from ..i18n.grader_ru import add_russian
 
 __all__ = [
     "CHECK_SHARE",
+    "apply_assignment",
     "DEFAULT_MEMORY_MB",
     "DEFAULT_TIMEOUT",
     "MAX_MEMORY_MB",
@@ -130,14 +144,11 @@ MAX_MEMORY_MB: Final = 2**20
 MIN_MEMORY_MB: Final = 64
 """The smallest memory limit a Python process can start in."""
 
-CHECK_SHARE: Final = 0.5
-"""A check's time limit, unless its check file sets one: this share of the file's limit."""
-
 OUTPUT_LIMIT: Final = 4000
 """How many characters of a file's printed output are kept (the last ones)."""
 
 
-# -- running one file in child processes ------------------------------------------------------
+# -- grading one file ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -150,58 +161,15 @@ class _Settings:
     lang: str = "en"
 
 
-def _child_env() -> dict[str, str]:
-    """The child finds this very copy of microtape, whatever folder it starts in."""
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
-    here = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
-    return env
-
-
-def _signal_name(code: int) -> str:
-    if code >= 0:
-        return f"exit status {code}"
-    try:
-        return f"signal {signal.Signals(-code).name}"
-    except ValueError:
-        return f"signal {-code}"
-
-
-def _plan(events: list[dict[str, object]]) -> list[dict[str, object]]:
-    for event in events:
-        plan = event.get("plan")
-        if event.get("event") == "start" and isinstance(plan, list):
-            return [p for p in plan if isinstance(p, dict)]
-    return []
-
-
-def _check_limit(settings: _Settings, index: int, events: list[dict[str, object]]) -> float:
-    """A check's own time limit: its check file's, or a share of the file's limit."""
-    plan = _plan(events)
-    own = plan[index].get("timeout") if index < len(plan) else None
-    return min(settings.timeout, float(own) if isinstance(own, (int, float)) else settings.timeout * CHECK_SHARE)
-
-
 def _grade_one(shown: Path, real: Path, settings: _Settings) -> dict[str, object]:
-    start = time.monotonic()
+    limits = Limits(settings.timeout, settings.memory_mb, settings.seed, settings.checks_dir)
     with tempfile.TemporaryDirectory(prefix="microtape-grade-") as tmp:
-        events_path, output_path = Path(tmp) / "events.jsonl", Path(tmp) / "output.txt"
+        output_path = Path(tmp) / "output.txt"
         with output_path.open("wb") as output:
-
-            def spawn(first: int) -> subprocess.Popen[bytes]:
-                command = [
-                    sys.executable, "-m", "microtape.classroom.grade_child", str(real), str(events_path), str(settings.memory_mb),
-                    str(first), str(settings.seed), str(settings.checks_dir or ""),
-                ]
-                return subprocess.Popen(
-                    command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                    cwd=tmp, env=_child_env(), start_new_session=True,  # a student's json.py cannot shadow the grader's
-                )
-
-            outcome = run_checks(spawn, events_path, settings.timeout, lambda i, events: _check_limit(settings, i, events))
-        seconds = time.monotonic() - start
+            env = child_env()
+            grade = grade_file(real, limits, lambda: Child(settings.memory_mb, output, tmp, env))
         printed = output_path.read_bytes()[-4 * OUTPUT_LIMIT :].decode("utf-8", errors="replace")[-OUTPUT_LIMIT:]
-    return _entry(shown, outcome, seconds, printed, settings)
+    return _entry(shown, grade, printed, settings)
 
 
 def _new_entry(path: Path, seconds: float = 0.0, printed: str = "") -> dict[str, object]:
@@ -212,75 +180,53 @@ def _new_entry(path: Path, seconds: float = 0.0, printed: str = "") -> dict[str,
     }
 
 
-def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings: _Settings) -> dict[str, object]:
-    entry = _new_entry(path, seconds, printed)
-    plan = _plan(outcome.events)
-    checks = [
-        {"name": str(p.get("name")), "points": p.get("points", 1), "score": 0, "hidden": bool(p.get("hidden")),
-         "status": "NOT_RUN", "details": [], "hints": []}
-        for p in plan
-    ]
-    hints_of = [[str(h) for h in hints] if isinstance(hints := p.get("hints"), list) else [] for p in plan]
-    load_failed: dict[str, object] | None = None
-    threads: list[str] = []
-    for event in outcome.events:
-        kind, index = event.get("event"), event.get("index")
-        if kind == "error":
-            entry["message"] = f"{event.get('message')}\n  hint: {event.get('hint')}"
-        elif kind == "start":
-            entry.update(exercise=event.get("exercise"), chapter=event.get("chapter"), title=event.get("title"))
-        elif kind == "check" and isinstance(index, int) and 0 <= index < len(checks):
-            hints, details = event.get("hints"), event.get("details")
-            if isinstance(hints, list):
-                hints_of[index] = [str(h) for h in hints]
-            checks[index].update(status=event.get("status"), details=details if isinstance(details, list) else [])
-        elif kind == "load_failed":
-            load_failed = event
-        elif kind == "threads" and isinstance(names := event.get("names"), list):
-            threads = [str(n) for n in names]
-        elif kind == "notes" and isinstance(notes := event.get("notes"), list):
-            entry["notes"] = [str(n) for n in notes]
-    running = outcome.running if outcome.running is not None and outcome.running < len(checks) else None
-    where = f"in the check {checks[running]['name']!r}" if running is not None else "while loading the file"
-    for index, (kind, why) in outcome.stopped.items():
-        if index < len(checks):
-            limit = _check_limit(settings, index, outcome.events)
-            text = f"stopped after {limit:g} s (the check's time limit): an endless loop, or far too much work?" if kind == "TIMEOUT" else (
-                f"the grading process ended in this check without finishing ({_signal_name(int(why))})"
-            )
-            checks[index].update(status=kind, details=[text])
-    if outcome.file_timed_out and running is not None:
-        checks[running]["status"] = "TIMEOUT"
-    elif not outcome.ended and running is not None:
-        checks[running]["status"] = "CRASH"
-    for check, hints in zip(checks, hints_of):
-        check["hints"] = hints[: settings.hint] if check["status"] not in ("PASS", "NOT_RUN") else []
-        check["score"] = check["points"] if check["status"] == "PASS" else 0
+def _entry(path: Path, grade: FileGrade, printed: str, settings: _Settings) -> dict[str, object]:
+    entry = _new_entry(path, grade.seconds, printed)
+    if grade.exercise is None:
+        what, how = grade.problem or ("?", "?")
+        entry["message"] = f"{what}\n  hint: {how}"
+        _finish_entry(entry, settings.hint, settings.lang)
+        return entry
+    exercise = grade.exercise
+    entry.update(exercise=exercise.name, chapter=exercise.chapter, title=exercise.title)
+    checks: list[dict[str, object]] = []
+    for result in grade.checks:
+        shown = result.status not in ("PASS", "NOT_RUN")
+        checks.append({
+            "name": result.name, "points": result.points, "score": result.points if result.status == "PASS" else 0,
+            "hidden": result.hidden, "status": result.status, "details": list(result.details),
+            "hints": list(result.hints[: settings.hint]) if shown else [], "seconds": round(result.seconds, 3),
+        })
     entry["checks"] = checks
     entry["checks_total"] = len(checks)
     entry["checks_passed"] = sum(1 for c in checks if c["status"] == "PASS")
     entry["score"] = sum(int(str(c["score"])) for c in checks)
     entry["max_score"] = sum(int(str(c["points"])) for c in checks)
+    if grade.notes:
+        entry["notes"] = list(grade.notes)
     statuses = {str(c["status"]) for c in checks}
-    if outcome.file_timed_out:
+    running = next((c["name"] for c in checks if c["status"] == "TIMEOUT"), None)
+    if grade.timed_out is not None:
         entry["status"] = "timeout"
-        after = " after its checks had finished" if plan and running is None and "NOT_RUN" not in statuses else f" {where}"
-        entry["message"] = f"stopped after {settings.timeout:g} s{after}: an endless loop, or far too much work?"
-    elif not outcome.ended:
-        why = _signal_name(outcome.code)
-        if outcome.code == -getattr(signal, "SIGXFSZ", 0):
+        where = (
+            "while loading the file" if grade.timed_out == "loading"
+            else " after its checks had finished".strip() if grade.timed_out == "after" and "NOT_RUN" not in statuses
+            else f"in the check {running!r}" if running is not None else "between its checks"
+        )
+        entry["message"] = f"stopped after {settings.timeout:g} s {where}: an endless loop, or far too much work?"
+    elif grade.crashed is not None:
+        _, code = grade.crashed
+        why = _signal_name(code)
+        if code == -getattr(signal, "SIGXFSZ", 0):
             why += ": it printed or wrote more than 64 MB"
-        elif outcome.code == -getattr(signal, "SIGKILL", 0):
+        elif code == -getattr(signal, "SIGKILL", 0):
             why += f": killed from outside, perhaps out of memory (the limit is {settings.memory_mb} MB)"
         entry["status"] = "crashed"
-        entry["message"] = f"the grading process ended {where} without finishing ({why})."
-    elif entry["exercise"] is None:
-        entry["status"] = "error"
-    elif load_failed is not None:
+        entry["message"] = f"the grading process ended while loading the file without finishing ({why})."
+    elif grade.load_error is not None:
         entry["status"] = "failed"
-        details, hints = load_failed.get("details"), load_failed.get("hints")
-        lines = [str(line).strip() for line in details] if isinstance(details, list) else []
-        entry["message"] = "could not load the file: " + " ".join(lines)
+        details, hints = grade.load_error
+        entry["message"] = "could not load the file: " + " ".join(line.strip() for line in details)
         entry["load_error"] = {"details": details, "hints": hints}
     elif "TIMEOUT" in statuses or "CRASH" in statuses:
         entry["status"] = "timeout" if "TIMEOUT" in statuses else "crashed"
@@ -288,11 +234,20 @@ def _entry(path: Path, outcome: Outcome, seconds: float, printed: str, settings:
         entry["message"] = f"{len(stopped)} check(s) stopped ({', '.join(map(repr, stopped))}), scored 0; the other checks ran."
     else:
         entry["status"] = "passed" if entry["checks_passed"] == entry["checks_total"] else "failed"
-    if threads:
-        note = f"the file left {len(threads)} thread(s) running ({', '.join(threads)}); they were stopped when its grading ended."
+    if grade.threads:
+        note = f"the file left {len(grade.threads)} thread(s) running ({', '.join(grade.threads)}); they were stopped when its grading ended."
         entry["message"] = f"{entry['message']} Also, {note}" if entry["message"] else note[0].upper() + note[1:]
     _finish_entry(entry, settings.hint, settings.lang)
     return entry
+
+
+def _signal_name(code: int) -> str:
+    if code >= 0:
+        return f"exit status {code}"
+    try:
+        return f"signal {signal.Signals(-code).name}"
+    except ValueError:
+        return f"signal {-code}"
 
 
 def _finish_entry(entry: dict[str, object], hint: int, lang: str) -> None:
@@ -355,6 +310,8 @@ def grade(
     checks: str | Path | None = None,
     seed: int | None = None,
     lang: Language = "en",
+    assignment: str | Path | None = None,
+    require: str | None = None,
 ) -> int:
     """Grade exercise files and folders, each file in its own child process; return the exit status.
 
@@ -380,6 +337,10 @@ def grade(
             its English keys and texts and, in Russian, adds the Russian beside each English text
             (``message_ru``, ``report_ru``, per check ``name_ru``, ``details_ru``, ``hints_ru``);
             Gradescope's and Classroom 50's documents get the Russian texts.
+        assignment: An assignment's TOML file (its exercises, their points, its hidden checks; see
+            :mod:`microtape.classroom.assignment`): each path is then one student's submission, an
+            exercise it lacks scores 0 as "not submitted", and the points are the assignment's.
+        require: ``"ex04e,ex05b"``: an assignment of those exercises at their own points.
 
     Returns:
         0 if every check of every file passed, 1 if not, 2 if nothing could be graded
@@ -403,15 +364,23 @@ def grade(
         paths = [paths]
     refused = _refused(timeout, jobs, memory_mb, hint, format, seed, lang)
     checks_dir = Path(checks).resolve() if checks is not None else None
+    asked: Assignment | None = None
+    if refused is None and (assignment is not None or require is not None):
+        try:
+            asked = _assignment_of(assignment, require, checks_dir)
+        except InvalidArgumentError as err:
+            refused = f"grade: {err}"
+        else:
+            checks_dir = asked.checks or checks_dir
     if refused is None and checks_dir is not None and (wrong := check_folder(checks_dir)):
         refused = "grade: " + "\n  ".join(wrong) + "\n  hint: see 'Hidden checks' on the teachers' page."
     if refused is not None:
         print(refused, file=stream if format == "text" else sys.stderr)
         return 2
     settings = _Settings(float(timeout), memory_mb, hint, seed if seed is not None else random.SystemRandom().randrange(10**9), checks_dir, lang)
-    found = collect_paths(paths)
-    single = len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
-    width = max([len(str(p)) for p, _, _ in found] + [4])
+    found, owners = _found_by_submission(paths)
+    single = asked is None and len(paths) == 1 and len(found) == 1 and not Path(paths[0]).is_dir()
+    width = max([len(str(p)) for p, _, _ in found] + [len(str(p)) for p in paths] * (asked is not None) + [4])
     try:
         target = open(output, "w", encoding="utf-8") if output is not None else stream  # noqa: SIM115 - closed below
     except OSError as err:
@@ -419,17 +388,20 @@ def grade(
         return 2
     text = format == "text"
     entries: list[dict[str, object]] = []
+    began = time.monotonic()
     with stop_on_signals() as received:
         pool = ThreadPoolExecutor(max_workers=max(1, jobs if jobs is not None else (os.cpu_count() or 1)))
         try:
             futures: list[Future[dict[str, object]] | dict[str, object]] = [
-                pool.submit(_grade_one, shown, real, settings) if real is not None else _problem_entry(shown, *(problem or ("?", "?")), lang)
+                pool.submit(_grade_one, shown, real, settings) if real is not None and (why := _not_asked(asked, real, checks_dir)) is None
+                else _problem_entry(shown, *(problem or why or ("?", "?")), lang)
                 for shown, real, problem in found
             ]
             if text:
                 print(say(lang, "seed", seed=settings.seed), file=target)
                 if not single:
                     print(table_head(width, lang), file=target)
+            live = text and asked is None  # with an assignment the rows come once every file is graded
             for item in futures:
                 while isinstance(item, Future) and not STOP.is_set():
                     try:
@@ -439,8 +411,13 @@ def grade(
                 if STOP.is_set() or isinstance(item, Future):
                     break
                 entries.append(item)
-                if text:
+                if live:
                     print(item["report_ru" if lang == "ru" else "report"] if single else table_row(item, width), file=target, flush=True)
+            if asked is not None and not STOP.is_set():
+                entries = apply_assignment(asked, entries, [str(paths[i]) for i in owners[: len(entries)]], [str(p) for p in paths],
+                                           hint=settings.hint, lang=settings.lang, checks_dir=settings.checks_dir)
+                for item in entries if text else []:
+                    print(table_row(item, width), file=target, flush=True)
         except BaseException:
             STOP.set()  # a broken pipe, an error of ours: stop the children before going
             raise
@@ -452,11 +429,12 @@ def grade(
             name = "Ctrl-C" if received[0] == signal.SIGINT else "SIGTERM"
             print(say(lang, "interrupted", name=name, done=len(entries), total=len(found)), file=sys.stderr)
             return 128 + received[0]
-    return _finish(entries, settings, format, output, target if output is None else None, single)
+    return _finish(entries, settings, format, output, target if output is None else None, single, asked, time.monotonic() - began)
 
 
 def _finish(
-    entries: list[dict[str, object]], settings: _Settings, format: str, output: str | Path | None, stream: TextIO | None, single: bool
+    entries: list[dict[str, object]], settings: _Settings, format: str, output: str | Path | None, stream: TextIO | None, single: bool,
+    asked: Assignment | None = None, seconds: float = 0.0,
 ) -> int:
     counts = {status: sum(1 for e in entries if e["status"] == status) for status in STATUSES}
     all_passed = bool(entries) and counts["passed"] == len(entries)
@@ -465,10 +443,14 @@ def _finish(
             "schema_version": SCHEMA_VERSION, "microtape_version": __version__, "timeout_seconds": settings.timeout,
             "memory_limit_mb": settings.memory_mb, "hint_level": settings.hint,
             "checks_dir": str(settings.checks_dir) if settings.checks_dir is not None else None,
+            "assignment": None if asked is None else {
+                "source": asked.source, "name": asked.name,
+                "exercises": [{"exercise": name, "points": points} for name, points in asked.exercises],
+            },
         }
-        doc = document(format, entries, settings.seed, meta, settings.lang)
+        doc = document(format, entries, settings.seed, meta, settings.lang, seconds)
         if output is not None:
-            Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            _write_atomically(Path(output), json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
             score, top = doc.get("score"), doc.get("max_score", doc.get("max-score"))
             print(say(settings.lang, "wrote_document", output=output, format=format, score=score, top=top), file=sys.stdout)
         else:
@@ -485,6 +467,135 @@ def _finish(
     if counts["error"] == len(entries):
         return 2
     return 0 if all_passed else 1
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in one step: a file beside it, then renamed over it."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent) or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# -- assignments ---------------------------------------------------------------------------------
+
+
+def _assignment_of(assignment: str | Path | None, require: str | None, checks_dir: Path | None) -> Assignment:
+    if assignment is not None and require is not None:
+        raise InvalidArgumentError(explain(
+            "--assignment and --require both say what to grade.", "An assignment is given once.",
+            "keep --assignment FILE (its [exercises]), or --require ex04e,ex05b alone.",
+        ))
+    asked = read_assignment(Path(assignment)) if assignment is not None else require_exercises(str(require), checks_dir)
+    if asked.checks is not None and checks_dir is not None and asked.checks != checks_dir:
+        raise InvalidArgumentError(explain(
+            f"--checks {str(checks_dir)!r} and the assignment's checks = {str(asked.checks)!r} both name hidden checks.",
+            "Hidden checks are given once.", "keep the one in the assignment file, or drop its checks line.",
+        ))
+    return asked
+
+
+def _found_by_submission(paths: Sequence[str | Path]) -> tuple[list[Found], list[int]]:
+    """The files to grade (each once) and, for each, the number of the path it was found under (its submission)."""
+    found: list[Found] = []
+    owners: list[int] = []
+    seen: set[str] = set()
+    for index, given in enumerate(paths):
+        for item in collect_paths([given]):
+            real = item[1]
+            if real is not None and str(real) in seen:
+                continue
+            if real is not None:
+                seen.add(str(real))
+            found.append(item)
+            owners.append(index)
+    return found, owners
+
+
+def _not_asked(asked: Assignment | None, real: Path, checks_dir: Path | None) -> tuple[str, str] | None:
+    """Why a file is not graded under this assignment (it is another exercise), or None."""
+    if asked is None:
+        return None
+    exercise, _ = identify(real, checks_dir)
+    if not isinstance(exercise, Exercise) or asked.asks_for(exercise.name):
+        return None
+    return (
+        f"{str(real.name)!r} is {exercise.name}, which this assignment does not ask for; it is not graded.",
+        f"the assignment asks for {', '.join(asked.names)}.",
+    )
+
+
+def apply_assignment(
+    asked: Assignment, entries: list[dict[str, object]], owners: list[str], submissions: list[str],
+    hint: int = 1, lang: str = "en", checks_dir: Path | None = None,
+) -> list[dict[str, object]]:
+    """The entries as the assignment counts them: its points shared among the checks, one file per exercise and submission
+    counted (the best; another scores 0 of 0 and says so), and an entry "not submitted" for each exercise a submission lacks.
+
+    ``owners`` is the submission of each entry; ``hint`` and ``lang`` are the reports'.
+
+    Examples:
+        >>> from microtape.classroom.assignment import require
+        >>> from microtape.classroom.grader import apply_assignment
+        >>> [e["status"] for e in apply_assignment(require("ex05b"), [], [], ["alice"])]
+        ['missing']
+    """
+    out: list[dict[str, object]] = []
+    for submission in submissions:
+        mine = [e for e, owner in zip(entries, owners) if owner == submission]
+        for name, _ in asked.exercises:
+            files = [e for e in mine if e.get("exercise") == name]
+            if not files:
+                out.append(_missing(submission, name, asked, hint, lang, checks_dir))
+                continue
+            best = max(files, key=lambda e: (_int(e.get("score")) / max(1, _int(e.get("max_score"))), -files.index(e)))
+            for entry in files:
+                _share_points(entry, asked.points(name, _int(entry.get("max_score"))) if entry is best else 0)
+                if entry is not best:
+                    note = f"another file of {name} in this submission ({best['path']}) scored higher or came first; this one does not count."
+                    entry["message"] = f"{entry['message']} {note}" if entry.get("message") else note[0].upper() + note[1:]
+                _finish_entry(entry, hint, lang)
+                out.append(entry)
+        out += [e for e in mine if e.get("exercise") is None or not asked.asks_for(str(e.get("exercise")))]
+    return out
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _share_points(entry: dict[str, object], total: int) -> None:
+    checks = [c for c in entry.get("checks", []) if isinstance(c, dict)]  # type: ignore[attr-defined]  # a list, as made above
+    for check, points in zip(checks, shares([_int(c.get("points")) for c in checks], total)):
+        check["points"] = points
+        check["score"] = points if check.get("status") == "PASS" else 0
+    entry["score"] = sum(_int(c["score"]) for c in checks)
+    entry["max_score"] = sum(_int(c["points"]) for c in checks)
+
+
+def _missing(submission: str, name: str, asked: Assignment, hint: int, lang: str, checks_dir: Path | None) -> dict[str, object]:
+    exercise = load_exercise(name) or (load_exercise(name, asked.checks) if asked.checks is not None else None)
+    entry = _new_entry(Path(submission))
+    entry.update(exercise=name, status="missing")
+    if exercise is not None:
+        plan = [(c, False) for c in exercise.checks]
+        if checks_dir is not None and (hidden := load_exercise(name, checks_dir)) is not None and hidden is not exercise:
+            plan += [(c, True) for c in hidden.checks]
+        entry.update(chapter=exercise.chapter, title=exercise.title)
+        entry["checks"] = [
+            {"name": c.name, "points": c.points, "score": 0, "hidden": hidden, "status": "NOT_RUN",
+             "details": ["not submitted"], "hints": [], "seconds": 0.0}
+            for c, hidden in plan
+        ]
+        entry["checks_total"] = len(plan)
+    entry["message"] = f"not submitted: {submission} holds no file of {name}."
+    _share_points(entry, asked.points(name, sum(c.points for c in exercise.checks) if exercise is not None else 0))
+    _finish_entry(entry, hint, lang)
+    return entry
 
 
 # -- one file in this very process (no child processes: the book's pages in a browser) ----------
@@ -538,10 +649,18 @@ def check_in_process(path: str | Path, *, lang: str = "en", hint: int = 1, seed:
         )
     drawn = seed if seed is not None else random.SystemRandom().randrange(10**9)
     settings = _Settings(DEFAULT_TIMEOUT, 0, hint, drawn, None, lang)
-    events: list[dict[str, object]] = []
+    limits = Limits(DEFAULT_TIMEOUT, 0, drawn, None)  # no memory limit: nothing here can set one
     printed = io.StringIO()
-    start = time.monotonic()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        run_file(Path(path), events.append, seed=drawn)
-    entry = _entry(Path(path), Outcome(events=events, ended=True), time.monotonic() - start, printed.getvalue()[-OUTPUT_LIMIT:], settings)
+        grade = grade_file(Path(path), limits, lambda: cast(Child, _InProcess()))  # a Child's request, end and code, here
+    entry = _entry(Path(path), grade, printed.getvalue()[-OUTPUT_LIMIT:], settings)
     return say(lang, "seed", seed=drawn) + "\n" + str(entry["report_ru" if lang == "ru" else "report"])
+
+
+class _InProcess(LoopbackTransport):
+    """The student's side served in this process (``check_in_process``): nothing to end, no exit code."""
+
+    code: int | None = None
+
+    def end(self) -> None:
+        """Nothing to stop: the student's code ran here."""

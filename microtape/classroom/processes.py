@@ -12,31 +12,23 @@ descendant seen while the file ran (even one that called ``setsid`` to leave
 the session). The process table is read from ``/proc`` (Linux); elsewhere
 the group alone is killed.
 
-The time limits: the file's own limit (start-up included) and, inside it, a
-limit per check. When a check runs over its limit, or its process dies, the
-check is marked (``TIMEOUT`` or ``CRASH``, 0 points), the process is ended,
-and a new child starts at the next check, so one runaway check costs only
-its own points.
-
 ``STOP`` is set by Ctrl-C or SIGTERM (see ``stop_on_signals()``): every
 watch loop notices it within a tenth of a second and ends its child.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-__all__ = ["POLL_SECONDS", "STOP", "ChildRun", "EventReader", "alive", "end_all", "process_table", "run_checks", "stop_on_signals"]
+__all__ = ["POLL_SECONDS", "STOP", "ChildRun", "alive", "end_all", "process_table", "register", "stop_on_signals", "unregister"]
 
 POLL_SECONDS: Final = 0.05
 """How often a running child is looked at (its events, its time, the stop flag)."""
@@ -171,6 +163,25 @@ def end_all(run: ChildRun) -> None:
         _RUNNING.discard(run)
 
 
+def register(run: ChildRun) -> None:
+    """Remember a running child, so that a stop (Ctrl-C, SIGTERM) ends it too.
+
+    Examples:
+        >>> import subprocess, sys
+        >>> from microtape.classroom.processes import ChildRun, end_all, register, unregister
+        >>> run = ChildRun(subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True))
+        >>> register(run); end_all(run); unregister(run)
+    """
+    with _RUNNING_LOCK:
+        _RUNNING.add(run)
+
+
+def unregister(run: ChildRun) -> None:
+    """Forget a child that has been ended (see :func:`register`)."""
+    with _RUNNING_LOCK:
+        _RUNNING.discard(run)
+
+
 def _end_every_child() -> None:
     with _RUNNING_LOCK:
         runs = list(_RUNNING)
@@ -210,139 +221,3 @@ def stop_on_signals() -> Iterator[list[int]]:
         for sig, previous in old.items():
             signal.signal(sig, previous)  # type: ignore[arg-type]  # what signal.signal returned before
         STOP.clear()
-
-
-# -- the events a child writes -------------------------------------------------------------
-
-
-class EventReader:
-    """Reads the JSON lines a child appends to its events file, as they come (whole lines only).
-
-    Examples:
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from microtape.classroom.processes import EventReader
-        >>> path = Path(tempfile.mkdtemp()) / "events.jsonl"
-        >>> _ = path.write_text('{"event": "start"}\\n{"event": "runn')
-        >>> reader = EventReader(path)
-        >>> reader.read(), reader.read()
-        ([{'event': 'start'}], [])
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.offset: int = 0
-
-    def read(self) -> list[dict[str, object]]:
-        """The events written since the last call."""
-        try:
-            with self.path.open("rb") as file:
-                file.seek(self.offset)
-                data = file.read()
-        except OSError:
-            return []
-        end = data.rfind(b"\n") + 1
-        self.offset += end
-        events: list[dict[str, object]] = []
-        for line in data[:end].decode("utf-8", errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
-        return events
-
-
-# -- running a file's checks, restarting after a runaway check --------------------------------------
-
-
-@dataclass
-class Outcome:
-    """What the parent saw: the events, and what it had to do (time limits, crashes, a stop)."""
-
-    events: list[dict[str, object]] = field(default_factory=list)
-    stopped: dict[int, tuple[str, str]] = field(default_factory=dict)  # check index -> (TIMEOUT | CRASH, why)
-    file_timed_out: bool = False
-    code: int = 0
-    ended: bool = False
-    interrupted: bool = False
-    running: int | None = None
-
-
-def _index(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def run_checks(
-    start: Callable[[int], subprocess.Popen[bytes]], events_path: Path, timeout: float, check_limit: Callable[[int, list[dict[str, object]]], float]
-) -> Outcome:
-    """Run a file's checks in children started by ``start(first_check)``; end every process when done.
-
-    ``check_limit(index, events)`` is the time limit of a check. A check that
-    runs over it, or whose process dies, is recorded in ``Outcome.stopped``
-    and a new child starts at the next check, while the file's ``timeout``
-    lasts.
-    """
-    outcome = Outcome()
-    reader = EventReader(events_path)
-    deadline = time.monotonic() + timeout
-    first = 0
-    while True:
-        run = ChildRun(start(first))
-        with _RUNNING_LOCK:
-            _RUNNING.add(run)
-        running: int | None = None
-        since = time.monotonic()
-        ended = False
-        why = ""
-        last_watch = 0.0
-        try:
-            while True:
-                for event in reader.read():
-                    outcome.events.append(event)
-                    kind = event.get("event")
-                    if kind == "running":
-                        running, since = _index(event.get("index")), time.monotonic()
-                    elif kind == "check":
-                        running = None
-                    elif kind == "end":
-                        ended = True
-                code = run.proc.poll()
-                now = time.monotonic()
-                if code is not None or ended:
-                    break
-                if STOP.is_set():
-                    outcome.interrupted, why = True, "stop"
-                    break
-                if now >= deadline:
-                    why = "file"
-                    break
-                if running is not None and now - since >= check_limit(running, outcome.events):
-                    why = "check"
-                    break
-                if now - last_watch >= 0.1:
-                    run.watch()
-                    last_watch = now
-                time.sleep(POLL_SECONDS)
-        finally:
-            end_all(run)
-        outcome.events += reader.read()
-        ended = ended or any(e.get("event") == "end" for e in outcome.events[-1:])
-        outcome.code = run.proc.returncode
-        outcome.running = running
-        if ended or why == "stop":
-            outcome.ended = ended
-            return outcome
-        if why == "file":
-            outcome.file_timed_out = True
-            return outcome
-        if running is None:  # died while loading the file, or between checks
-            return outcome
-        outcome.stopped[running] = ("TIMEOUT", "check") if why == "check" else ("CRASH", str(outcome.code))
-        first = running + 1
-        plans = [plan for e in outcome.events if e.get("event") == "start" and isinstance(plan := e.get("plan"), list)]
-        total = len(plans[0]) if plans else 0
-        if first >= total:
-            outcome.ended = True
-            return outcome

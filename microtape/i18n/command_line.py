@@ -32,7 +32,7 @@ HELP: Final[Mapping[str, Mapping[str, str]]] = {
         "selfcheck": "gradient-check every primitive against finite differences",
         "exercises": "copy the starter exercises into a folder (never the solutions), or --list them",
         "folder": "where to put them (made if missing)",
-        "list": "list the exercises: chapter, kind, expected minutes, title",
+        "list": "list the exercises: chapter, kind, expected minutes, points, title",
         "force": "overwrite files that are already there",
         "notebook": "write each starter as a Jupyter notebook (.ipynb), which grade accepts too",
         "grade": "check exercise files or folders of them, each in its own process with a time limit",
@@ -42,6 +42,8 @@ HELP: Final[Mapping[str, Mapping[str, str]]] = {
         "json": "the same as --format json",
         "output": "write the document (or the text) to FILE",
         "checks": "a teacher's folder of check files: hidden checks added to the public ones",
+        "assignment": "an assignment's TOML file: its exercises, their points, its hidden checks; each PATH is one submission",
+        "require": "the exercises an assignment asks for, e.g. ex04e,ex05b (each at its own points); each PATH is one submission",
         "seed": "seed of the checks' random inputs (default: drawn, and printed)",
         "hint": "hint level after a failed check (default 1)",
         "jobs": "files graded at the same time (default: CPUs)",
@@ -66,7 +68,7 @@ HELP: Final[Mapping[str, Mapping[str, str]]] = {
         "selfcheck": "проверить градиент каждой примитивной операции конечными разностями",
         "exercises": "скопировать заготовки упражнений в папку (решения никогда), или вывести их список (--list)",
         "folder": "куда их положить (папка создаётся, если её нет)",
-        "list": "список упражнений: глава, вид, ожидаемое время в минутах, название",
+        "list": "список упражнений: глава, вид, ожидаемое время в минутах, баллы, название",
         "force": "перезаписать файлы, которые уже есть",
         "notebook": "записать каждую заготовку как блокнот Jupyter (.ipynb); grade принимает и их",
         "grade": "проверить файлы упражнений или папки с ними, каждый файл в своём процессе с ограничением времени",
@@ -76,6 +78,8 @@ HELP: Final[Mapping[str, Mapping[str, str]]] = {
         "json": "то же, что --format json",
         "output": "записать документ (или текст) в файл FILE",
         "checks": "папка преподавателя с файлами проверок: скрытые проверки в добавление к открытым",
+        "assignment": "TOML-файл задания: его упражнения, их баллы, его скрытые проверки; каждый PATH — одна сданная работа",
+        "require": "упражнения, которые требует задание, например ex04e,ex05b (каждое со своими баллами); каждый PATH — одна сданная работа",
         "seed": "зерно случайных входов проверок (по умолчанию выбирается случайно и печатается)",
         "hint": "уровень подсказки после непройденной проверки (по умолчанию 1)",
         "jobs": "сколько файлов проверять одновременно (по умолчанию: число процессоров)",
@@ -257,6 +261,8 @@ def build_parser(prog: str, lang: str = "en") -> Parser:
     g.options.add_argument("--json", action="store_true", help=text["json"])
     g.options.add_argument("--output", metavar="FILE", default=None, help=text["output"])
     g.options.add_argument("--checks", metavar="DIR", default=None, help=text["checks"])
+    g.options.add_argument("--assignment", metavar="FILE", default=None, help=text["assignment"])
+    g.options.add_argument("--require", metavar="NAME,...", default=None, help=text["require"])
     g.options.add_argument("--seed", type=int, default=None, metavar="N", help=text["seed"])
     g.options.add_argument("--hint", type=int, default=1, choices=(1, 2, 3), help=text["hint"])
     g.options.add_argument("--jobs", type=int, default=None, metavar="N", help=text["jobs"])

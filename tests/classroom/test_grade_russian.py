@@ -39,7 +39,11 @@ def sample(node: ast.expr) -> str | None:
     return None
 
 
-REALISTIC = {"7 is wrong7: 77.": "df(x) is wrong at entry 3: its sign is wrong (2 of 5 entries are wrong)."}
+REALISTIC = {
+    "7 is wrong7: 77.": "df(x) is wrong at entry 3: its sign is wrong (2 of 5 entries are wrong).",
+    "CULPRIT = 7 is not an op of the model7.": "CULPRIT = 'foo' is not an op of the model: its ops are matmul, custom_grad(swish), mean.",
+    "WRONG_OP = 7 is not an op of this table7.": "WRONG_OP = 'foo' is not an op of this table: the table's names are sum, mul[2], custom_grad(cube)[2].",
+}
 """Samples whose values are fragments of the sentence, as a check would fill them in."""
 
 
@@ -204,3 +208,23 @@ def test_a_failed_gradient_check_with_its_culprit_reads_in_russian() -> None:
     assert "culprit: the VJP of 'custom_grad(cube)'" in text
     untranslated = [line for line in text.split("\n") if not CYRILLIC.search(grader_ru.translate_line(line))]
     assert not untranslated, untranslated
+
+
+def test_the_grader_s_own_new_messages_read_in_russian() -> None:
+    """The messages of assignments, untouched starters, notebooks and time limits added with the verdict's move."""
+    lines = [
+        "not started: the file's code is the starter's, as handed out.",
+        "not submitted: class/alice holds no file of ex05b_tidy_too_eager.",
+        "not submitted",
+        "'ex00_gradient_by_hand.py' is ex00_gradient_by_hand, which this assignment does not ask for; it is not graded.",
+        "the assignment asks for ex04e_wrong_factor, ex05b_tidy_too_eager.",
+        "Another file of ex04e_wrong_factor in this submission (bob/a.py) scored higher or came first; this one does not count.",
+        "stopped when the file's 10 s were up, in this check.",
+        "stopped after 10 s between its checks: an endless loop, or far too much work?",
+        "run as IPython runs it, the statement after the magic: cell 3, line 1: %time SCALE = 40.0",
+        "not run (a help request shows documentation, nothing else): cell 1, line 2: mt.check_grads?",
+        "the notebook a.ipynb cannot be read: not valid JSON (line 1, column 12: Expecting value); was the notebook saved completely?",
+    ]
+    untranslated = [line for line in lines if not CYRILLIC.search(grader_ru.translate_line(line))]
+    assert not untranslated, untranslated
+    assert grader_ru.translate_line(lines[-1]).endswith("полностью?")  # one question mark, no full stop after it

@@ -21,7 +21,7 @@ import pytest
 
 from microtape.classroom.processes import alive
 from microtape.classroom.formats import GRADESCOPE_RESULTS, GRADESCOPE_TEST, problems
-from microtape.classroom.catalog import list_exercises
+from microtape.classroom.catalog import list_exercises, load_exercise
 from .test_grader_formats import LOOKUP_TABLE
 from .test_grader_processes import first_call_only, spawner
 
@@ -162,14 +162,20 @@ def test_an_untouched_starter_is_todo_in_the_table(tmp_path: Path) -> None:
     assert " TODO " in row and " FAIL " not in row
 
 
-def test_exercises_list_shows_chapter_kind_and_minutes() -> None:
+def test_exercises_list_shows_chapter_kind_minutes_and_points() -> None:
+    """Guards a bug: ``exercises --list`` showed no points, so a teacher could not tell what to enter in a gradebook."""
     done = run("--list", command="exercises")
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and lines[0].split() == ["exercise", "chapter", "kind", "minutes", "title"]
+    assert done.returncode == 0 and lines[0].split() == ["exercise", "chapter", "kind", "minutes", "points", "title"]
     rows = {line.split()[0]: line.split() for line in lines[1:] if line.startswith("ex")}
     assert sorted(rows) == list_exercises()
     assert rows["ex00_gradient_by_hand"][1:3] == ["0", "writing"] and rows["ex04b_find_the_bug"][2] == "debugging"
     assert all(row[3] == "-" or row[3].isdigit() for row in rows.values())
+    for name, row in rows.items():
+        exercise = load_exercise(name)
+        assert exercise is not None and row[4] == str(sum(c.points for c in exercise.checks)), name
+    total = sum(int(row[4]) for row in rows.values())
+    assert lines[-1].endswith(f"minutes and {total} points in all."), lines[-1]
 
 
 # -- the issue's "done when": a class of 30 files -------------------------------------------------------

@@ -15,6 +15,7 @@ import random
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -104,16 +105,16 @@ def gradescope_doc(submissions: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 
 def test_the_tables_name_the_documented_fields() -> None:
-    assert [name for name, _, _ in GRADESCOPE_RESULTS] == ["score", "max_score", "output", "tests"]
-    assert [name for name, _, _ in GRADESCOPE_TEST] == ["name", "score", "max_score", "status", "output", "visibility"]
+    assert [name for name, _, _ in GRADESCOPE_RESULTS] == ["score", "max_score", "execution_time", "output", "tests"]
+    assert [name for name, _, _ in GRADESCOPE_TEST] == ["name", "score", "max_score", "status", "output", "visibility", "execution_time"]
     assert [name for name, _, _ in CLASSROOM50_RESULT] == ["schema", "score", "max-score", "tests"]
     assert [name for name, _, _ in CLASSROOM50_TEST] == ["test-name", "passed", "score", "max-score", "message"]
     assert all(meaning for table in (GRADESCOPE_RESULTS, GRADESCOPE_TEST, CLASSROOM50_RESULT, CLASSROOM50_TEST) for _, _, meaning in table)
 
 
 def test_problems_finds_wrong_names_types_and_sums() -> None:
-    good = {"score": 1.0, "max_score": 2.0, "output": "", "tests": [
-        {"name": "a", "score": 1.0, "max_score": 2.0, "status": "failed", "output": "", "visibility": "visible"}]}
+    good = {"score": 1.0, "max_score": 2.0, "execution_time": 0.5, "output": "", "tests": [
+        {"name": "a", "score": 1.0, "max_score": 2.0, "status": "failed", "output": "", "visibility": "visible", "execution_time": 0.25}]}
     assert problems(good, GRADESCOPE_RESULTS, GRADESCOPE_TEST, "score", "max_score") == []
     assert problems({**good, "extra": 1}, GRADESCOPE_RESULTS, GRADESCOPE_TEST, "score", "max_score")
     assert problems({**good, "score": "1"}, GRADESCOPE_RESULTS, GRADESCOPE_TEST, "score", "max_score")
@@ -166,7 +167,7 @@ def test_the_gradescope_document_follows_its_table(gradescope_doc: dict[str, obj
     not_exercise = tests["carol/notes.py: not graded"]
     assert not_exercise["max_score"] == 0.0 and "does not say which exercise it is" in str(not_exercise["output"])
     todo = [t for name, t in tests.items() if name.startswith("bob/ex04_softplus_vjp.py: ") and t["status"] == "failed"]
-    assert todo and all("not done yet" in str(t["output"]) and "hint: " in str(t["output"]) for t in todo)
+    assert todo and all("not started: the file's code is the starter's" in str(t["output"]) and "hint: " in str(t["output"]) for t in todo)
     top = 2 * (EX00_POINTS + HIDDEN_POINTS) + EX04_POINTS
     assert gradescope_doc["max_score"] == top and 0 < float(str(gradescope_doc["score"])) < top
 
@@ -217,6 +218,7 @@ def test_gradescope_run_autograder_end_to_end(tmp_path: Path) -> None:
     root = tmp_path / "autograder"
     source, submission = root / "source", root / "submission"
     shutil.copytree(EXAMPLES / "gradescope", source)
+    (source / "assignment.toml").unlink()  # without an assignment: the hidden checks of hidden_checks/
     shutil.copytree(HIDDEN, source / "hidden_checks")
     submission.mkdir(parents=True)
     shutil.copy(SOLUTIONS / "ex00_gradient_by_hand.py", submission / "ex00_gradient_by_hand.py")
@@ -233,6 +235,69 @@ def test_gradescope_run_autograder_end_to_end(tmp_path: Path) -> None:
     document = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     assert problems(document, GRADESCOPE_RESULTS, GRADESCOPE_TEST, "score", "max_score") == []
     assert document["score"] == 0.0 and "a folder without .py files" in document["tests"][0]["output"]
+
+
+def test_gradescope_from_the_teachers_page_alone(tmp_path: Path) -> None:
+    """The zip built as the teachers' page says (the files at its root), ``setup.sh`` run as Gradescope runs it
+    (its apt-get left out), then ``run_autograder`` on three submissions: full marks, an untouched starter, nothing.
+
+    Guards what a teacher could not do from the page alone: it named no base image, no zip layout, no total to
+    enter; and ``results.json`` had no ``execution_time``."""
+    page = (REPO / "docs" / "teachers.rst").read_text(encoding="utf-8")
+    gradescope = page.split("\nGradescope\n^^^^^^^^^^\n")[1].split("\nClassroom 50\n")[0]
+    assert "Ubuntu 22.04" in gradescope and "docs/examples/gradescope/" in gradescope and "total" in gradescope
+    layout = [line.strip() for line in gradescope.split("The zip then holds::")[1].split("\n\n")[1].splitlines() if line.strip()]
+    assert layout[:2] == ["setup.sh", "run_autograder"] and layout[2].startswith("microtape-") and layout[2].endswith(".whl")
+    dist = tmp_path / "dist"
+    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = dist.glob("microtape-*.whl")
+    sources = {"setup.sh": EXAMPLES / "gradescope" / "setup.sh", "run_autograder": EXAMPLES / "gradescope" / "run_autograder",
+               layout[2]: wheel, "assignment.toml": EXAMPLES / "gradescope" / "assignment.toml"}
+    archive = tmp_path / "autograder.zip"
+    with zipfile.ZipFile(archive, "w") as zip_file:
+        for name in layout:
+            if name.startswith("hidden_checks/"):
+                zip_file.write(HIDDEN / name.split("/", 1)[1], name)
+            else:
+                zip_file.write(sources[name.replace("0.1.0", wheel.name.split("-")[1])] if name not in sources else sources[name], name)
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(archive) as zip_file:  # Gradescope unpacks the zip into /autograder/source
+        zip_file.extractall(root / "source")
+    for script in ("setup.sh", "run_autograder"):
+        (root / "source" / script).chmod(0o755)
+    venv = tmp_path / "opt-microtape"
+    env = dict(ENV, AUTOGRADER_ROOT=str(root), VENV=str(venv), APT="true")
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True, timeout=600)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    assert "points" in setup.stdout  # the exercises listed with their points
+    env["PYTHON"] = str(venv / "bin" / "python")
+
+    def submit(files: dict[str, Path]) -> dict[str, object]:
+        submission = root / "submission"
+        shutil.rmtree(submission, ignore_errors=True)
+        submission.mkdir()
+        for name, path in files.items():
+            shutil.copy(path, submission / name)
+        done = subprocess.run([str(root / "source" / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        document = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+        assert problems(document, GRADESCOPE_RESULTS, GRADESCOPE_TEST, "score", "max_score") == []
+        assert isinstance(document, dict)
+        return document
+
+    solved = submit({"ex00_gradient_by_hand.py": SOLUTIONS / "ex00_gradient_by_hand.py"})
+    tests = solved["tests"]
+    assert isinstance(tests, list) and solved["score"] == solved["max_score"] == 10.0 and len(tests) == EX00 + 2
+    times = [t["execution_time"] for t in tests]
+    assert float(str(solved["execution_time"])) > 0 and all(t >= 0.0 for t in times) and any(t > 0.0 for t in times)
+    untouched = submit({"mine.py": STARTERS / "ex00_gradient_by_hand.py"})
+    assert untouched["score"] == 0.0 and untouched["max_score"] == 10.0
+    assert isinstance(untouched["tests"], list) and all("not started" in t["output"] for t in untouched["tests"])
+    nothing = submit({"notes.txt": REPO / "LICENSE"})
+    assert nothing["score"] == 0.0 and nothing["max_score"] == 10.0
+    assert isinstance(nothing["tests"], list) and any("not submitted" in str(t["output"]) for t in nothing["tests"])
 
 
 def test_classroom50_autograder_end_to_end(tmp_path: Path) -> None:

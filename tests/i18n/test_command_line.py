@@ -19,7 +19,7 @@ LATIN_WORD = re.compile(r"(?<![-\w$./'])[A-Za-z]{4,}(?![\w(])")
 """An English-looking word in help text (names of options, files, formats and programs are allowed below)."""
 ALLOWED = {
     "microtape", "python", "MICROTAPE_LANG", "text", "json", "gradescope", "classroom50", "results", "result",
-    "tour", "selfcheck", "exercises", "grade", "dashboard", "demo", "list", "CHAPTER", "FILE", "PATH", "Enter", "Ctrl", "Jupyter", "ipynb", "py",
+    "tour", "selfcheck", "exercises", "grade", "dashboard", "demo", "list", "CHAPTER", "FILE", "PATH", "NAME", "TOML", "Enter", "Ctrl", "Jupyter", "ipynb", "py",
 }
 
 

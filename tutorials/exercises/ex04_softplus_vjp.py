@@ -10,9 +10,10 @@ kind of code that is silently wrong, so prove it against finite differences.
 1. In ``softplus``, write ``grad_fn``: softplus(x) = log(1 + eˣ); work out
    its derivative and return ``[dy * <derivative at x>]``. Use microtape ops
    (not Python floats), so the VJP can itself be differentiated.
-2. ``prove()``: return ``mt.check_grads(softplus, [x], order=2)`` for a
-   tensor x of a few points (at least 3); ``order=2`` checks the gradient
-   of your gradient too. Print the report to see the table.
+2. ``prove()``: return the report of chapter 4's gradient checker on
+   ``softplus``, at a tensor x of a few points (at least 3), asking it to
+   check the gradient of your gradient too (the second order). Print the
+   report to see the table.
 
 Check your work (in the folder that holds this file)::
 

@@ -4,9 +4,12 @@
 The runner calls it once per submission, in the student's checkout. It grades
 every exercise file there and writes ``result.json`` (``classroom50/result/v1``:
 ``schema``, ``score``, ``max-score``, ``tests``); the runner stamps who
-submitted what, and when. Hidden checks go in ``hidden_checks/`` beside this
-file. microtape must be installed in the runner's Python (``pip install
-microtape``, in the assignment's runtime block).
+submitted what, and when. An ``assignment.toml`` beside this file (the
+exercises, their points, its hidden checks' folder) makes an exercise the
+student did not hand in score 0 as "not submitted"; without one, hidden checks
+go in ``hidden_checks/`` beside this file. microtape must be installed in the
+runner's Python, 3.10 or later (``pip install microtape``, in the assignment's
+runtime block).
 
 ``CLASSROOM50_WORKSPACE`` (a folder) replaces the current one, to try it out.
 """
@@ -25,10 +28,12 @@ RESULT = WORKSPACE / "result.json"
 
 
 def main() -> int:
-    hidden = HERE / "hidden_checks"
+    assignment, hidden = HERE / "assignment.toml", HERE / "hidden_checks"
     command = [sys.executable, "-m", "microtape", "grade", str(WORKSPACE), "--format", "classroom50",
                "--output", str(RESULT), "--timeout", "60", "--jobs", "1"]
-    if hidden.is_dir():
+    if assignment.is_file():
+        command += ["--assignment", str(assignment)]  # its checks = "..." line names the hidden checks, if any
+    elif hidden.is_dir():
         command += ["--checks", str(hidden)]
     RESULT.unlink(missing_ok=True)
     done = subprocess.run(command, check=False)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import types
 
-from microtape import Variable, memory, scalar, tensor, variable
-from microtape.exercise import Exercise, Fail, expect_values, fn, off_by, rng
+from microtape import Variable, scalar, tensor, variable
+from microtape.exercise import Exercise, Fail, expect_values, fn, observe, off_by, rng
 
 EXERCISE = Exercise("ex01_variables_sgd", chapter=1, title="Variables: make them, assign an SGD step in place", minutes=15)
 
@@ -86,8 +86,8 @@ def sgd(m: types.ModuleType) -> None:
     for start, grad, lr in cases:
         w = variable(tensor(start))
         g = tensor(grad)
-        variables_before = memory().num_variables
-        fn(m, "sgd_step")(w, g, lr)
+        with observe() as seen:
+            fn(m, "sgd_step")(w, g, lr)
         got = w.data_sync()
         if got == start:
             raise Fail(f"after sgd_step(w, grad, {lr}), w still holds {start}: the variable was not updated.")
@@ -96,7 +96,7 @@ def sgd(m: types.ModuleType) -> None:
             raise Fail(f"w after sgd_step(w={start}, grad={grad}, lr={lr}) moved up the gradient.", "subtract, do not add")
         expect_values(got, want, f"w after sgd_step(w={start}, grad={grad}, lr={lr})")
         expect_values(g.data_sync(), grad, "grad after sgd_step")
-        made = memory().num_variables - variables_before
+        made = seen.variables
         if made > 0:
             raise Fail(f"sgd_step made {made} new variable(s); an SGD step assigns to the existing one.")
         if not w.trainable:

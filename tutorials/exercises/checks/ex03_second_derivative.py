@@ -1,4 +1,10 @@
-"""Checks of ex03_second_derivative: nested tapes, and SGD with a tape."""
+"""Checks of ex03_second_derivative: nested tapes, and SGD with a tape.
+
+The functions handed to second_derivative are made where the student's code
+runs (``child_fn``), so its tapes record them; their second derivatives and
+the exact SGD on x² + y² (each step multiplies x and y by 1 - 2·lr, with
+|1 - 2·lr| < 1 for every random rate) are worked out in plain Python.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,8 @@ import math
 import types
 from collections.abc import Callable
 
-from microtape import Tensor, exp, sin, tensor
-from microtape.exercise import Exercise, Fail, expect_values, fmt, fn, number, rng, tensor_of
+from microtape import exp, sin, tensor
+from microtape.exercise import Exercise, Fail, child_fn, expect_values, fmt, fn, number, rng, tensor_of
 
 EXERCISE = Exercise(
     "ex03_second_derivative", chapter=3, title="The tape: a second derivative with nested tapes, SGD on x² + y²", minutes=15
@@ -29,11 +35,11 @@ def randoms(n: int, low: float = -2.5, high: float = 2.5) -> list[float]:
 def second(m: types.ModuleType) -> None:
     second_derivative = fn(m, "second_derivative")
     k = round(rng().uniform(0.5, 2.0), 2)
-    cases: list[tuple[str, Callable[[Tensor], Tensor], Callable[[float], float]]] = [
-        ("x**3", lambda t: t**3, lambda v: 6.0 * v),
+    cases: list[tuple[str, object, Callable[[float], float]]] = [  # the functions are made where the student's code runs
+        ("x**3", child_fn("lambda t: t ** 3"), lambda v: 6.0 * v),
         ("sin", sin, lambda v: -math.sin(v)),
         ("exp", exp, math.exp),
-        (f"x**4 * {k}", lambda t: t**4 * k, lambda v: 12.0 * k * v * v),
+        (f"x**4 * {k}", child_fn("lambda t: t ** 4 * k", k=k), lambda v: 12.0 * k * v * v),
     ]
     for x in (tensor([-1.5, 0.5, 2.0]), tensor(randoms(4))):
         for label, f, f2 in cases:

@@ -1,4 +1,9 @@
-"""Checks of ex03b_unwatched_tensor: watch a plain tensor, ask a tape once (or make it persistent)."""
+"""Checks of ex03b_unwatched_tensor: watch a plain tensor, ask a tape once (or make it persistent).
+
+Every gradient is compared with finite differences of the file's own model,
+with respect to x or to the file's variables W and V (changed for a moment,
+then put back).
+"""
 
 from __future__ import annotations
 

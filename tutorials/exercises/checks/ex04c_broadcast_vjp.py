@@ -1,11 +1,15 @@
-"""Checks of ex04c_broadcast_vjp: a VJP must have its input's shape (sum over broadcast axes) and the right sign."""
+"""Checks of ex04c_broadcast_vjp: a VJP must have its input's shape (sum over broadcast axes) and the right sign.
+
+The forward is compared with x - b in plain Python; the VJP with finite
+differences of the student's own forward; the ops are counted where center runs.
+"""
 
 from __future__ import annotations
 
 import types
 
-from microtape import GradientTape, MicrotapeError, check_grads, grads, tensor
-from microtape.exercise import Exercise, Fail, expect_values, fn, gradcheck_failure, ignores_dy, rng, tensor_fn, tensor_of
+from microtape import MicrotapeError, check_grads, grads, tensor
+from microtape.exercise import Exercise, Fail, expect_values, fn, gradcheck_failure, ignores_dy, observe, rng, tensor_fn, tensor_of
 
 EXERCISE = Exercise(
     "ex04c_broadcast_vjp", chapter=4, title="Checking gradients: a VJP with the wrong shape, then the wrong sign", kind="debug", minutes=10
@@ -54,11 +58,9 @@ def forward(m: types.ModuleType) -> None:
     ),
 )
 def is_custom(m: types.ModuleType) -> None:
-    x, b = tensor(XS), tensor(BS)
-    with GradientTape() as tape:
-        tape.watch([x, b])
-        fn(m, "center")(x, b)
-    names = [op.name for op in tape.operations]
+    with observe(ops=True) as seen:
+        fn(m, "center")(tensor(XS), tensor(BS))
+    names = seen.ops
     if len(names) != 1 or not names[0].startswith("custom_grad("):
         raise Fail(f"the tape recorded {names}, expected one op named 'custom_grad(...)'.")
 

@@ -1,4 +1,9 @@
-"""Checks of ex06b_learning_rate: the stability limit of SGD on a quadratic, and a rate below it."""
+"""Checks of ex06b_learning_rate: the stability limit of SGD on a quadratic, and a rate below it.
+
+The Hessian is measured from the loss itself (second differences, exact for a
+quadratic), and its eigenvalues found as the roots of det(H - λ·I) by
+bisection: no formula for the limit is written here.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +16,42 @@ from microtape.engine.tensor import format_number
 EXERCISE = Exercise("ex06b_learning_rate", chapter=6, title="In practice: a learning rate past the stability limit", kind="debug", minutes=10)
 
 
+def hessian(xs: list[float]) -> tuple[float, float, float]:
+    """(d²L/dw², d²L/dw db, d²L/db²) of the mean squared error of w·x + b at XS, by second differences (exact: L is quadratic)."""
+    ys = [0.0] * len(xs)  # the targets move the minimum, not the curvature
+
+    def loss(w: float, b: float) -> float:
+        return math.fsum((w * x + b - y) ** 2 for x, y in zip(xs, ys)) / len(xs)
+
+    h = 1.0
+    ww = (loss(h, 0.0) - 2.0 * loss(0.0, 0.0) + loss(-h, 0.0)) / (h * h)
+    bb = (loss(0.0, h) - 2.0 * loss(0.0, 0.0) + loss(0.0, -h)) / (h * h)
+    wb = (loss(h, h) - loss(h, -h) - loss(-h, h) + loss(-h, -h)) / (4.0 * h * h)
+    return ww, wb, bb
+
+
+def eigenvalue(xs: list[float], largest: bool = True) -> float:
+    """The largest (or smallest) root of det(H - λ·I) = 0, found by bisection."""
+    a, c, d = hessian(xs)
+
+    def det(lam: float) -> float:
+        return (a - lam) * (d - lam) - c * c
+
+    middle = (a + d) / 2.0  # det(middle) <= 0: one root on each side of it
+    low, high = (middle, a + d + abs(c) + 1.0) if largest else (-abs(c) - 1.0, middle)
+    for _ in range(200):  # det > 0 outside the roots, <= 0 between them
+        mid = (low + high) / 2.0
+        if (det(mid) > 0.0) == largest:
+            high = mid
+        else:
+            low = mid
+    return (low + high) / 2.0
+
+
 def limit(xs: list[float], smallest: bool = False) -> float:
     """2 / λ_max of the Hessian (2 / λ_min with ``smallest``, a wrong answer worth a hint)."""
-    n = len(xs)
-    a, c = 2.0 * math.fsum(x * x for x in xs) / n, 2.0 * math.fsum(xs) / n
-    trace, det = a + 2.0, 2.0 * a - c * c
-    root = math.sqrt(max(0.0, trace * trace - 4.0 * det))
-    lam = (trace - root) / 2.0 if smallest else (trace + root) / 2.0
-    return 2.0 / lam if lam > 0.0 else math.inf
+    lam = eigenvalue(xs, largest=not smallest)
+    return 2.0 / lam if lam > 1e-12 * max(1.0, sum(abs(v) for v in hessian(xs))) else math.inf
 
 
 @EXERCISE.check(

@@ -1,4 +1,9 @@
-"""Checks of ex06c_rescue_the_run: an exploding recurrent net, rescued (by clipping, or any other correct repair)."""
+"""Checks of ex06c_rescue_the_run: an exploding recurrent net, rescued (by clipping, or any other correct repair).
+
+The model is compared with the starter's in plain Python; a rescued run is
+judged by what it must do (start where it started, stay finite, fall), not by
+one way of doing it.
+"""
 
 from __future__ import annotations
 
@@ -50,7 +55,7 @@ def model(m: types.ModuleType) -> None:
 )
 def converges(m: types.ModuleType) -> None:
     train_fn = fn(m, "train")
-    steps, lr = rng().randint(5, 20), round(rng().uniform(0.02, 0.08), 3)
+    steps, lr = rng().randint(3, 8), round(rng().uniform(0.02, 0.08), 3)
     short = train_fn(steps, lr)  # a short run at a random rate: finite, from the same start, falling
     if type(short) is not list or len(short) != steps:
         raise Fail(f"train({steps}, {lr}) returned {type(short).__name__}, expected a list of {steps} losses.")

@@ -1,4 +1,9 @@
-"""Checks of ex07_profile_memory: measure memory, profile a function."""
+"""Checks of ex07_profile_memory: measure memory, profile a function.
+
+The functions handed to the student's code are made where it runs
+(``child_fn``), and what they leave alive and their peak are measured there
+too, by calling them inside ``observe``.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,26 @@ import math
 import types
 from collections.abc import Callable
 
-from microtape import ProfileInfo, fill, memory, ones, profile, tensor, tidy, zeros
-from microtape.exercise import Exercise, Fail, expect_values, fn, integer, rng, tensor_of
+from microtape import ProfileInfo, tensor
+from microtape.exercise import Exercise, Fail, child_fn, expect_values, fn, integer, observe, rng, tensor_of
 
 EXERCISE = Exercise("ex07_profile_memory", chapter=7, title="Analysis tools: measure memory and profile a function", minutes=15)
 
 
-def making(n: int, size: int) -> Callable[[], object]:
+def making(n: int, size: int) -> Callable[..., object]:
     """A function that leaves ``n`` tensors of ``size`` entries alive."""
-    return lambda: [zeros((size,)) for _ in range(n)]
+    return child_fn("lambda: [mt.zeros((size,)) for _ in range(n)]", n=n, size=size)
 
 
 def too(got: int, want: int) -> str:
     return "too many" if got > want else "too few"
 
 
-def measure(call: Callable[[], object]) -> int:
-    before = memory().num_tensors
-    call()
-    return memory().num_tensors - before
+def measure(call: Callable[..., object]) -> int:
+    """How many more tensors are alive after one call than before it."""
+    with observe() as seen:
+        call()
+    return seen.tensors
 
 
 @EXERCISE.check(
@@ -37,10 +43,10 @@ def measure(call: Callable[[], object]) -> int:
 )
 def leftover(m: types.ModuleType) -> None:
     leftover_tensors = fn(m, "leftover_tensors")
-    calls: list[tuple[str, Callable[[], object]]] = [
-        ("a function making 3 tensors", lambda: [ones((2,)), zeros((3,)), fill((1,), 2.0)]),
-        ("a tidy returning one sum", lambda: tidy(lambda: (ones((3,)) * 2.0).sum())),
-        ("a function doing nothing", lambda: None),
+    calls: list[tuple[str, Callable[..., object]]] = [
+        ("a function making 3 tensors", child_fn("lambda: [mt.ones((2,)), mt.zeros((3,)), mt.fill((1,), 2.0)]")),
+        ("a tidy returning one sum", child_fn("lambda: mt.tidy(lambda: (mt.ones((3,)) * 2.0).sum())")),
+        ("a function doing nothing", child_fn("lambda: None")),
         ("a function leaving some tensors (a random number)", making(rng().randint(1, 9), rng().randint(1, 5))),
         ("a function leaving some tensors (another random number)", making(rng().randint(10, 30), 1)),
     ]
@@ -89,17 +95,17 @@ def profile_layer(m: types.ModuleType) -> None:
 def peak(m: types.ModuleType) -> None:
     extra_peak_bytes = fn(m, "extra_peak_bytes")
     size = rng().randint(10, 3000)
-    calls: list[tuple[str, Callable[[], object]]] = [
-        ("a tidy with two 1000-entry temporaries", lambda: tidy(lambda: (ones((1000,)) * 2.0).sum())),
-        ("a function leaking one 100-entry tensor", lambda: zeros((100,))),
-        ("a function doing nothing", lambda: None),
-        ("a tidy with temporaries of a random size", lambda: tidy(lambda: (ones((size,)) * 3.0).sum())),
+    calls: list[tuple[str, Callable[..., object]]] = [
+        ("a tidy with two 1000-entry temporaries", child_fn("lambda: mt.tidy(lambda: (mt.ones((1000,)) * 2.0).sum())")),
+        ("a function leaking one 100-entry tensor", child_fn("lambda: mt.zeros((100,))")),
+        ("a function doing nothing", child_fn("lambda: None")),
+        ("a tidy with temporaries of a random size", child_fn("lambda: mt.tidy(lambda: (mt.ones((size,)) * 3.0).sum())", size=size)),
         ("a function leaking tensors of a random size", making(rng().randint(1, 4), rng().randint(5, 500))),
     ]
     for label, call in calls:
-        before = memory().num_bytes
-        peak_total = profile(call).peak_bytes
-        want = peak_total - before
+        with observe(peak=True) as seen:
+            call()
+        want = seen.peak
         got = integer(extra_peak_bytes(call), "extra_peak_bytes(fn)")
         if got != want:
             hint = "the profile's peak counts every live tensor, and some of them were alive before fn started" if got > want else None
