@@ -148,7 +148,7 @@ fig.tight_layout()
 
 
 def short(text: object) -> str:
-    return re.sub(r"\S*[/\\]", "", str(text))
+    return re.sub(r"[^\s(]*[/\\](?=[\w.-]+\.py\b)", "", str(text))
 
 
 with mt.leak_check(on_leak="ignore") as leaks:
