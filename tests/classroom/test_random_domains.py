@@ -24,6 +24,7 @@ import random
 import subprocess
 import sys
 import types
+import unittest.mock
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,8 +32,8 @@ from pathlib import Path
 import pytest
 
 import microtape as mt
-from microtape.classroom import check_tools
 from microtape.classroom.catalog import list_exercises, load_exercise
+from microtape.exercise import rng, seed_checks
 
 from .spellings import SPELLINGS, spelled
 from .test_exercise_checks import exercise_of, grade, load
@@ -136,6 +137,9 @@ def test_drawing_gives_the_grader_s_numbers() -> None:
     mine, theirs = _Drawing("3/a check", "a check", drew), random.Random("3/a check")
     draws = [(r.random(), r.uniform(-2, 2), r.gauss(0, 1), r.choice(range(97)), r.randint(1, 10**6)) for r in (mine, theirs)]
     assert draws[0] == draws[1] and drew == {"a check"}
+    with unittest.mock.patch.object(random, "Random", lambda text: _Drawing(text, "a check", set())):
+        seed_checks(3, "a check")
+    assert isinstance(rng(), _Drawing) and rng().random() == random.Random("3/a check").random()
 
 
 def failures(name: str, seeds: range) -> list[tuple[int, int, str, str]]:
@@ -145,7 +149,9 @@ def failures(name: str, seeds: range) -> list[tuple[int, int, str, str]]:
         drew: set[str] = set()
 
         def seeding(seed: int, check: str) -> None:
-            check_tools._SEED[0] = _Drawing(f"{seed}/{check}", check, drew)  # what seed_checks makes, watched
+            # seed_checks itself, with the source it makes watched for draws
+            with unittest.mock.patch.object(random, "Random", lambda text: _Drawing(text, check, drew)):
+                seed_checks(seed, check)
 
         checks = {check.name for check in exercise_of(name).checks}
         with checks_remembering(name):
