@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass
+from typing import Final
 
 from ..engine.formatting import format_number
 from ..views.html import escape
@@ -224,6 +225,12 @@ class GradientExplanation:
             lines.append(f"{self.count} path(s) from the output back to {name}; a contribution is the product of its factors.")
         return lines
 
+    def _legend(self, rows: list[Row]) -> list[str]:
+        """The line under the header that says what the short columns mean, and the one file of every line."""
+        file = _one_file(rows)
+        where = f"; line: of {file}" if file else ""
+        return [f"(local: the step's local derivative; at: the input's value where it is taken{where})"]
+
     def _footer(self) -> list[str]:
         """What made the gradient NaN, Inf or 0, and what could not be known."""
         lines: list[str] = []
@@ -259,11 +266,16 @@ class GradientExplanation:
 
     def __str__(self) -> str:
         lines = self._header()
-        if self.paths:
-            lines += _table(self._rows())
-        if self.grouped and self.dominant is not None:
+        rows = self._rows() if self.paths else []
+        extra = _path_rows(self.dominant, ("", "")) if self.grouped and self.dominant is not None else []
+        if rows or extra:
+            lines += self._legend(rows + extra)
+        file = _one_file(rows + extra)
+        if rows:
+            lines += _table(rows, file)
+        if extra and self.dominant is not None:
             lines.append(f"The largest single path contributes {format_number(self.dominant.contribution)}:")
-            lines += _table(_path_rows(self.dominant, ("", "")))
+            lines += _table(extra, file)
         lines += self._footer()
         return "\n".join(lines)
 
@@ -281,13 +293,19 @@ class GradientExplanation:
 
 
 def _html_table(rows: list[Row]) -> str:
-    head = "".join(f"<th>{escape(c)}</th>" for c in HEADINGS)
+    head = "".join(f"<th>{escape(c)}</th>" for c in HTML_HEADINGS)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows if row != HEADINGS)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
 Row = tuple[str, str, str, str, str, str, str, str]
-HEADINGS: Row = ("contribution", "share", "step", "op", "input", "local derivative", "at", "line")
+HEADINGS: Row = ("contribution", "share", "step", "op", "input", "local", "at", "line")
+HTML_HEADINGS: Row = ("contribution", "share", "step", "op", "input", "local derivative", "at", "line")
+TABLE_WIDTH: Final = 100
+"""The text table fits in this many characters (the book's output box holds 100 of its monospace
+font): the ``op`` and ``input`` cells are cut in the middle with '…' to keep within it."""
+MIN_CELL: Final = 16
+"""A cut cell keeps at least this many characters."""
 
 
 def _path_rows(path: GradientPath, lead: tuple[str, str]) -> list[Row]:
@@ -309,10 +327,50 @@ def _path_rows(path: GradientPath, lead: tuple[str, str]) -> list[Row]:
     return rows
 
 
-def _table(rows: list[Row]) -> list[str]:
-    rows = [HEADINGS, *rows] if rows and rows[0] != HEADINGS else rows
+def _one_file(rows: list[Row]) -> str:
+    """The file every row's ``file:line`` names, if they all name one file (else '')."""
+    files = set()
+    for row in rows:
+        if row == HEADINGS or not row[7]:
+            continue
+        file, _, line = row[7].rpartition(":")
+        if not file or not line.isdigit() or ", line " in file:
+            return ""  # a Jupyter cell, an unknown line: the column keeps its whole text
+        files.add(file)
+    return files.pop() if len(files) == 1 else ""
+
+
+def _table(rows: list[Row], file: str = "") -> list[str]:
+    """The aligned text table: two spaces between columns; the line column shows only the line
+    number when ``file`` holds every line; ``op`` and ``input`` are cut to fit ``TABLE_WIDTH``."""
+    body = [r for r in rows if r != HEADINGS]
+    if file:
+        body = [(*r[:7], r[7].rpartition(":")[2] if r[7] else "") for r in body]
+    rows = [HEADINGS, *body]
     widths = [max(len(r[c]) for r in rows) for c in range(len(HEADINGS))]
-    return ["  " + "   ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    over = 2 + sum(widths) + 2 * (len(widths) - 1) - TABLE_WIDTH
+    while over > 0 and max(widths[3], widths[4]) > MIN_CELL:  # cut the wider of op and input, a character at a time
+        widths[4 if widths[4] >= widths[3] else 3] -= 1
+        over -= 1
+    return ["  " + "  ".join(_fit(cell, w).ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def _fit(cell: str, width: int) -> str:
+    """``cell`` cut in the middle with '…' to ``width`` characters, its entry (``[0, 1]``) kept whole.
+
+    Examples:
+        >>> from microtape.explain.report import _fit
+        >>> _fit("(squashed * 3.0 + u * u)[0]", 20)
+        '(squashe…+ u * u)[0]'
+    """
+    if len(cell) <= width:
+        return cell
+    head, bracket, tail = cell.rpartition("[")
+    suffix = bracket + tail if bracket and tail.endswith("]") and len(bracket + tail) < width // 2 else ""
+    text = cell[: len(cell) - len(suffix)]
+    room = width - len(suffix) - 1
+    left = (room + 1) // 2
+    return text[:left] + "…" + text[len(text) - (room - left):] + suffix
 
 
 def _simple(text: str) -> bool:

@@ -41,6 +41,7 @@ from .html import FONT, escape, table
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
 from ..engine.backward import Record
+from .tape_text import leaf_names
 
 __all__ = ["Box", "Layout", "layout", "summary_html", "svg"]
 
@@ -103,18 +104,37 @@ def _cut(text: str) -> str:
 
 
 def _values(t: Tensor) -> str:
-    """``= 5.0`` for one entry, ``[lo, hi]`` of the finite entries otherwise, and how many are NaN or Inf."""
+    """What a box says of a tensor's values: ``= 5.0`` for one entry, every entry (``[0.5, 1.0, 1.5, 2.0]``)
+    when they fit on the box's line, else the range of the finite ones said as one
+    (``min..max -7.837..12.25 of 64``), and after a ``;`` how many are NaN or Inf (a box draws that
+    on a line of its own).
+
+    Examples:
+        >>> from microtape.views.tape_svg import _values
+        >>> _values(mt.scalar(5.0)), _values(mt.tensor([0.5, 1.0, 1.5, 2.0]))
+        ('= 5.0', '[0.5, 1.0, 1.5, 2.0]')
+        >>> _values(mt.tensor([float(i) for i in range(64)]))
+        'min..max 0.0..63.0 of 64'
+    """
     data = t._data
     if data is None:
         return "<freed>"
     if not data:
         return "[] (empty)"
-    finite = [v for v in data if math.isfinite(v)]
     if len(data) == 1:
         return "= " + format_number(data[0])
-    text = f"[{format_number(min(finite))}, {format_number(max(finite))}]" if finite else "no finite entry"
+    every = "[" + ", ".join(format_number(v) for v in data) + "]"
+    if len(every) <= MAX_CHARS:
+        return every
+    finite = [v for v in data if math.isfinite(v)]
     bad = len(data) - len(finite)
-    return text + (f" +{bad} nan/inf" if bad else "")
+    text = f"min..max {format_number(min(finite))}..{format_number(max(finite))} of {len(data)}" if finite else "no finite entry"
+    return text + (f"; {bad} nan/inf" if bad else "")
+
+
+def _value_lines(t: Tensor) -> tuple[str, ...]:
+    """``_values`` as a box draws it: the count of NaN and Inf on a line of its own."""
+    return tuple(_cut(part) for part in _values(t).split("; "))
 
 
 class _Graph:
@@ -153,6 +173,7 @@ def _build(
     producer: dict[int, int] = {}  # tensor id -> index of the record that made it
     leaf_of: dict[int, int] = {}  # tensor id -> its input node
     g = _Graph()
+    names = leaf_names(records, watched, variables)
     op_node: list[int] = []
     inputs_of: list[list[int]] = []
     first_reader: dict[int, int] = {}  # input node -> layer of its highest reader
@@ -166,13 +187,13 @@ def _build(
             else:
                 v = variables.get(x.id)
                 kind = "watched" if x.id in watched else "variable" if v is not None else "constant"
-                name = v.name if v is not None else f"tensor #{x.id}"
-                n = leaf_of[x.id] = g.add(f"t{x.id}", kind, (_cut(name), _cut(f"shape {x.shape}"), _cut(_values(x))), 0)
+                name = names[x.id]
+                n = leaf_of[x.id] = g.add(f"t{len(leaf_of)}", kind, (_cut(name), _cut(f"shape {x.shape}"), *_value_lines(x)), 0)
                 first_reader[n] = len(records)
             if n not in sources:
                 sources.append(n)
         norm = grad_norms.get(out.id)
-        lines = [_cut(f"#{i} {op.name}"), _cut(f"shape {out.shape}"), _cut(_values(out))]
+        lines = [_cut(f"#{i} {op.name}"), _cut(f"shape {out.shape}"), *_value_lines(out)]
         if norm is not None:
             lines.append(_cut(f"|grad| {format_number(norm)}"))
         layer = 1 + max((g.layer[s] for s in sources), default=0)
