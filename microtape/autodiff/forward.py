@@ -9,6 +9,7 @@ derivative still comes from the one VJP written beside each forward.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import overload
 
 from ..engine import arena
 from ..engine.tensor import Tensor, TensorFn, TensorLike
@@ -37,7 +38,7 @@ def _tangents(tangents: Sequence[TensorLike], xs: list[Tensor], api: str) -> lis
                 "A tangent is a direction in input space: one per primal, of the primal's shape.",
                 "pass tangents=[mt.ones_like(x) for x in primals].",
             ),
-            shapes=[v.shape for v in vs],
+            shapes=tuple(v.shape for v in vs),
         )
     return vs
 
@@ -65,6 +66,12 @@ class _Linearized:
             self.outer.release()
             raise
 
+    def release(self) -> None:
+        """Let go of the recording and of the two tensors it made (``u`` and ``Jᵀu``)."""
+        self.outer.release()
+        arena.dispose(self.u, "jvp()")
+        arena.dispose(self.flat_vjp, "jvp()")
+
     def apply(self, vs: list[Tensor]) -> Tensor:
         """``J v``: the gradient of ``⟨Jᵀu, v⟩`` with respect to ``u``."""
         dy = self.outer.gradient(self.flat_vjp, self.u, output_gradients=_flat(vs), unconnected_gradients="zero")
@@ -85,6 +92,21 @@ def _record(f: TensorFn, primals: Sequence[TensorLike], api: str) -> _Linearized
     lin = result[3]
     assert isinstance(lin, _Linearized)
     return lin
+
+
+# One overload per count of inputs (1 to 6): a lambda's parameters are tensors (see TensorFn).
+@overload
+def jvp(f: Callable[[Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, Tensor]: ...
+@overload
+def jvp(f: Callable[[Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, Tensor]: ...
+@overload
+def jvp(f: Callable[[Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, Tensor]: ...
+@overload
+def jvp(f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, Tensor]: ...
+@overload
+def jvp(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, Tensor]: ...
+@overload
+def jvp(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, Tensor]: ...
 
 
 def jvp(f: TensorFn, primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, Tensor]:
@@ -114,9 +136,23 @@ def jvp(f: TensorFn, primals: Sequence[TensorLike], tangents: Sequence[TensorLik
 
         out = arena.run_in_scope("jvp()", apply)
     finally:
-        lin.outer.release()
+        lin.release()
     assert isinstance(out, Tensor)
     return lin.value, out
+
+
+@overload
+def linearize(f: Callable[[Tensor], Tensor], primals: Sequence[TensorLike]) -> tuple[Tensor, LinearFn]: ...
+@overload
+def linearize(f: Callable[[Tensor, Tensor], Tensor], primals: Sequence[TensorLike]) -> tuple[Tensor, LinearFn]: ...
+@overload
+def linearize(f: Callable[[Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike]) -> tuple[Tensor, LinearFn]: ...
+@overload
+def linearize(f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike]) -> tuple[Tensor, LinearFn]: ...
+@overload
+def linearize(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike]) -> tuple[Tensor, LinearFn]: ...
+@overload
+def linearize(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike]) -> tuple[Tensor, LinearFn]: ...
 
 
 def linearize(f: TensorFn, primals: Sequence[TensorLike]) -> tuple[Tensor, LinearFn]:
@@ -135,9 +171,6 @@ def linearize(f: TensorFn, primals: Sequence[TensorLike]) -> tuple[Tensor, Linea
         >>> f_jvp([1.0]), f_jvp([2.0]), len(calls)     # cos(0)·v
         (Tensor(1.0, shape=()), Tensor(2.0, shape=()), 1)
     """
-    check_callable(f, "linearize")
-    raw = input_list(primals, "linearize")
-
     lin = _record(f, primals, "linearize")
     shape = lin.value.shape
 
@@ -150,6 +183,20 @@ def linearize(f: TensorFn, primals: Sequence[TensorLike]) -> tuple[Tensor, Linea
         return out
 
     return lin.value, f_jvp
+
+
+@overload
+def hvp(f: Callable[[Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, list[Tensor]]: ...
+@overload
+def hvp(f: Callable[[Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, list[Tensor]]: ...
+@overload
+def hvp(f: Callable[[Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, list[Tensor]]: ...
+@overload
+def hvp(f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, list[Tensor]]: ...
+@overload
+def hvp(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, list[Tensor]]: ...
+@overload
+def hvp(f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, list[Tensor]]: ...
 
 
 def hvp(f: TensorFn, primals: Sequence[TensorLike], tangents: Sequence[TensorLike]) -> tuple[Tensor, list[Tensor]]:
