@@ -64,6 +64,9 @@ from .autodiff.functional import grads as grads
 from .autodiff.functional import value_and_grad as value_and_grad
 from .autodiff.functional import value_and_grads as value_and_grads
 from .autodiff.functional import variable_grads as variable_grads
+from .autodiff.forward import hvp as hvp
+from .autodiff.forward import jvp as jvp
+from .autodiff.forward import linearize as linearize
 from .checking.gradcheck import GradCheckReport as GradCheckReport
 from .checking.gradcheck import check_grads as check_grads
 from .checking.gradcheck import numerical_grad as numerical_grad
@@ -223,11 +226,14 @@ __all__ = [
     "greater",
     "greater_equal",
     "histogram",
+    "hvp",
     "is_finite",
     "is_inf",
     "is_nan",
+    "jvp",
     "keep",
     "leak_check",
+    "linearize",
     "less",
     "less_equal",
     "load_variables",
