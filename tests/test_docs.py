@@ -394,8 +394,9 @@ def test_chapter_3_draws_the_tape_without_dot(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert re.search(r"\d+ characters of SVG, 11 boxes", proc.stdout), proc.stdout[:3000]
-    assert "digraph tape {" in proc.stdout and "rankdir=TB" in proc.stdout
+    # to_dot's text names the data by the order the tape read it, the same in every process
+    assert "digraph tape {" in proc.stdout and "rankdir=TB" in proc.stdout, proc.stdout[:3000]
+    assert 't0 [shape=box, label="constant 1\\n(4,)"];' in proc.stdout, proc.stdout[:3000]
 
 
 @pytest.mark.slow

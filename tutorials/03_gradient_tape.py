@@ -75,9 +75,9 @@ tape.gradient(loss, [line_w, line_b])
 # inputs. The drawing is plain SVG text (``tape.to_svg()``), the same bytes
 # for the same tape. In a notebook a tape shows itself as this picture, so a
 # cell that ends with ``tape`` is all it takes:
+tape
 # sphinx_gallery_capture_repr_block = ("_repr_html_",)
 # sphinx_gallery_thumbnail_path = "_static/tape_thumbnail.png"
-tape
 
 # %%
 # If you use Graphviz, :meth:`~microtape.GradientTape.to_dot` writes the same

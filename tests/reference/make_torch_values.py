@@ -128,7 +128,7 @@ def _torch_ops() -> dict[str, tuple[Callable[..., torch.Tensor], tuple[int, ...]
 
     def norm(x: torch.Tensor, ord: object = 2, axis: object = None, keepdims: bool = False) -> torch.Tensor:
         p = 2 if ord == "fro" else ord
-        return torch.linalg.vector_norm(x, p, dim=axes(axis, x), keepdim=keepdims)  # type: ignore[arg-type]
+        return torch.linalg.vector_norm(x, p, dim=axes(axis, x), keepdim=keepdims)  # type: ignore[arg-type, unused-ignore]
 
     def softmax_ce(labels: torch.Tensor, logits: torch.Tensor, axis: int = -1, reduction: str = "mean") -> torch.Tensor:
         return reduce_loss(-(labels * torch.log_softmax(logits, dim=axis)).sum(dim=axis), reduction)
