@@ -27,7 +27,8 @@ from pathlib import Path
 
 from . import prose
 from . import resources
-from ..i18n.starters_ru import STARTERS_RU
+from ..i18n.starters_ru import starter_texts
+from ..language import messages
 
 __all__ = ["Block", "blocks", "catalog", "message_ids", "statement", "translate_code", "translate_starter"]
 
@@ -206,7 +207,8 @@ def _literal(token: str, text: str) -> str | None:
 def translate_code(source: str, table: dict[str, str] | None = None) -> str:
     r'''A starter's comments, docstrings and string literals replaced by their translation in ``table``.
 
-    Only the texts ``table`` knows change (by default ``microtape.i18n.starters_ru.STARTERS_RU``);
+    Only the texts ``table`` knows change (by default the Russian of the starter's own texts, from the
+    package's catalog: ``microtape.i18n.starters_ru.starter_texts``);
     every other token, and the layout, stays as it is.
 
     Examples:
@@ -218,7 +220,11 @@ def translate_code(source: str, table: dict[str, str] | None = None) -> str:
             raise NotImplementedError("TODO 1: верните x")  # оставьте
         <BLANKLINE>
     '''
-    known = STARTERS_RU if table is None else table
+    if table is None:
+        russian = messages("ru")
+        known = {text: russian[text] for text in starter_texts(source) if text in russian}
+    else:
+        known = table
     lines = source.splitlines(keepends=True)
     starts = [0]
     for line in lines:
