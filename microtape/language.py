@@ -26,7 +26,7 @@ from typing import Final, Literal, TypeAlias
 
 __all__ = [
     "DOMAIN", "ENV", "LANGUAGES", "LOCALE_DIR", "Language",
-    "chosen", "compile_po", "current", "messages", "read_po", "tr", "translation", "use",
+    "N_", "chosen", "compile_po", "current", "messages", "read_po", "tr", "translation", "use",
 ]
 
 Language: TypeAlias = Literal["en", "ru"]
@@ -97,6 +97,21 @@ def tr(english: str, lang: str | None = None) -> str:
         'не пройдено: 2'
     """
     return translation(current() if lang is None else lang).gettext(english)
+
+
+def N_(english: str) -> str:
+    """Mark ``english`` as a message translated later by ``tr(value)`` (gettext's ``N_``): returns it unchanged.
+
+    The extractor (``python -m microtape.i18n.extract``) finds the literal
+    argument of ``N_`` as it finds ``tr``'s, for words kept as values (a
+    status, a verdict) and translated where they are printed.
+
+    Examples:
+        >>> from microtape.language import N_, tr
+        >>> word = N_("kink"); word, tr(word, "ru")
+        ('kink', 'излом')
+    """
+    return english
 
 
 def _unquote(line: str) -> str:

@@ -6,7 +6,8 @@ The translatable messages (msgids) are found where the code writes them:
   ``command_line.ARGPARSE`` and ``command_line.ERRORS``, the grader's
   patterns (``grader_ru.HELPER_PATTERNS``, ``exercise_checks_ru.PATTERNS_CHECKS``:
   a msgid is the English regular expression, its msgstr the Russian template);
-* every call ``tr("...")`` in the package whose first argument is a literal
+* every call ``tr("...")`` or ``N_("...")`` (a word kept as a value, translated
+  where it is printed) in the package whose first argument is a literal
   (as ``xgettext`` finds ``_("...")``);
 * the starters' texts: comments, function docstrings, ``TODO`` strings of
   ``tutorials/exercises/ex*.py`` (``starters_ru.starter_texts``);
@@ -49,14 +50,14 @@ def _exercises_folder() -> Path:
 
 
 def tr_literals(source: str) -> Iterator[str]:
-    """The msgids a module's source writes: the literal first argument of every ``tr(...)`` call.
+    """The msgids a module's source writes: the literal first argument of every ``tr(...)`` and ``N_(...)`` call.
 
     Examples:
         >>> list(tr_literals('x = tr("a message {n}").format(n=1)\\ny = tr(name)\\n'))
         ['a message {n}']
     """
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tr" and node.args:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("tr", "N_") and node.args:
             first = node.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 yield first.value
