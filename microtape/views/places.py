@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 from typing import Final, Protocol
+from ..language import tr
 
 __all__ = ["LOADED", "CellMap", "jupyter_cell", "place", "place_of"]
 
@@ -64,10 +65,10 @@ def place(file: str, line: int | str) -> str:
     code = LOADED.get(file)
     if code is not None:
         cell, within = code.locate(int(line))
-        return f"{name}, cell {cell}, line {within}"
+        return tr("{name}, cell {cell}, line {line}").format(name=name, cell=cell, line=within)
     number = jupyter_cell(file)
     if number is not None:
-        return f"cell {number}, line {line}"
+        return tr("cell {cell}, line {line}").format(cell=number, line=line)
     return f"{name}:{line}"
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine.formatting import format_number
+from ..language import tr
 from .html import FONT, escape, table
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
@@ -106,13 +107,13 @@ def _values(t: Tensor) -> str:
     """``= 5.0`` for one entry, ``[lo, hi]`` of the finite entries otherwise, and how many are NaN or Inf."""
     data = t._data
     if data is None:
-        return "<freed>"
+        return tr("<freed>")
     if not data:
-        return "[] (empty)"
+        return tr("[] (empty)")
     finite = [v for v in data if math.isfinite(v)]
     if len(data) == 1:
         return "= " + format_number(data[0])
-    text = f"[{format_number(min(finite))}, {format_number(max(finite))}]" if finite else "no finite entry"
+    text = f"[{format_number(min(finite))}, {format_number(max(finite))}]" if finite else tr("no finite entry")
     bad = len(data) - len(finite)
     return text + (f" +{bad} nan/inf" if bad else "")
 
@@ -166,15 +167,15 @@ def _build(
             else:
                 v = variables.get(x.id)
                 kind = "watched" if x.id in watched else "variable" if v is not None else "constant"
-                name = v.name if v is not None else f"tensor #{x.id}"
-                n = leaf_of[x.id] = g.add(f"t{x.id}", kind, (_cut(name), _cut(f"shape {x.shape}"), _cut(_values(x))), 0)
+                name = v.name if v is not None else tr("tensor #{id}").format(id=x.id)
+                n = leaf_of[x.id] = g.add(f"t{x.id}", kind, (_cut(name), _cut(tr("shape {shape}").format(shape=x.shape)), _cut(_values(x))), 0)
                 first_reader[n] = len(records)
             if n not in sources:
                 sources.append(n)
         norm = grad_norms.get(out.id)
-        lines = [_cut(f"#{i} {op.name}"), _cut(f"shape {out.shape}"), _cut(_values(out))]
+        lines = [_cut(f"#{i} {op.name}"), _cut(tr("shape {shape}").format(shape=out.shape)), _cut(_values(out))]
         if norm is not None:
-            lines.append(_cut(f"|grad| {format_number(norm)}"))
+            lines.append(_cut(tr("|grad| {norm}").format(norm=format_number(norm))))
         layer = 1 + max((g.layer[s] for s in sources), default=0)
         op_node.append(g.add(f"op{i}", "op", tuple(lines), layer))
         for s in sources:
@@ -376,14 +377,14 @@ def svg(lay: Layout, title: str, note: str = "") -> str:
         f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
     ]
     x = MARGIN
-    for kind, label in (("watched", "watched"), ("variable", "variable"), ("constant", "constant"), ("op", "op")):
+    for kind, label in (("watched", tr("watched")), ("variable", tr("variable")), ("constant", tr("constant")), ("op", tr("op"))):
         dash = ' stroke-dasharray="3 2"' if kind == "constant" else ""
         rx = ' rx="5"' if kind == "op" else ""
         out.append(f'<rect x="{_f(x)}" y="{_f(MARGIN - 8)}" width="12" height="10" fill="{_FILL[kind]}" stroke="#52525b"{rx}{dash}/>')
         out.append(f'<text x="{_f(x + 16)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{label}</text>')
         x += 28 + CHAR * len(label)
     if note or not lay.boxes:
-        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or "no op recorded")}</text>')
+        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or tr("no op recorded"))}</text>')
     for points in lay.trunks:
         path = " ".join(f"{_f(px)},{_f(py)}" for px, py in points)
         out.append(f'<polyline class="mt-trunk" points="{path}" fill="none" stroke="#52525b" stroke-width="1.2"/>')
@@ -424,4 +425,4 @@ def summary_html(records: Sequence[Record], grad_norms: Mapping[int, float]) -> 
         [str(i), escape(op.name), escape(out.shape), escape(_values(out)), "-" if out.id not in grad_norms else escape(format_number(grad_norms[out.id]))]
         for i, (op, _, _, out, _) in enumerate(records)
     ]
-    return f'<div style="{FONT}">' + table(["#", "op", "output shape", "values", "|grad out|"], rows) + "</div>"
+    return f'<div style="{FONT}">' + table(["#", tr("op"), tr("output shape"), tr("values"), tr("|grad out|")], rows) + "</div>"

@@ -13,6 +13,7 @@ from typing import Literal, TypeAlias
 from ..engine.primitive import Op
 from ..engine.types import Shape
 from ..errors import InvalidArgumentError, explain
+from ..language import tr
 from ..engine.formatting import format_number
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
@@ -62,11 +63,11 @@ def operations_of(records: Sequence[Record]) -> list[Operation]:
 
 def summary_table(records: Sequence[Record], grad_norms: Mapping[int, float]) -> str:
     """The text of ``GradientTape.summary()``: one row per record, with the gradient norms known so far."""
-    rows = [("#", "op", "output shape", "value range", "|grad out|")]
+    rows = [("#", tr("op"), tr("output shape"), tr("value range"), tr("|grad out|"))]
     for i, (op, _, _, out, _) in enumerate(records):
         data = out._data
         if data is None:
-            vrange = "<freed>"
+            vrange = tr("<freed>")
         elif data:
             vrange = f"[{format_number(min(data))}, {format_number(max(data))}]"
         else:
