@@ -31,6 +31,7 @@ from .engine.tensor import Tensor
 from .errors import MicrotapeError
 from .i18n import messages
 from .i18n.messages import Language
+from . import language
 from .language import tr
 
 __all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
@@ -82,14 +83,16 @@ def selfcheck(out: TextIO | None = None) -> int:
     """
     stream = out if out is not None else sys.stdout
     failures = 0
-    print(f"{tr('op'):<22}{tr('cases'):>6}  {tr('full'):<6}{tr('fast'):<6}{tr('order 2'):<8}{tr('worst abs err'):>14}", file=stream)
+    wide = {label: max(len(tr(label)) + 1, 6 if label != "order 2" else 8) for label in ("full", "fast", "order 2")}
+    cases_w, worst_w = max(len(tr("cases")), 6), max(len(tr("worst abs err")) + 1, 14)
+    print(f"{tr('op'):<22}{tr('cases'):>{cases_w}}  " + "".join(f"{tr(k):<{w}}" for k, w in wide.items()) + f"{tr('worst abs err'):>{worst_w}}", file=stream)
     for name in sorted(OPS):
         cases = CASES.get(name, [])
         if cases and not OPS[name].differentiable:
-            print(f"{name:<22}{len(cases):>6}  " + tr("no tape records it: its gradient is none by design"), file=stream)
+            print(f"{name:<22}{len(cases):>{cases_w}}  " + tr("no tape records it: its gradient is none by design"), file=stream)
             continue
         if not cases:
-            print(f"{name:<22}{0:>6}  " + tr("no sample inputs: add them to microtape/checking/samples.py"), file=stream)
+            print(f"{name:<22}{0:>{cases_w}}  " + tr("no sample inputs: add them to microtape/checking/samples.py"), file=stream)
             failures += 1
             continue
         verdicts = {"full": True, "fast": True, "order 2": True}
@@ -99,9 +102,9 @@ def selfcheck(out: TextIO | None = None) -> int:
                 ok, err = _run_case(case, mode, order)
                 verdicts[label] &= ok
                 worst = max(worst, err)
-        marks = {k: tr("ok") if v else "FAIL" for k, v in verdicts.items()}
+        marks = {k: tr("ok") if v else tr("FAIL") for k, v in verdicts.items()}
         failures += sum(1 for v in verdicts.values() if not v)
-        print(f"{name:<22}{len(cases):>6}  {marks['full']:<6}{marks['fast']:<6}{marks['order 2']:<8}{worst:>14.2e}", file=stream)
+        print(f"{name:<22}{len(cases):>{cases_w}}  " + "".join(f"{marks[k]:<{w}}" for k, w in wide.items()) + f"{worst:>{worst_w}.2e}", file=stream)
     if failures:
         print(tr("selfcheck FAILED: {failures} check(s) disagree with finite differences").format(failures=failures), file=stream)
         return 1
@@ -336,15 +339,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     args = parser.parse_args(arguments)
+    before = language.chosen()
+    language.use("ru" if lang == "ru" else "en")  # everything the command prints, library messages too, in its language
     try:
         return _run(args)
     except KeyboardInterrupt:  # Ctrl-C outside the grader's own handling: a short word, no traceback
-        print("\ninterrupted.", file=sys.stderr)
+        print("\n" + tr("interrupted."), file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (grade ... | head): stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    finally:
+        language.use(before)
 
 
 def _no_command(arguments: Sequence[str]) -> bool:
@@ -374,7 +381,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.list:
             return list_exercises(lang=args.lang)
         if args.folder is None:
-            print(f"exercises: say where to copy the starters ({program_name()} exercises DIR), or add --list to list them.", file=sys.stderr)
+            print(tr("exercises: say where to copy the starters ({command}), or add --list to list them.").format(command=f"{program_name()} exercises DIR"), file=sys.stderr)
             return 2
         return exercises(args.folder, force=args.force, lang=args.lang, notebook=args.notebook)
     if args.command == "grade":
