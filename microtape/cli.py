@@ -267,7 +267,7 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         if lang == "ru" or notebook:
             source = path.read_text(encoding="utf-8")
             if lang == "ru":
-                source = statements.translate_starter(statements.translate_code(source), messages)
+                source = statements.grade_in(statements.translate_starter(statements.translate_code(source), messages), lang)
             # the notebook is written from the very text the .py starter would hold (its language included)
             target.write_text(starter_notebook(source, path.stem) if notebook else source, encoding="utf-8")
         else:

@@ -30,7 +30,7 @@ from . import resources
 from ..i18n.starters_ru import starter_texts
 from ..language import messages
 
-__all__ = ["Block", "blocks", "catalog", "message_ids", "statement", "translate_code", "translate_starter"]
+__all__ = ["Block", "blocks", "catalog", "grade_in", "message_ids", "statement", "translate_code", "translate_starter"]
 
 WIDTH = 76
 """Where translated blocks are wrapped (the width of the starters' own lines)."""
@@ -192,6 +192,23 @@ def translate_starter(source: str, messages: dict[str, str]) -> str:
     if '"""' in body or "\\" in body:
         return source
     return source[: start + 3] + body + source[end:]
+
+
+def grade_in(source: str, lang: str) -> str:
+    """``source`` with each ``python -m microtape grade FILE`` line of a starter saying ``--lang`` (for a language but English).
+
+    A student who copies the command from a Russian starter is answered in Russian.
+
+    Examples:
+        >>> from microtape.book.statements import grade_in
+        >>> grade_in("Check::\\n\\n    python -m microtape grade ex04.py\\n", "ru").splitlines()[-1]
+        '    python -m microtape grade ex04.py --lang ru'
+        >>> grade_in("    python -m microtape grade ex04.py\\n", "en").strip()
+        'python -m microtape grade ex04.py'
+    """
+    if lang == "en":
+        return source
+    return re.sub(r"^([ \t]*python -m microtape grade \S+)[ \t]*$", rf"\1 --lang {lang}", source, flags=re.MULTILINE)
 
 
 def _literal(token: str, text: str) -> str | None:

@@ -203,6 +203,10 @@ def add_russian(entry: dict[str, object]) -> None:
     for key in ("title", "message"):
         value = entry.get(key)
         entry[f"{key}_ru"] = translate(value) if isinstance(value, str) else value
+    for key in ("details", "hints"):  # a file that did not load: its own details and hints
+        found = entry.get(key)
+        if isinstance(found, list):
+            entry[f"{key}_ru"] = [translate(str(line)) for line in found]
     checks = entry.get("checks")
     for check in checks if isinstance(checks, list) else []:
         if isinstance(check, dict):
