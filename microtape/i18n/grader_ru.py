@@ -60,9 +60,9 @@ HELPER_PATTERNS: Final[tuple[str, ...]] = (
     r"(?P<what>.+) is wrong: (?P<p>.+?)(?: \((?P<b>\d+) of (?P<n>\d+) entries are wrong\))?\.",
     r"(?P<what>.+): check_grads failed \((?P<f>\d+) of (?P<n>\d+) entries disagree\)\.",
     r"d (?P<o>\S+) / d (?P<a>\S+?)(?P<s> \(second derivative\))?: the analytic gradient is (?P<g>\S+), finite differences give (?P<f>\S+)",
-    r"culprit: the VJP of (?P<op>.+?)(?: called at (?P<at>\S+))?: for input (?P<i>\S+), with the gradient that reached it, "
+    r"culprit: the VJP of (?P<op>.+?)(?: called at (?P<at>\S+(?:, cell \d+, line \d+)?))?: for input (?P<i>\S+), with the gradient that reached it, "
      r"it gives (?P<g>\S+), finite differences give (?P<f>\S+)",
-    r"culprit: the VJP of (?P<op>.+?)(?: called at (?P<at>\S+))?: along a random direction it gives (?P<g>\S+), finite differences give (?P<f>\S+)",
+    r"culprit: the VJP of (?P<op>.+?)(?: called at (?P<at>\S+(?:, cell \d+, line \d+)?))?: along a random direction it gives (?P<g>\S+), finite differences give (?P<f>\S+)",
     # grade_child: what a student's code raised, a TODO, a file that does not load
     r"your code raised (?P<e>\w+)(?P<w> \(.*\))?:",
     r"the check raised (?P<e>\w+):",
@@ -138,11 +138,21 @@ PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = tuple(
 """Messages with values: an English pattern (matching a whole line) and its msgid, in order of trial."""
 
 
+def _cells(text: str) -> str:
+    """Each "cell N, line M" of a notebook's place in ``text``, in Russian."""
+    return re.sub(r"\bcell (\d+), line (\d+)", lambda m: tr("cell {cell}, line {line}", "ru").format(cell=m[1], line=m[2]), text)
+
+
 def _fill(match: re.Match[str], template: str) -> str:
-    values = {name: translate_line(value) if name.startswith("p") else value for name, value in match.groupdict(default="").items()}
+    values = {name: translate_line(value) if name.startswith("p") else _cells(value) for name, value in match.groupdict(default="").items()}
     values["more"] = f" (неверны {match['b']} из {match['n']} элементов)" if values.get("b") and values.get("n") and "more" in template else ""
     values["second"] = " (вторая производная)" if values.get("s") and "{second}" in template else ""
-    values["called"] = f", вызванной в {values['at']}" if values.get("at") else ""
+    point = re.fullmatch(r"(\w+) at (\[.*\]|\S+)(, order=2)?", values.get("what", ""))  # a check's input: "energy at [0.5, 1.5]"
+    if point:
+        values["what"] = tr("{name} at {point}", "ru").format(name=point[1], point=point[2]) + (point[3] or "")
+    cell = re.fullmatch(r"(.+), cell (\d+), line (\d+)", values.get("at", ""))  # a notebook's line
+    at = tr("{name}, cell {cell}, line {line}", "ru").format(name=cell[1], cell=cell[2], line=cell[3]) if cell else values.get("at", "")
+    values["called"] = f", вызванной в {at}" if at else ""
     if values.get("w"):  # where in the student's file: " (ex.py:3 in f)"
         values["w"] = re.sub(r"\((\S+:\d+) in (\S+)\)", r"(\1, в \2)", values["w"])
     return template.format(**values)
