@@ -30,6 +30,7 @@ from .debug.stats import grad_stats as grad_stats
 from .debug.plots import histogram as histogram
 from .debug.printing import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
 from .debug.plots import sparkline as sparkline
+from .i18n.messages import set_language as set_language
 from .errors import AnomalyError as AnomalyError
 from .errors import CheckpointError as CheckpointError
 from .errors import DisposedTensorError as DisposedTensorError
@@ -264,6 +265,7 @@ __all__ = [
     "reshape",
     "save_variables",
     "scalar",
+    "set_language",
     "sigmoid",
     "sigmoid_cross_entropy",
     "sign",

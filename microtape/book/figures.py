@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
+from .. import language
 from ..i18n.messages import ENV
 
 __all__ = ["ENVIRONMENT_VARIABLE", "FIGURE_WORDS", "figure_language", "figure_words"]
@@ -125,7 +126,7 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
 
 
 def figure_language(lang: str | None = None) -> str:
-    """The language the figures are drawn in: ``lang``, else ``$MICROTAPE_LANG``, else English.
+    """The language the figures are drawn in: ``lang``, else ``mt.set_language``'s, else ``$MICROTAPE_LANG``, else English.
 
     A language with no table (or a variant such as ``ru_RU``) falls back to
     its base language, then to English, so a figure is always drawn.
@@ -135,7 +136,8 @@ def figure_language(lang: str | None = None) -> str:
         >>> figure_language("ru"), figure_language("ru_RU.UTF-8"), figure_language("de")
         ('ru', 'ru', 'en')
     """
-    chosen = (lang if lang is not None else os.environ.get(ENVIRONMENT_VARIABLE, "")) or "en"
+    picked = language.chosen()
+    chosen = (lang if lang is not None else picked if picked is not None else os.environ.get(ENVIRONMENT_VARIABLE, "")) or "en"
     base = chosen.replace("-", "_").split("_")[0].split(".")[0].lower()
     return base if base in FIGURE_WORDS else "en"
 

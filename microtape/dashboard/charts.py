@@ -12,10 +12,13 @@ the report work offline.
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
+
+from ..language import current, tr
 
 __all__ = ["Line", "Panel", "esc", "histogram_chart", "line_chart", "page", "report", "short"]
 
@@ -167,7 +170,7 @@ def line_chart(
         log_y = False
     body: list[str] = []
     if not xs:
-        body.append(f'<text x="{WIDTH / 2:.0f}" y="{TOP + plot_h / 2:.0f}" class="mt-empty" text-anchor="middle">waiting for the first step…</text>')
+        body.append(f'<text x="{WIDTH / 2:.0f}" y="{TOP + plot_h / 2:.0f}" class="mt-empty" text-anchor="middle">' + esc(tr("waiting for the first step…")) + "</text>")
         body += _legend([(line.name, line.color, line.dashed) for line in lines], 40)
         return _frame(kind, title, note, body, 0, None)
     x_lo, x_hi, x_ticks = _linear_ticks(min(xs), max(max(xs), min(xs) + 1), 6)
@@ -203,11 +206,11 @@ def line_chart(
         x = sx(t)
         body.append(f'<line x1="{x:.1f}" y1="{TOP + plot_h}" x2="{x:.1f}" y2="{TOP + plot_h + 4}" class="mt-axis"/>')
         body.append(f'<text x="{x:.1f}" y="{TOP + plot_h + 17}" class="mt-tick" text-anchor="middle">{short(t)}</text>')
-    body.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 6}" class="mt-axis-label" text-anchor="middle">step</text>')
+    body.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 6}" class="mt-axis-label" text-anchor="middle">' + esc(tr("step")) + "</text>")
     if y_label:
         body.append(
             f'<text transform="translate(14 {TOP + plot_h / 2:.0f}) rotate(-90)" class="mt-axis-label" text-anchor="middle">'
-            f"{esc(y_label + (' (log scale)' if log_y else ''))}</text>"
+            f"{esc(y_label + (tr(' (log scale)') if log_y else ''))}</text>"
         )
     labelled: list[float] = []
     for value, label, color in hlines:
@@ -280,13 +283,13 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
         data = [v for v in panel.values if math.isfinite(v)]
         bad = len(panel.values) - len(data)
         plot_x, plot_y, plot_w, plot_h = x0 + 6, y0 + 22, cell_w - 18, cell_h - 48
-        count = f' ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})'
+        count = (tr(" ({n} value)") if len(panel.values) == 1 else tr(" ({n} values)")).format(n=len(panel.values))
         room = max(4, int((cell_w - 12) / 7) - len(count))  # about 7 px a character: a long name is cut, not overlapped
         name = panel.name if len(panel.name) <= room else panel.name[: room - 1] + "…"
         body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{esc(name)}{count}<title>{esc(panel.name)}</title></text>')
         body.append(f'<rect x="{plot_x:.1f}" y="{plot_y:.1f}" width="{plot_w:.1f}" height="{plot_h:.1f}" class="mt-plot"/>')
         if not data:
-            body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">{"all NaN/Inf" if bad else "no values"}</text>')
+            body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">{esc(tr("all NaN/Inf") if bad else tr("no values"))}</text>')
             continue
         lo, hi = min(data), max(data)
         half_span = (hi / 2 - lo / 2) or 0.5  # halves: the span of -1e308 and 1e308 does not overflow
@@ -362,13 +365,13 @@ SCRIPT: Final = """
     flags.textContent = msg.flags;
     flags.className = msg.flags_calm ? "mt-flags mt-calm" : "mt-flags";
   }
-  if (!window.EventSource) { status.textContent = "this browser cannot receive live updates"; return; }
+  if (!window.EventSource) { status.textContent = __NO_LIVE__; return; }
   var source = new EventSource("events");
   source.addEventListener("update", function (e) { apply(JSON.parse(e.data)); });
   source.addEventListener("done", function (e) { apply(JSON.parse(e.data)); source.close(); });
   source.onerror = function () {
-    if (source.readyState !== EventSource.CLOSED) { status.textContent = "connection lost: retrying (is the training script still running?)"; }
-    else { status.textContent = "the training script has stopped serving this page"; }
+    if (source.readyState !== EventSource.CLOSED) { status.textContent = __RETRYING__; }
+    else { status.textContent = __STOPPED__; }
   };
 })();
 """
@@ -393,9 +396,17 @@ def report(title: str, status: str, flags: str, calm: bool, charts: dict[str, st
 
 def page(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str, live: bool, backward: str = "") -> str:
     """A whole HTML document: the report, plus (when ``live``) the script that follows updates."""
-    script = f"<script>{SCRIPT}</script>" if live else ""
+    words = {
+        "__NO_LIVE__": tr("this browser cannot receive live updates"),
+        "__RETRYING__": tr("connection lost: retrying (is the training script still running?)"),
+        "__STOPPED__": tr("the training script has stopped serving this page"),
+    }
+    code = SCRIPT
+    for mark, text in words.items():
+        code = code.replace(mark, json.dumps(text))
+    script = f"<script>{code}</script>" if live else ""
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="{current()}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>body{{margin:0;background:#f4f6f9}}{CSS}</style></head>"
         f"<body>{_body(title, status, flags, calm, charts, foot, backward)}{script}</body></html>\n"

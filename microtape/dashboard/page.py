@@ -28,6 +28,7 @@ from .log_args import named_grads, named_variables, short_repr
 from .backward_panel import rows_of
 from .recording import Recording
 from .render import FOOT, Rendered, draw, numbers
+from ..language import tr
 from .server import DashboardError, Server
 from ..engine.types import is_int, is_number
 from ..debug.stats import GradientMonitor
@@ -383,7 +384,7 @@ class Dashboard:
             (False, True)
         """
         r = self.render()
-        return charts.page(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, live, r["backward"])
+        return charts.page(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], tr(FOOT), live, r["backward"])
 
     def save_html(self, path: str | os.PathLike[str]) -> Path:
         """Write the charts as one self-contained HTML file (no script, no external asset); return its path.
@@ -429,7 +430,7 @@ class Dashboard:
     def _repr_html_(self) -> str:
         """The same charts as :meth:`save_html`, for Jupyter and the book."""
         r = self.render()
-        return charts.report(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, r["backward"])
+        return charts.report(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], tr(FOOT), r["backward"])
 
     def __repr__(self) -> str:
         serving = f"serving {self.url}" if self._server is not None else "not serving"

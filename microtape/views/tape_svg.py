@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine.formatting import format_number
+from ..language import tr
 from .html import FONT, escape, table
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
@@ -118,9 +119,9 @@ def _values(t: Tensor) -> str:
     """
     data = t._data
     if data is None:
-        return "<freed>"
+        return tr("<freed>")
     if not data:
-        return "[] (empty)"
+        return tr("[] (empty)")
     if len(data) == 1:
         return "= " + format_number(data[0])
     every = "[" + ", ".join(format_number(v) for v in data) + "]"
@@ -128,7 +129,11 @@ def _values(t: Tensor) -> str:
         return every
     finite = [v for v in data if math.isfinite(v)]
     bad = len(data) - len(finite)
-    text = f"min..max {format_number(min(finite))}..{format_number(max(finite))} of {len(data)}" if finite else "no finite entry"
+    text = (
+        tr("min..max {low}..{high} of {count}").format(low=format_number(min(finite)), high=format_number(max(finite)), count=len(data))
+        if finite
+        else tr("no finite entry")
+    )
     return text + (f"; {bad} nan/inf" if bad else "")
 
 
@@ -188,14 +193,15 @@ def _build(
                 v = variables.get(x.id)
                 kind = "watched" if x.id in watched else "variable" if v is not None else "constant"
                 name = names[x.id]
-                n = leaf_of[x.id] = g.add(f"t{len(leaf_of)}", kind, (_cut(name), _cut(f"shape {x.shape}"), *_value_lines(x)), 0)
+                shape = _cut(tr("shape {shape}").format(shape=x.shape))
+                n = leaf_of[x.id] = g.add(f"t{len(leaf_of)}", kind, (_cut(name), shape, *_value_lines(x)), 0)
                 first_reader[n] = len(records)
             if n not in sources:
                 sources.append(n)
         norm = grad_norms.get(out.id)
-        lines = [_cut(f"#{i} {op.name}"), _cut(f"shape {out.shape}"), *_value_lines(out)]
+        lines = [_cut(f"#{i} {op.name}"), _cut(tr("shape {shape}").format(shape=out.shape)), *_value_lines(out)]
         if norm is not None:
-            lines.append(_cut(f"|grad| {format_number(norm)}"))
+            lines.append(_cut(tr("|grad| {norm}").format(norm=format_number(norm))))
         layer = 1 + max((g.layer[s] for s in sources), default=0)
         op_node.append(g.add(f"op{i}", "op", tuple(lines), layer))
         for s in sources:
@@ -397,14 +403,14 @@ def svg(lay: Layout, title: str, note: str = "") -> str:
         f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
     ]
     x = MARGIN
-    for kind, label in (("watched", "watched"), ("variable", "variable"), ("constant", "constant"), ("op", "op")):
+    for kind, label in (("watched", tr("watched")), ("variable", tr("variable")), ("constant", tr("constant")), ("op", tr("op"))):
         dash = ' stroke-dasharray="3 2"' if kind == "constant" else ""
         rx = ' rx="5"' if kind == "op" else ""
         out.append(f'<rect x="{_f(x)}" y="{_f(MARGIN - 8)}" width="12" height="10" fill="{_FILL[kind]}" stroke="#52525b"{rx}{dash}/>')
         out.append(f'<text x="{_f(x + 16)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{label}</text>')
         x += 28 + CHAR * len(label)
     if note or not lay.boxes:
-        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or "no op recorded")}</text>')
+        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or tr("no op recorded"))}</text>')
     for points in lay.trunks:
         path = " ".join(f"{_f(px)},{_f(py)}" for px, py in points)
         out.append(f'<polyline class="mt-trunk" points="{path}" fill="none" stroke="#52525b" stroke-width="1.2"/>')
@@ -445,4 +451,4 @@ def summary_html(records: Sequence[Record], grad_norms: Mapping[int, float]) -> 
         [str(i), escape(op.name), escape(out.shape), escape(_values(out)), "-" if out.id not in grad_norms else escape(format_number(grad_norms[out.id]))]
         for i, (op, _, _, out, _) in enumerate(records)
     ]
-    return f'<div style="{FONT}">' + table(["#", "op", "output shape", "values", "|grad out|"], rows) + "</div>"
+    return f'<div style="{FONT}">' + table(["#", tr("op"), tr("output shape"), tr("values"), tr("|grad out|")], rows) + "</div>"

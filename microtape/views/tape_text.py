@@ -13,6 +13,7 @@ from typing import Literal, TypeAlias
 from ..engine.primitive import Op
 from ..engine.types import Shape
 from ..errors import InvalidArgumentError, explain
+from ..language import tr
 from ..engine.formatting import format_number
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
@@ -87,17 +88,17 @@ def leaf_names(records: Sequence[Record], watched: Mapping[int, Tensor], variabl
                 continue
             kind = "watched" if x.id in watched else "constant"
             counts[kind] += 1
-            names[x.id] = f"{kind} {counts[kind]}"
+            names[x.id] = (tr("watched {n}") if kind == "watched" else tr("constant {n}")).format(n=counts[kind])
     return names
 
 
 def summary_table(records: Sequence[Record], grad_norms: Mapping[int, float]) -> str:
     """The text of ``GradientTape.summary()``: one row per record, with the gradient norms known so far."""
-    rows = [("#", "op", "output shape", "value range", "|grad out|")]
+    rows = [("#", tr("op"), tr("output shape"), tr("value range"), tr("|grad out|"))]
     for i, (op, _, _, out, _) in enumerate(records):
         data = out._data
         if data is None:
-            vrange = "<freed>"
+            vrange = tr("<freed>")
         elif data:
             vrange = f"[{format_number(min(data))}, {format_number(max(data))}]"
         else:
