@@ -149,7 +149,12 @@ def test_the_tour_of_chapter_7_shows_the_steps_and_the_nan_trace(lang: Language)
     out = io.StringIO()
     assert tour(chapter=7, out=out, lang=lang) == 0
     text = out.getvalue()
-    assert "step 0: add at 07_analysis_tools.py:" in text and "so far x 4.0, y 6.0" in text
+    # backward_steps speaks the reader's language
+    step, so_far = ("шаг 0: add в 07_analysis_tools.py:", "пока что x 4.0, y 6.0") if lang == "ru" else (
+        "step 0: add at 07_analysis_tools.py:",
+        "so far x 4.0, y 6.0",
+    )
+    assert step in text and so_far in text
     assert "Inf first made by log (forward) at 07_analysis_tools.py:" in text
     assert "detect_anomaly: no op made a NaN or an Inf." in text
     heading = "Наблюдаем за цепным правилом" if lang == "ru" else "Watching the chain rule"
