@@ -12,7 +12,6 @@ the report work offline.
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -365,13 +364,14 @@ SCRIPT: Final = """
     flags.textContent = msg.flags;
     flags.className = msg.flags_calm ? "mt-flags mt-calm" : "mt-flags";
   }
-  if (!window.EventSource) { status.textContent = __NO_LIVE__; return; }
+  var words = status.dataset;  // the page's language: data-no-live, data-retrying, data-stopped
+  if (!window.EventSource) { status.textContent = words.noLive; return; }
   var source = new EventSource("events");
   source.addEventListener("update", function (e) { apply(JSON.parse(e.data)); });
   source.addEventListener("done", function (e) { apply(JSON.parse(e.data)); source.close(); });
   source.onerror = function () {
-    if (source.readyState !== EventSource.CLOSED) { status.textContent = __RETRYING__; }
-    else { status.textContent = __STOPPED__; }
+    if (source.readyState !== EventSource.CLOSED) { status.textContent = words.retrying; }
+    else { status.textContent = words.stopped; }
   };
 })();
 """
@@ -381,7 +381,9 @@ def _body(title: str, status: str, flags: str, calm: bool, charts: dict[str, str
     cards = "".join(f'<div class="mt-card" id="mt-chart-{esc(k)}">{svg}</div>' for k, svg in charts.items())
     return (
         f'<div class="mt-dash"><h1>{esc(title)}</h1>'
-        f'<p class="mt-status" id="mt-status">{status}</p>'
+        f'<p class="mt-status" id="mt-status" data-no-live="{esc(tr("this browser cannot receive live updates"))}"'
+        f' data-retrying="{esc(tr("connection lost: retrying (is the training script still running?)"))}"'
+        f' data-stopped="{esc(tr("the training script has stopped serving this page"))}">{status}</p>'
         f'<div class="{"mt-flags mt-calm" if calm else "mt-flags"}" id="mt-flags">{esc(flags)}</div>'
         f'<div class="mt-grid-charts">{cards}</div>'
         f'<div class="mt-card" id="mt-backward">{backward}</div>'
@@ -396,15 +398,9 @@ def report(title: str, status: str, flags: str, calm: bool, charts: dict[str, st
 
 def page(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str, live: bool, backward: str = "") -> str:
     """A whole HTML document: the report, plus (when ``live``) the script that follows updates."""
-    words = {
-        "__NO_LIVE__": tr("this browser cannot receive live updates"),
-        "__RETRYING__": tr("connection lost: retrying (is the training script still running?)"),
-        "__STOPPED__": tr("the training script has stopped serving this page"),
-    }
-    code = SCRIPT
-    for mark, text in words.items():
-        code = code.replace(mark, json.dumps(text))
-    script = f"<script>{code}</script>" if live else ""
+    # The script is one constant (the server's Content-Security-Policy allows it by its hash); the words
+    # it may show in the reader's language are attributes of the status line.
+    script = f"<script>{SCRIPT}</script>" if live else ""
     return (
         f'<!DOCTYPE html>\n<html lang="{current()}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

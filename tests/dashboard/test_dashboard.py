@@ -414,3 +414,27 @@ def test_the_demos_backward_panel_names_the_demos_lines_and_stays_small() -> Non
         assert isinstance(row, dict) and "demo.py:" in str(row["where"]), row["where"]
         assert all(len(str(row[k])) < 400 for k in ("dout", "grads", "accumulated")), row
     assert len(json.dumps(data)) < 100_000
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_live_script_is_the_one_the_policy_allows_in_every_language(lang: str) -> None:
+    """The server's Content-Security-Policy allows the page's script by its SHA-256: the script must be
+    the same bytes in every language (a Russian word spliced into it was refused by the browser, and the
+    charts stopped growing), and the words it may show come from the status line's attributes."""
+    import base64
+    import hashlib
+
+    from microtape.dashboard import charts, server
+
+    mt.set_language("ru" if lang == "ru" else "en")
+    try:
+        page = charts.page("t", "s", "f", True, {}, "foot", live=True)
+    finally:
+        mt.set_language(None)
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.DOTALL)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in server.CSP
+    stopped = re.search(r'data-stopped="([^"]*)"', page)
+    assert stopped is not None
+    assert stopped.group(1) == ("скрипт обучения больше не отдаёт эту страницу" if lang == "ru" else "the training script has stopped serving this page")
