@@ -300,8 +300,11 @@ print(monitor.report(width=60))
 # 127.0.0.1 from the training loop's own event loop. The page draws the loss,
 # each variable's gradient norm against the monitor's exploding and vanishing
 # thresholds, the ratio of each update to its weight, histograms of the latest
-# gradients and ``memory().num_tensors``, and it updates itself as steps
-# arrive. The loop feeds it with ``dash.log`` once per step. ``port=0`` asks
+# gradients and the run's live tensors (``memory().num_tensors`` less those
+# alive before the dashboard was made), and it updates itself as steps
+# arrive. The loop feeds it with ``dash.log`` once per step, and after the
+# last step hands its Backward panel one backward pass with
+# ``dash.log_backward`` (the next section reads such steps). ``port=0`` asks
 # for any free port, and the server closes when the block ends. Here a small
 # "browser" task asks for the page's data while the loop trains, to show when
 # it gets its answer.
@@ -334,6 +337,13 @@ async def watched_training(steps: int = 60) -> mt.Dashboard:
 
             mt.tidy(step)
             await mt.next_frame()  # the page is answered here, between two steps
+
+        def last_pass() -> None:
+            with mt.GradientTape() as tape:
+                value = loss()
+            dash.log_backward(tape.backward_steps(value, {"w": w, "b": b}))
+
+        mt.tidy(last_pass)
         await browser
     opt.dispose()
     print(*answers)
@@ -361,15 +371,23 @@ dash = run_to_end(watched_training())
 # the run above, as the file shows it:
 with tempfile.TemporaryDirectory() as folder:
     saved = dash.save_html(Path(folder) / "training_report.html")
-    print(f"{saved.name}: {saved.read_text().count('<svg')} SVG charts")
+    html = saved.read_text()
+    elsewhere = re.findall(r'(?:src|href)="(?!#|data:)', html)
+    print(f"{saved.name}: {saved.stat().st_size // 1024} KB in one file, "
+          f"{html.count('<script')} scripts, {len(elsewhere)} files loaded from elsewhere")
 # sphinx_gallery_capture_repr_block = ("_repr_html_", "__repr__")
 dash
 
 # %%
 # Read it as a check-up. The loss falls on a log scale. Both gradient norms
 # stay between the two thresholds. The update ratios start large, as momentum
-# builds up, and then settle. The tensor count is flat: no leak. The
-# histograms show the last step's gradients, one entry each here.
+# builds up, and then settle. The run's tensor count is flat: no leak. Its
+# five tensors are the two momentum slots made at step 0, and the step's loss
+# and two gradients, alive inside ``tidy`` while ``dash.log`` reads them. The
+# histogram chart is empty on purpose: ``w`` and ``b`` are single numbers,
+# and a histogram of one value says nothing that the norm chart does not. The
+# Backward panel lists the last loss's backward pass, one VJP a row, from the
+# ``div`` and ``sum`` of the mean at the top down to ``w`` and ``b``.
 #
 # Watching the chain rule
 # -----------------------

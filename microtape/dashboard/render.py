@@ -60,10 +60,15 @@ def draw(snap: Snapshot, explode_norm: float, vanish_norm: float, finished: bool
         ),
         "hist": charts.histogram_chart(
             "hist", "Gradient histograms" + (f" at step {snap.latest_step}" if snap.latest_step is not None else ""),
-            [charts.Panel(k, v, colors.get(k, "#000")) for k, v in snap.latest.items()],
+            [charts.Panel(k, v, colors.get(k, "#000")) for k, v in snap.latest.items() if len(v) > 1],
+            note=_single_note(snap.latest),
+            empty="each gradient is one number: see its norm" if snap.latest else "no gradients logged yet",
         ),
         "tensors": charts.line_chart(
-            "tensors", "Live tensors: memory().num_tensors", [charts.Line("tensors", snap.tensors, "#009e73")],
+            "tensors",
+            "Live tensors: memory().num_tensors"
+            + (f" − {snap.tensors_before} alive before the run" if snap.tensors_before is not None else ""),
+            [charts.Line("tensors", snap.tensors, "#009e73")],
             log_y=False, y_label="tensors", marks=marks, note="a leak shows as a ramp",
         ),
     }
@@ -85,6 +90,15 @@ def draw(snap: Snapshot, explode_norm: float, vanish_norm: float, finished: bool
     return {"charts": drawn, "status": " · ".join(parts), "flags": text, "flags_calm": not flag_count, "backward": backward}
 
 
+def _single_note(latest: dict[str, list[float]]) -> str:
+    """The histogram chart's note naming the one-entry gradients it leaves out (a histogram of one value says nothing)."""
+    single = [name for name, values in latest.items() if len(values) == 1]
+    if not single or len(single) == len(latest):
+        return ""
+    names = ", ".join(single[:3]) + (f" and {len(single) - 3} more" if len(single) > 3 else "")
+    return f"one value, not drawn: {names}"
+
+
 def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, vanish_norm: float) -> dict[str, object]:
     """The recorded series as plain lists: what ``Dashboard.data`` returns and ``/data.json`` serves."""
 
@@ -101,6 +115,7 @@ def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, van
         "global_norm": pts(snap.global_norm),
         "update_ratio": {k: pts(p) for k, p in snap.ratios.items()},
         "tensors": pts(snap.tensors),
+        "tensors_before": snap.tensors_before,
         "marks": [[s, label] for s, label in snap.marks],
         "flags": list(snap.flags),
         "flag_count": snap.flag_count,
