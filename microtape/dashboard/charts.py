@@ -258,8 +258,8 @@ def line_chart(
     return _frame(kind, title, note, body, total, int(max(xs)))
 
 
-def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = "") -> str:
-    """Draw one small histogram per panel, side by side, as one ``<svg>``.
+def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = "", empty: str = "no gradients logged yet") -> str:
+    """Draw one small histogram per panel, side by side, as one ``<svg>``; with no panels, the text ``empty``.
 
     Examples:
         >>> from microtape.dashboard.charts import Panel, histogram_chart
@@ -269,7 +269,7 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
     """
     body: list[str] = []
     if not panels:
-        body.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" class="mt-empty" text-anchor="middle">no gradients logged yet</text>')
+        body.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" class="mt-empty" text-anchor="middle">{esc(empty)}</text>')
         return _frame(kind, title, note, body, 0, None)
     per_row = min(len(panels), 4)
     rows = math.ceil(len(panels) / per_row)

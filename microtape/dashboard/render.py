@@ -61,10 +61,15 @@ def draw(snap: Snapshot, explode_norm: float, vanish_norm: float, finished: bool
         ),
         "hist": charts.histogram_chart(
             "hist", tr("Gradient histograms") + (tr(" at step {step}").format(step=snap.latest_step) if snap.latest_step is not None else ""),
-            [charts.Panel(k, v, colors.get(k, "#000")) for k, v in snap.latest.items()],
+            [charts.Panel(k, v, colors.get(k, "#000")) for k, v in snap.latest.items() if len(v) > 1],
+            note=_single_note(snap.latest),
+            empty=tr("each gradient is one number: see its norm") if snap.latest else tr("no gradients logged yet"),
         ),
         "tensors": charts.line_chart(
-            "tensors", tr("Live tensors: memory().num_tensors"), [charts.Line(tr("tensors"), snap.tensors, "#009e73")],
+            "tensors",
+            tr("Live tensors: memory().num_tensors")
+            + (tr(" − {n} alive before the run").format(n=snap.tensors_before) if snap.tensors_before is not None else ""),
+            [charts.Line(tr("tensors"), snap.tensors, "#009e73")],
             log_y=False, y_label=tr("tensors"), marks=marks, note=tr("a leak shows as a ramp"),
         ),
     }
@@ -86,6 +91,15 @@ def draw(snap: Snapshot, explode_norm: float, vanish_norm: float, finished: bool
     return {"charts": drawn, "status": " · ".join(parts), "flags": text, "flags_calm": not flag_count, "backward": backward}
 
 
+def _single_note(latest: dict[str, list[float]]) -> str:
+    """The histogram chart's note naming the one-entry gradients it leaves out (a histogram of one value says nothing)."""
+    single = [name for name, values in latest.items() if len(values) == 1]
+    if not single or len(single) == len(latest):
+        return ""
+    names = ", ".join(single[:3]) + (tr(" and {n} more").format(n=len(single) - 3) if len(single) > 3 else "")
+    return tr("one value, not drawn: {names}").format(names=names)
+
+
 def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, vanish_norm: float) -> dict[str, object]:
     """The recorded series as plain lists: what ``Dashboard.data`` returns and ``/data.json`` serves."""
 
@@ -102,6 +116,7 @@ def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, van
         "global_norm": pts(snap.global_norm),
         "update_ratio": {k: pts(p) for k, p in snap.ratios.items()},
         "tensors": pts(snap.tensors),
+        "tensors_before": snap.tensors_before,
         "marks": [[s, label] for s, label in snap.marks],
         "flags": list(snap.flags),
         "flag_count": snap.flag_count,
