@@ -350,10 +350,58 @@ EXACT: Final[dict[str, str]] = {
         "пик профиля учитывает каждый живой тензор, а некоторые из них были живы до начала fn",
     "that is the sum of the squared errors: take the mean": "это сумма квадратов ошибок: возьмите среднее",
     "dw and db are swapped: return dw first": "dw и db перепутаны местами: сначала верните dw",
+    # ex09_dot_product_test
+    "Numerics: the dot-product test catches a VJP that check_grads passes": "Численные методы: тест скалярного произведения ловит VJP, который пропускает check_grads",
+    "dot_test returns <u, J v> and <J^T u, v>": "dot_test возвращает <u, J v> и <J^T u, v>",
+    "chapter 9: forward mode gives J v, reverse mode gives Jᵀu; the test takes an inner product of each":
+        "глава 9: прямой режим даёт J v, обратный — Jᵀu; тест берёт скалярное произведение каждого",
+    "mt.jvp(f, [x], [v]) returns (f(x), J v); the gradient of the sum of f(t) · u with respect to t is Jᵀu":
+        "mt.jvp(f, [x], [v]) возвращает (f(x), J v); градиент суммы f(t) · u по t равен Jᵀu",
+    "return two Python floats: (u · J v).sum().item() and (Jᵀu · v).sum().item()":
+        "верните два числа Python float: (u · J v).sum().item() и (Jᵀu · v).sum().item()",
+    "dot_test tells a VJP that ignores dy from a right one": "dot_test отличает VJP, который не учитывает dy, от верного",
+    "the two sides must come from two different computations: one forward (J v), one backward (Jᵀu)":
+        "две стороны должны получаться двумя разными вычислениями: одна прямым (J v), другая обратным (Jᵀu)",
+    "a VJP that ignores dy gives the same Jᵀu for every u, so ⟨Jᵀu, v⟩ cannot follow u":
+        "VJP, который не учитывает dy, даёт одно и то же Jᵀu при любом u, поэтому ⟨Jᵀu, v⟩ не может следовать за u",
+    "do not compute one side from the other: the test is that they are computed two ways":
+        "не вычисляйте одну сторону из другой: суть теста в том, что они вычислены двумя способами",
+    "soft_abs's VJP is right for every dy": "VJP функции soft_abs верен при любом dy",
+    "run your dot_test on soft_abs at X with random u and v: the two sides disagree":
+        "запустите свою dot_test на soft_abs в точке X со случайными u и v: две стороны не совпадают",
+    "a VJP returns dy times the local derivative; the sum in loss only ever sends dy = 1":
+        "VJP возвращает dy, умноженный на локальную производную; сумма в loss всегда присылает только dy = 1",
+    "keep the forward √(x² + 1) and multiply the slope x / √(x² + 1) by dy":
+        "оставьте прямой проход √(x² + 1) и умножьте наклон x / √(x² + 1) на dy",
+    # ex09b_stable_loss
+    "Numerics: a binary cross-entropy stable on logits": "Численные методы: бинарная перекрёстная энтропия, устойчивая на логитах",
+    "bce is exact for small and large logits": "bce точна и для малых, и для больших логитов",
+    "chapter 9: 1 - sigmoid(z) rounds to 0.0 above z ≈ 37, and log(0.0) is -inf":
+        "глава 9: 1 - sigmoid(z) округляется до 0.0 при z выше ≈ 37, а log(0.0) равен -inf",
+    "-log σ(z) = log(1 + e^(-z)) and -log(1 - σ(z)) = log(1 + e^z): both are softplus":
+        "-log σ(z) = log(1 + e^(-z)) и -log(1 - σ(z)) = log(1 + e^z): оба — softplus",
+    "rewrite the loss per entry as softplus(z) - z·y, with a softplus that never overflows":
+        "перепишите потерю для каждого элемента как softplus(z) - z·y, с softplus, которая никогда не переполняется",
+    "its gradient is (sigmoid(z) - labels) / n, finite everywhere": "её градиент равен (sigmoid(z) - labels) / n и конечен везде",
+    "the backward pass must stay finite too: a stable forward made of microtape ops gives a stable gradient":
+        "обратный проход тоже должен оставаться конечным: устойчивый прямой проход из операций microtape даёт устойчивый градиент",
+    "Python floats (math.log, .item()) are invisible to the tape; use microtape ops on the tensor logits":
+        "числа Python float (math.log, .item()) ленте не видны; используйте операции microtape над тензором logits",
+    "the derivative of softplus(z) - z·y is σ(z) - y, averaged over the n entries":
+        "производная softplus(z) - z·y равна σ(z) - y, усреднённой по n элементам",
 }
 """Whole lines: English -> Russian."""
 
 PATTERNS_CHECKS: Final[tuple[tuple[str, str], ...]] = (
+    (r"dot_test\(\.\.\.\) returned (?P<t>\w+), expected a tuple of two floats\.", "dot_test(...) вернула {t}, а нужен кортеж из двух чисел float."),
+    (r"dot_test of x² with a VJP that ignores dy gave (?P<a>.+) and (?P<b>.+), at x = (?P<x>.+), u = (?P<u>.+), v = (?P<v>.+): the two sides must differ there\.",
+     "dot_test для x² с VJP, который не учитывает dy, дала {a} и {b} при x = {x}, u = {u}, v = {v}: здесь две стороны должны различаться."),
+    (r"bce\(labels, (?P<z>.+)\) = (?P<v>.+): an overflow \(or a log of 0\) on the way\.",
+     "bce(labels, {z}) = {v}: по дороге переполнение (или логарифм нуля)."),
+    (r"the gradient of bce with respect to the logits is None: the path from the logits is cut\.",
+     "градиент bce по логитам равен None: путь от логитов разорван."),
+    (r"the gradient of bce at the logits (?P<z>.+) has (?P<n>\d+) non-finite entries \(the first is (?P<v>.+)\)\.",
+     "у градиента bce на логитах {z} неконечных элементов: {n} (первый равен {v})."),
     (r"with f replaced by sin, df_with_mt\(x\) does not give cos\(x\) at x = (?P<x>.+): it does not differentiate f\.",
      "если заменить f на sin, df_with_mt(x) не даёт cos(x) при x = {x}: она не дифференцирует f."),
     (r"(?P<what>df_by_hand\(.*\)) is wrong: (?P<p>.+) from the finite differences of f\.",

@@ -153,5 +153,15 @@ STARTERS_RU: Final[dict[str, str]] = {
     "The Euclidean distance from each point (a row) to ``center``, shape (rows,).": "Евклидово расстояние от каждой точки (строки) до ``center``, форма (строки,).",
     "The mean distance from ``center`` to the points.": "Среднее расстояние от ``center`` до точек.",
     "Plain gradient descent from ``START``; returns the loss of every step.": "Обычный градиентный спуск из ``START``; возвращает потери каждого шага.",
+    # ex09_dot_product_test
+    "√(x² + 1): a smooth abs, with a hand-written gradient.": "√(x² + 1): гладкий abs с градиентом, написанным вручную.",
+    "The sum of soft_abs(x).": "Сумма soft_abs(x).",
+    "The dot-product test of f at x: (⟨u, J v⟩, ⟨Jᵀu, v⟩), as Python floats.": "Тест скалярного произведения для f в точке x: (⟨u, J v⟩, ⟨Jᵀu, v⟩), как числа Python float.",
+    "TODO 1: return <u, J v> from a JVP along v and <J^T u, v> from a VJP with the cotangent u, as floats":
+        "TODO 1: верните <u, J v> из JVP вдоль v и <J^T u, v> из VJP с котангенсом u, как числа float",
+    # ex09b_stable_loss
+    "the last two are large: the loss is inf": "последние два велики: потеря равна inf",
+    "The mean binary cross-entropy of labels and sigmoid(logits).": "Средняя бинарная перекрёстная энтропия labels и sigmoid(logits).",
+    "TODO 1: make it stable on the logits": "TODO 1: сделайте её устойчивой на логитах",
 }
 """Comments, function docstrings and TODO messages of the starters: English -> Russian."""
