@@ -79,7 +79,7 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "ch7_ylabel": "bytes added",
         # chapter 9
         "ch9_fd_title": "A central difference of exp at 1 in float64 and in float32",
-        "ch9_float64": "float64",
+        "ch9_float64": "float64 (Python floats)",
         "ch9_float32": "float32 (every value rounded)",
         "ch9_fd_ylabel": "relative error of the central difference",
         "ch9_taylor_title": "The Taylor test: remainders shrink like h and h² only if the gradient is right",
@@ -130,7 +130,7 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "ch7_title": "mt.profile: прямой проход (синий), затем обратный (оранжевый)",
         "ch7_ylabel": "добавлено байт",
         "ch9_fd_title": "Центральная разность exp в точке 1 во float64 и во float32",
-        "ch9_float64": "float64",
+        "ch9_float64": "float64 (числа Python)",
         "ch9_float32": "float32 (каждое значение округлено)",
         "ch9_fd_ylabel": "относительная ошибка центральной разности",
         "ch9_taylor_title": "Тест Тейлора: остатки убывают как h и h², только если градиент верен",
