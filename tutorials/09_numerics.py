@@ -352,7 +352,7 @@ print(f"eps32 {eps32:.3e}   sqrt(eps32) {math.sqrt(eps32):.3e}   cbrt(eps32) {ep
 # Now the central difference of exp at 1 from :chapter:`4`, computed twice:
 # once in float64, and once as a float32 framework would, with the point,
 # the step and every value rounded to float32. The rounding error of
-# f(x + h) − f(x − h) is about ε·|f|, and dividing by 2h multiplies it by
+# f(x + h) − f(x − h) is about ε times the size of f, and dividing by 2h multiplies it by
 # 1/2h. So we expect float32's error to stay 10⁹ times larger at every
 # small step:
 
@@ -556,7 +556,7 @@ fig.tight_layout()
 # and settles to 1 as h shrinks: at small h the leftover 0.01·h·∇f·v is all that
 # remains. No tolerance was chosen, and a smaller error only moves the
 # bend to a smaller h. The limit is rounding: once the remainder comes down
-# to the rounding of f itself (about 1e-16·|f|, much more with a large
+# to the rounding of f itself (about 1e-16 times the size of f, more with a large
 # offset in f, or in float32), the line stops being calculus, and a careful
 # test must say so rather than read a slope from noise.
 #
