@@ -391,7 +391,7 @@ ax.axvline(1e-6, color="C0", linestyle=":")
 ax.set_xlabel(words["ch4_xlabel"])
 ax.set_ylabel(words["ch9_fd_ylabel"])
 ax.set_title(words["ch9_fd_title"])
-ax.legend(loc="lower left")
+ax.legend(loc="center left")
 fig.tight_layout()
 
 # %%
