@@ -768,3 +768,7 @@ except mt.GradientError as err:
 # start, and say which ``where`` hid them. The checker found a wrong
 # ``custom_grad`` inside a six-op model and named it. Next: the computation graph itself, meaning memory, leaks and
 # gradients for many variables at once.
+#
+# For the checks one level deeper (forward mode and when it is cheaper, the
+# dot-product and Taylor tests, the stable forms of common losses, and what
+# float32 does to a finite difference), read :chapter:`9` after this one.

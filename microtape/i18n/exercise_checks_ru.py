@@ -18,6 +18,11 @@ from typing import Final
 __all__ = ["PATTERNS_CHECKS"]
 
 PATTERNS_CHECKS: Final[tuple[str, ...]] = (
+    r"dot_test\(\.\.\.\) returned (?P<t>\w+), expected a tuple of two floats\.",
+    r"dot_test of x² with a VJP that ignores dy gave (?P<a>.+) and (?P<b>.+), at x = (?P<x>.+), u = (?P<u>.+), v = (?P<v>.+): the two sides must differ there\.",
+    r"bce\(labels, (?P<z>.+)\) = (?P<v>.+): an overflow \(or a log of 0\) on the way\.",
+    r"the gradient of bce with respect to the logits is None: the path from the logits is cut\.",
+    r"the gradient of bce at the logits (?P<z>.+) has (?P<n>\d+) non-finite entries \(the first is (?P<v>.+)\)\.",
     r"with f replaced by sin, df_with_mt\(x\) does not give cos\(x\) at x = (?P<x>.+): it does not differentiate f\.",
     r"(?P<what>df_by_hand\(.*\)) is wrong: (?P<p>.+) from the finite differences of f\.",
     r"make_weights returned (?P<a>\w+) and (?P<b>\w+), not variables\.",

@@ -46,7 +46,9 @@ def test_one_chapter_and_a_missing_one() -> None:
     assert "Automatic gradients" in text and "Variables (" not in text
     out = io.StringIO()
     assert tour(chapter=42, out=out) == 2
-    assert "no chapter 42; the chapters are 0, 1, 2, 3, 4, 5, 6, 7" in out.getvalue()
+    numbers = ", ".join(str(int(p.name[:2])) for p in _tour.chapters())  # from the files: another chapter needs no edit here
+    assert numbers.startswith("0, 1, 2, 3, 4, 5, 6, 7")
+    assert f"no chapter 42; the chapters are {numbers}" in out.getvalue()
 
 
 def test_pausing_between_chapters_and_quitting() -> None:
