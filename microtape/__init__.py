@@ -71,6 +71,8 @@ from .autodiff.forward import linearize as linearize
 from .checking.gradcheck import GradCheckReport as GradCheckReport
 from .checking.gradcheck import check_grads as check_grads
 from .checking.gradcheck import numerical_grad as numerical_grad
+from .checking.taylor import TaylorReport as TaylorReport
+from .checking.taylor import taylor_test as taylor_test
 from .engine.memory import MemoryInfo as MemoryInfo
 from .debug.profiling import ProfileInfo as ProfileInfo
 from .engine.memory import dispose as dispose
@@ -189,6 +191,7 @@ __all__ = [
     "RetraceWarning",
     "ShapeError",
     "TapeError",
+    "TaylorReport",
     "Tensor",
     "TidyError",
     "UnsupportedAttributeError",
@@ -280,6 +283,7 @@ __all__ = [
     "stop_gradient",
     "sub",
     "tanh",
+    "taylor_test",
     "tensor",
     "tensor1d",
     "tensor2d",

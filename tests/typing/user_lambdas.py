@@ -3,8 +3,8 @@
 Every function that calls a user's function with tensors types a lambda's
 parameters as tensors, under mypy as under pyright: ``grad``, ``grads``,
 ``value_and_grad``, ``value_and_grads``, ``check_grads``, ``numerical_grad``,
-``explain_gradient``, ``custom_grad``, ``jvp``, ``linearize`` and ``hvp``
-(``tests/test_typing.py`` lists
+``explain_gradient``, ``custom_grad``, ``jvp``, ``linearize``, ``hvp`` and
+``taylor_test`` (``tests/test_typing.py`` lists
 them). Settings with a fixed set of values are ``Literal`` types, and every
 attribute of a tensor is read-only. tests/test_typing.py runs this file as
 user_gradients.py (see there): the ``assert_type`` lines must hold, and each
@@ -48,6 +48,8 @@ assert_type(mt.hvp(lambda a, b: (a * b).sum(), [x, y], [y, x]), tuple[mt.Tensor,
 value_at, f_jvp = mt.linearize(lambda t: t.exp(), [x])
 assert_type(f_jvp([y]), mt.Tensor)
 assert_type(mt.linearize(lambda a, b: a - b, [x, y])[0], mt.Tensor)
+assert_type(mt.taylor_test(lambda t: (t * t).sum(), [x]), mt.TaylorReport)
+assert_type(mt.taylor_test(lambda a, b: (a * b).sum(), [x, y], direction=[y, x], h0=0.05, steps=4, order=2, seed=1).reason, str)
 
 # custom_grad: f's parameters are tensors, and so is what its grad_fn is given
 square = mt.custom_grad(lambda t: (t**2, lambda dy: dy * 2.0 * t))
@@ -95,6 +97,7 @@ def what_the_runtime_refuses() -> None:
     mt.jvp(lambda t: t.no_such_method(), [x], [y])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     mt.linearize(lambda t: t.no_such_method(), [x])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     mt.hvp(lambda t: t.no_such_method(), [x], [y])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
+    mt.taylor_test(lambda t: t.no_such_method(), [x])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     # with two parameters too (mypy then reports the lambda against the one-input overload)
     mt.grads(lambda a, b: a * b.no_such_method())  # type: ignore[misc, arg-type]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     mt.check_grads(lambda a, b: a.no_such_method() * b, [x, y])  # type: ignore[misc, arg-type]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
@@ -103,6 +106,7 @@ def what_the_runtime_refuses() -> None:
     mt.check_grads(lambda t: t * t, [x], mode="fulll")  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
     mt.check_grads(lambda t: t * t, [x], order=3)  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
     mt.numerical_grad(lambda t: t * t, [x], method="backward")  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
+    mt.taylor_test(lambda t: (t * t).sum(), [x], order=3)  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
     mt.detect_anomaly(mode="trase")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     mt.leak_check(on_leak="shout")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     tape.gradient(z, x, unconnected_gradients="zeros")  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
