@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Callable
 
 from ..errors import GradientError, InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from ..engine.convert import conversion_hint
 from ..engine.tensor import Tensor, as_tensor
 from ..engine import arena
@@ -89,7 +90,7 @@ def check_arity(f: Callable[..., object], n: int, api: str, use: tuple[str, str]
         rule, hint = use or USES[api]
         raise InvalidArgumentError(
             explain(
-                f"{api}: f{signature} cannot be called with {n} argument(s), as {api} calls it.",
+                N_("{0}: f{1} cannot be called with {2} argument(s), as {3} calls it.").format(api, signature, n, api),
                 rule + ".",
                 hint,
             ),
@@ -102,11 +103,11 @@ def check_output(y: object, api: str) -> Tensor:
     if not isinstance(y, Tensor):
         raise GradientError(
             explain(
-                f"{api}: the result y returned by f() must be a tensor, got {type(y).__name__}: {y!r}.",
-                "Only tensors computed with microtape ops carry gradients.",
-                "f returned None: end it with return, as in return (x * x).sum()."
+                N_("{0}: the result y returned by f() must be a tensor, got {1}: {2}.").format(api, type(y).__name__, repr(y)),
+                N_("Only tensors computed with microtape ops carry gradients."),
+                N_("f returned None: end it with return, as in return (x * x).sum().")
                 if y is None
-                else "compute y with microtape ops (x * x, mt.exp(x), ...), not Python floats.",
+                else N_("compute y with microtape ops (x * x, mt.exp(x), ...), not Python floats."),
             ),
             value=y,
         )

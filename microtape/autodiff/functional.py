@@ -18,6 +18,7 @@ from typing import overload
 from ..engine import arena
 from ..engine.types import ListLike
 from ..errors import GradientError, GradientKeyError, GradientWarning, InvalidArgumentError, explain
+from ..language import N_
 from .function_args import USES, check_arity, check_callable, check_dy, check_input, check_output, input_list
 from ..explain.paths import check_top, explain_records
 from ..explain.report import GradientExplanation
@@ -52,9 +53,8 @@ def _check_connected(tape: GradientTape, y: Tensor, xs: list[Tensor], api: str) 
         why = "." if cause.kind == "unused" else f": {cause.sentence}."
         raise GradientError(
             explain(
-                "Cannot compute gradient of y=f(x) with respect to x. "
-                f"{api}: y does not depend on {which}{why}",
-                "Make sure that the f you passed encloses all operations that lead from x to y.",
+                N_("Cannot compute gradient of y=f(x) with respect to x. {0}: y does not depend on {1}{2}").format(api, which, why),
+                N_("Make sure that the f you passed encloses all operations that lead from x to y."),
                 (cause.hint + ".") if cause.kind != "unused" else "compute y from x with microtape ops inside f; "
                 "converting to float (x.item(), x.data_sync()) cuts the path.",
             ),

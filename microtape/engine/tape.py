@@ -18,6 +18,7 @@ from . import user_line, arena
 from .primitive import Op
 from .arena import STATE, TensorBase
 from ..errors import TapeError, explain
+from ..errors import N_
 from .backward import Record, backward, jacobian, reaches
 from .tensor import Tensor
 from .variable import Variable
@@ -35,7 +36,7 @@ _user_frame = user_line.user_frame
 _seen_code = user_line.SPOTS.get
 _getframe = sys._getframe
 
-_USED_TWICE = (
+_USED_TWICE = N_(
     "A non-persistent GradientTape can only be used to compute one set of gradients "
     "(or jacobians)."
 )
@@ -305,8 +306,8 @@ class Tape:
             raise TapeError(
                 explain(
                     _USED_TWICE,
-                    "Its records were freed after the first gradient() call.",
-                    "create it with GradientTape(persistent=True) to call gradient() or jacobian() again.",
+                    N_("Its records were freed after the first gradient() call."),
+                    N_("create it with GradientTape(persistent=True) to call gradient() or jacobian() again."),
                 )
             )
 

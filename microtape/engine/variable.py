@@ -21,6 +21,7 @@ from . import arena
 from .arena import new
 from .types import Shape
 from ..errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
+from ..errors import N_
 from .convert import flatten_values
 from .tensor import Tensor, TensorLike, as_tensor
 
@@ -110,9 +111,9 @@ class Variable(Tensor):
         if shape != self.shape:
             raise ShapeError(
                 explain(
-                    f"{method}: variable {self.name!r} has shape {self.shape}, the new value has shape {shape}.",
-                    "A variable keeps its shape; assign needs a value of exactly that shape.",
-                    f"reshape the value: value.reshape({self.shape}), or make a new variable.",
+                    N_("{0}: variable {1} has shape {2}, the new value has shape {3}.").format(method, repr(self.name), self.shape, shape),
+                    N_("A variable keeps its shape; assign needs a value of exactly that shape."),
+                    N_("reshape the value: value.reshape({0}), or make a new variable.").format(self.shape),
                 ),
                 op=method,
                 shapes=(self.shape, shape),
@@ -295,9 +296,9 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
     elif name in VARIABLES and _still_taken(name):
         raise VariableError(
             explain(
-                f"a variable named {name!r} already exists (shape {VARIABLES[name].shape}).",
-                "Variable names must be unique among the variables alive now.",
-                "pick another name, or free the old one with old.dispose() first.",
+                N_("a variable named {0} already exists (shape {1}).").format(repr(name), VARIABLES[name].shape),
+                N_("Variable names must be unique among the variables alive now."),
+                N_("pick another name, or free the old one with old.dispose() first."),
             ),
             name=name,
         )
