@@ -33,6 +33,7 @@ from typing import Any, Final, Protocol, TypeVar
 from .types import Shape
 from ..errors import DisposedTensorError, explain
 from ..errors import N_
+from ..errors import N_
 
 _ids = itertools.count(1)
 

@@ -19,6 +19,7 @@ from . import arena
 from .arena import LIVE
 from ..errors import InvalidArgumentError, TidyError, explain
 from ..errors import N_
+from ..errors import N_
 from .tensor import BYTES_PER_ENTRY, Tensor
 from .variable import VARIABLES
 
@@ -68,9 +69,9 @@ def tidy(name_or_fn: str | Callable[..., T], /, *args: object) -> T:
         if not args or not callable(args[0]):
             raise InvalidArgumentError(
                 explain(
-                    f"tidy({name_or_fn!r}, ...) needs a function after the name.",
-                    "The forms are tidy(fn, *args) and tidy(name, fn, *args).",
-                    f"write mt.tidy({name_or_fn!r}, lambda: ...).",
+                    N_("tidy({0}, ...) needs a function after the name.").format(repr(name_or_fn)),
+                    N_("The forms are tidy(fn, *args) and tidy(name, fn, *args)."),
+                    N_("write mt.tidy({0}, lambda: ...).").format(repr(name_or_fn)),
                 ),
                 value=args[0] if args else None,
             )
@@ -81,9 +82,9 @@ def tidy(name_or_fn: str | Callable[..., T], /, *args: object) -> T:
     else:
         raise InvalidArgumentError(
             explain(
-                f"tidy() needs a function, got {type(name_or_fn).__name__}: {name_or_fn!r:.60}.",
-                "tidy runs the function and cleans up after it.",
-                "pass a function: mt.tidy(lambda: model(x)).",
+                N_("tidy() needs a function, got {0}: {1}.").format(type(name_or_fn).__name__, format(repr(name_or_fn), '.60')),
+                N_("tidy runs the function and cleans up after it."),
+                N_("pass a function: mt.tidy(lambda: model(x))."),
             ),
             value=name_or_fn,
         )

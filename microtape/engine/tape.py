@@ -19,6 +19,7 @@ from .primitive import Op
 from .arena import STATE, TensorBase
 from ..errors import TapeError, explain
 from ..errors import N_
+from ..errors import N_
 from .backward import Record, backward, jacobian, reaches
 from .tensor import Tensor
 from .variable import Variable
@@ -89,9 +90,9 @@ class Tape:
         if self in st.tapes:
             raise TapeError(
                 explain(
-                    "This GradientTape is already open.",
-                    "A tape can be entered once at a time.",
-                    "make a second GradientTape() for a nested tape.",
+                    N_("This GradientTape is already open."),
+                    N_("A tape can be entered once at a time."),
+                    N_("make a second GradientTape() for a nested tape."),
                 )
             )
         STATE.set(st.replace(tapes=st.tapes + (self,)))
@@ -218,9 +219,9 @@ class Tape:
         if self not in st.tapes:
             raise TapeError(
                 explain(
-                    "stop_recording() was called on a tape that is not recording.",
-                    "It pauses a tape inside that tape's `with` block.",
-                    "use it as: with tape: ... with tape.stop_recording(): ...",
+                    N_("stop_recording() was called on a tape that is not recording."),
+                    N_("It pauses a tape inside that tape's `with` block."),
+                    N_("use it as: with tape: ... with tape.stop_recording(): ..."),
                 )
             )
         STATE.set(st.replace(tapes=tuple([t for t in st.tapes if t is not self])))

@@ -22,6 +22,7 @@ from .arena import new
 from .types import Shape
 from ..errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
 from ..errors import N_
+from ..errors import N_
 from .convert import flatten_values
 from .tensor import Tensor, TensorLike, as_tensor
 
@@ -205,9 +206,9 @@ class HasVariables(Protocol):
 def _copy_error(v: Variable) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         explain(
-            f"copy.copy(), copy.deepcopy() or pickle of variable {v.name!r}.",
-            "A variable is named and assignable; a copy would share its name, so microtape makes none.",
-            f"make a new variable with the same values: mt.variable({v.name}, name={v.name + '_copy'!r})",
+            N_("copy.copy(), copy.deepcopy() or pickle of variable {0}.").format(repr(v.name)),
+            N_("A variable is named and assignable; a copy would share its name, so microtape makes none."),
+            N_("make a new variable with the same values: mt.variable({0}, name={1})").format(v.name, repr(v.name + '_copy')),
         ),
         op="copy",
         name=v.name,
@@ -225,9 +226,9 @@ def _constructor_error(initial: object, trainable: object, name: object) -> Unsu
         args.append(f"name={name!r}")
     return UnsupportedOperationError(
         explain(
-            f"Variable({', '.join([shown, *args[1:]])}) was called directly.",
-            "mt.variable (tf.variable in TF.js) makes variables: it copies the values, registers the name.",
-            f"w = mt.variable({', '.join(args)})",
+            N_("Variable({0}) was called directly.").format(', '.join([shown, *args[1:]])),
+            N_("mt.variable (tf.variable in TF.js) makes variables: it copies the values, registers the name."),
+            N_("w = mt.variable({0})").format(', '.join(args)),
         ),
         op="Variable",
     )
@@ -249,9 +250,9 @@ def _check_trainable(value: object) -> bool:
     if not isinstance(value, bool):
         raise InvalidArgumentError(
             explain(
-                f"trainable must be True or False, got {value!r}.",
-                "It says whether optimizers update the variable.",
-                "pass trainable=False for a constant-like variable.",
+                N_("trainable must be True or False, got {0}.").format(repr(value)),
+                N_("It says whether optimizers update the variable."),
+                N_("pass trainable=False for a constant-like variable."),
             ),
             value=value,
         )
@@ -287,9 +288,9 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
     elif not _is_name(name):
         raise InvalidArgumentError(
             explain(
-                f"variable name must be a non-empty str, got {name!r}.",
-                "Names key the gradients of variable_grads and checkpoints.",
-                "pass name='w', or leave it out to get a generated name.",
+                N_("variable name must be a non-empty str, got {0}.").format(repr(name)),
+                N_("Names key the gradients of variable_grads and checkpoints."),
+                N_("pass name='w', or leave it out to get a generated name."),
             ),
             value=name,
         )
