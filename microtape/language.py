@@ -105,6 +105,8 @@ def tr(english: str, lang: str | None = None) -> str:
         >>> tr("a kink: the one-sided slopes are 0 and 1, and the gradient lies between them", "ru")
         'излом: односторонние наклоны равны 0 и 1, и градиент лежит между ними'
     """
+    if not english:  # gettext's "" is the catalog's header
+        return english
     chosen_lang = current() if lang is None else lang
     found = translation(chosen_lang).gettext(english)
     if found is english and chosen_lang != "en" and "\n" not in english:
@@ -123,7 +125,7 @@ def _templates(lang: str) -> list[tuple[re.Pattern[str], str]]:
         for msgid, msgstr in messages(lang).items():
             if _FIELD.search(msgid) and not re.search(r"\{[^\d}]", msgid):
                 pattern = "".join(
-                    f"(?P<f{part}>.+?)" if i % 2 else re.escape(part) for i, part in enumerate(_FIELD.split(msgid))
+                    f"(?P<f{part}>.*?)" if i % 2 else re.escape(part) for i, part in enumerate(_FIELD.split(msgid))
                 )
                 found.append((re.compile(pattern, re.DOTALL), msgstr))
         found.sort(key=lambda item: -len(item[0].pattern))  # the most specific template first

@@ -48,7 +48,7 @@ def _check_connected(tape: GradientTape, y: Tensor, xs: list[Tensor], api: str) 
     for i, (x, ok) in enumerate(zip(xs, tape._reaches(y, xs))):
         if ok or x is y:
             continue
-        which = "x" if len(xs) == 1 else f"input {i} (of {len(xs)}, shape {x.shape})"
+        which = "x" if len(xs) == 1 else N_("input {0} (of {1}, shape {2})").format(i, len(xs), x.shape)
         cause = tape._why_none(y, x, which)
         why = "." if cause.kind == "unused" else f": {cause.sentence}."
         raise GradientError(

@@ -136,7 +136,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
     data: list[float] = []
     for v in level:
         if not isinstance(v, (bool, int, float)):
-            raise bad_value_error(v, f" inside {short_repr(values)}")
+            raise bad_value_error(v, N_(" inside {0}").format(short_repr(values)))
         data.append(float(v))
     return data, tuple(shape)
 

@@ -126,7 +126,7 @@ def fill(shape: Sequence[int], value: float) -> Tensor:
     """
     target = validate_shape(shape)
     if not is_number(value):
-        raise bad_value_error(value, " for fill()")
+        raise bad_value_error(value, N_(" for fill()"))
     return new(Tensor, [float(value)] * size_of(target), target, "fill")
 
 

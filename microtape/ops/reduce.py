@@ -239,7 +239,7 @@ def matmul(x: Tensor, y: Tensor) -> Flat:
         >>> mt.tensor([1.0, 1.0]) @ a
         Tensor([4.0, 6.0], shape=(2,))
     """
-    for t, side in ((x, "left"), (y, "right")):
+    for t, side in ((x, N_("left")), (y, N_("right"))):
         if len(t.shape) not in (1, 2):
             raise ShapeError(
                 explain(
