@@ -9,14 +9,17 @@ and grading in Russian: every starter as it is handed out (files and
 notebooks), a file that does not load, one that does not parse, and a
 notebook with a wrong answer (the culprit's notebook line, the skipped magics).
 
-Still English, marked ``xfail(strict=True)`` below so that fixing it shows:
-the library's own error messages (``MicrotapeError``: the misuse table's, and
-what the chapters' tours print when they catch one) and the why-texts of
-``check_grads``' inconclusive rows.
+Still partly English, marked ``xfail(strict=True)`` below so that fixing it
+shows: the misuse table's errors (about half of ``MicrotapeError``'s messages,
+outside engine/, autodiff/, ops/ and the habits, are not catalog templates
+yet). A chapter's tour is not scanned whole: its own ``print`` lines are the
+chapter's code, English in both editions (the book's page scan leaves output
+out too); what microtape prints in it is covered by the parts above.
 """
 
 from __future__ import annotations
 
+import gc
 import html
 import io
 import json
@@ -24,7 +27,6 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -96,6 +98,7 @@ def test_the_reports_of_a_wrong_gradient_in_russian(russian: None) -> None:
     texts += [str(mt.explain_gradient(lambda x: (mt.relu(x - 1.5) * x).sum(), [x], index=i)) for i in (0, 1)]
     svg = tape.to_svg()
     texts.append(" ".join(part.split(">")[-1] for part in svg.split("</text>")[:-1]))
+    tape.release()
     for text in texts:
         assert english(text) == [], text
 
@@ -162,7 +165,7 @@ def test_grading_a_wrong_notebook_in_russian(tmp_path: Path) -> None:
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="MicrotapeError messages are still English: explain()'s f-strings are not yet catalog templates")
 def test_the_misuse_table_s_errors_in_russian(russian: None, tmp_path: Path) -> None:
-    from ..test_misuse import CASES
+    from ..test_misuse import CASES, KEEP, NAMES
 
     found: dict[str, list[str]] = {}
     for case in CASES:
@@ -172,15 +175,8 @@ def test_the_misuse_table_s_errors_in_russian(russian: None, tmp_path: Path) -> 
             words = english(str(err))
             if words:
                 found[case.name] = words
+        finally:
+            KEEP.clear()  # the cases' set-ups keep their objects (tapes among them) alive until told not to
+            NAMES.clear()
+            gc.collect()
     assert not found, found
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the chapters print library errors and check_grads' why-texts, still English")
-@pytest.mark.parametrize("chapter", [3, 4])
-def test_a_chapter_s_tour_in_russian(chapter: int) -> None:
-    buffer = io.StringIO()
-    with redirect_stdout(buffer):
-        cli.tour(chapter, out=buffer, lang="ru")
-    printed = [line for line in buffer.getvalue().splitlines() if not line.startswith(("    ", ">>>"))]
-    assert english("\n".join(printed)) == []
