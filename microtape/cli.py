@@ -32,7 +32,7 @@ from .errors import MicrotapeError
 from .i18n import messages
 from .i18n.messages import Language
 from . import language
-from .language import tr
+from .language import N_, tr
 
 __all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
 
@@ -83,7 +83,7 @@ def selfcheck(out: TextIO | None = None) -> int:
     """
     stream = out if out is not None else sys.stdout
     failures = 0
-    wide = {label: max(len(tr(label)) + 1, 6 if label != "order 2" else 8) for label in ("full", "fast", "order 2")}
+    wide = {label: max(len(tr(label)) + 1, 6 if label != "order 2" else 8) for label in (N_("full"), N_("fast"), N_("order 2"))}
     cases_w, worst_w = max(len(tr("cases")), 6), max(len(tr("worst abs err")) + 1, 14)
     print(f"{tr('op'):<22}{tr('cases'):>{cases_w}}  " + "".join(f"{tr(k):<{w}}" for k, w in wide.items()) + f"{tr('worst abs err'):>{worst_w}}", file=stream)
     for name in sorted(OPS):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import gettext
 import os
+import re
 import struct
 import tempfile
 from collections.abc import Mapping
@@ -89,14 +90,57 @@ def current(environ: Mapping[str, str] | None = None) -> Language:
 def tr(english: str, lang: str | None = None) -> str:
     """``english`` in ``lang`` (default: ``current()``), from the catalog; the English itself when it has no entry.
 
+    A message with values is written with numbered fields and marked for the
+    extractor, ``N_("{0} is not a tensor.").format(name)``; its filled-in
+    English is matched against the template here and the values kept, so the
+    English itself can stay the data (a report's ``why``, a note) and be
+    translated only where it is printed.
+
     Examples:
         >>> from microtape.language import tr
         >>> tr("hint", "ru"), tr("hint", "en")
         ('подсказка', 'hint')
         >>> tr("{n} failed", "ru").format(n=2)
         'не пройдено: 2'
+        >>> tr("a kink: the one-sided slopes are 0 and 1, and the gradient lies between them", "ru")
+        'излом: односторонние наклоны равны 0 и 1, и градиент лежит между ними'
     """
-    return translation(current() if lang is None else lang).gettext(english)
+    if not english:  # gettext's "" is the catalog's header
+        return english
+    chosen_lang = current() if lang is None else lang
+    found = translation(chosen_lang).gettext(english)
+    if found is english and chosen_lang != "en" and "\n" not in english:
+        return _by_template(english, chosen_lang)
+    return found
+
+
+_TEMPLATES: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+_FIELD = re.compile(r"\{(\d+)\}")
+
+
+def _templates(lang: str) -> list[tuple[re.Pattern[str], str]]:
+    """The catalog's numbered templates (``"{0} is not {1}."``) as patterns matching their English filled in."""
+    if lang not in _TEMPLATES:
+        found: list[tuple[re.Pattern[str], str]] = []
+        for msgid, msgstr in messages(lang).items():
+            if _FIELD.search(msgid) and not re.search(r"\{[^\d}]", msgid):
+                pattern = "".join(
+                    f"(?P<f{part}>.*?)" if i % 2 else re.escape(part) for i, part in enumerate(_FIELD.split(msgid))
+                )
+                found.append((re.compile(pattern, re.DOTALL), msgstr))
+        found.sort(key=lambda item: -len(item[0].pattern))  # the most specific template first
+        _TEMPLATES[lang] = found
+    return _TEMPLATES[lang]
+
+
+def _by_template(english: str, lang: str) -> str:
+    """``english`` translated through a numbered template whose English it fills (the values kept, a value that
+    is itself a message translated), else itself."""
+    for pattern, template in _templates(lang):
+        match = pattern.fullmatch(english)
+        if match:
+            return _FIELD.sub(lambda m: tr(match[f"f{m[1]}"], lang), template)  # a value may be a message too
+    return english
 
 
 def N_(english: str) -> str:

@@ -5,8 +5,8 @@ catalog gives each term the Russian word the Russian edition uses. The
 variant translations that once crept into the catalogs («свёртки» for
 reductions, «persistent-лента», «корутина», slot variables three ways,
 …) are listed below with the word that replaces them, and no Russian text of
-the project may use them again: not the catalogs, not the terminal's Russian
-messages in the package. The chapters are named the same way in every place
+the project may use them again: not the book's catalogs, not the package's
+(``microtape/locale/ru/LC_MESSAGES/microtape.po``, what microtape prints), not its Python files. The chapters are named the same way in every place
 that names them: their own headings, the book's contents, the teachers' page
 and the exercises' titles, in both editions.
 """
@@ -49,6 +49,10 @@ PHRASES: tuple[tuple[str, str], ...] = (
     (r"\bтих(ая|ую|ой) (ошибк|утечк)|ошибка тихая", "«скрытая ошибка», «незаметная утечка»"),
     (r"градиенты многих переменных", "«градиенты по многим переменным»"),
     (r"``Scaler`` узна[её]т", "«вычисляет» (a scaler computes, it does not learn)"),
+    (r"\b[Пп]отер(я|ю|ей)\b(?! (значимости|точности))", "«потери», «функция потерь» (the glossary's loss)"),
+    (r"\b[Оо]бычн\w* лент", "«одноразовая лента» (the glossary's non-persistent tape)"),
+    (r"отбрасывани", "«ошибка усечения» (truncation error, as chapter 4 says)"),
+    (r"громк\w* вход|усилени\w* \{gain\}", "«входы полного размера», ``gain`` (as chapter 6 says)"),
 )
 
 # The chapters' names by number: English, Russian, and the Russian section of the text each follows.
@@ -81,6 +85,8 @@ def russian_texts() -> list[tuple[str, str]]:
     """(where, text) for every Russian message of every catalog, and every Python file of the package."""
     texts = [(f"{p.relative_to(LOCALE)}: {mid[:50]!r}", text) for p in sorted(LOCALE.rglob("*.po")) for mid, text in catalog(p).items()]
     texts += [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in sorted((ROOT / "microtape").rglob("*.py"))]
+    package = ROOT / "microtape" / "locale" / "ru" / "LC_MESSAGES" / "microtape.po"  # what microtape prints in Russian
+    texts += [(f"microtape.po: {mid[:50]!r}", text) for mid, text in catalog(package).items()]
     return texts
 
 
@@ -137,6 +143,9 @@ def test_the_variant_check_catches_a_variant() -> None:
     for term, sample in samples.items():
         assert any(re.search(v, sample, flags=re.IGNORECASE) for v in VOCABULARY[term][1]), term
     assert not any(re.search(v, "wheel-пакет microtape", flags=re.IGNORECASE) for v in VOCABULARY["batch"][1])
+    for sample in ("потеря ровно падает", "Обычная лента освобождает", "побеждает отбрасывание", "громкие входы"):
+        assert any(re.search(pattern, sample) for pattern, _ in PHRASES), sample
+    assert not any(re.search(pattern, "потеря значимости, функция потерь") for pattern, _ in PHRASES)
 
 
 def test_russian_headings_end_without_a_period() -> None:

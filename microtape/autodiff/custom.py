@@ -20,6 +20,7 @@ from ..engine.tensor import Grads, Tensor, TensorLike, as_tensor
 from ..engine.types import Flat
 from ..engine.variable import Variable
 from ..errors import DisposedTensorError, InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from .function_args import check_callable
 from .results import GradFn, GradResult, TakesSave1, TakesSave2, TakesSave3
 
@@ -44,11 +45,9 @@ def _custom_vjp(
     except DisposedTensorError as err:
         raise DisposedTensorError(
             explain(
-                f"{name}: grad_fn read a disposed tensor. {err.message.splitlines()[0]}",
-                "custom_grad runs f in its own scope, as TF.js does: what f makes besides its value "
-                "is disposed when f returns, unless f saves it for the backward pass.",
-                "give f a save parameter and save what grad_fn needs: def f(x, save): t = mt.tanh(x); "
-                "save([t]); return 2.0 * t, lambda dy, saved: dy * 2.0 * (1.0 - saved[0] * saved[0]).",
+                N_("{0}: grad_fn read a disposed tensor. {1}").format(name, err.message.splitlines()[0]),
+                N_("custom_grad runs f in its own scope, as TF.js does: what f makes besides its value is disposed when f returns, unless f saves it for the backward pass."),
+                N_("give f a save parameter and save what grad_fn needs: def f(x, save): t = mt.tanh(x); save([t]); return 2.0 * t, lambda dy, saved: dy * 2.0 * (1.0 - saved[0] * saved[0])."),
             ),
             **err.facts,
         ) from None
@@ -56,9 +55,9 @@ def _custom_vjp(
     if len(items) != len(xs):
         raise InvalidArgumentError(
             explain(
-                f"{name}: grad_fn returned {len(items)} gradient(s) for {len(xs)} input(s).",
-                "grad_fn(dy) returns one gradient per input of f, in order.",
-                "return a list such as [dy * 2 * x] (one entry per input).",
+                N_("{0}: grad_fn returned {1} gradient(s) for {2} input(s).").format(name, len(items), len(xs)),
+                N_("grad_fn(dy) returns one gradient per input of f, in order."),
+                N_("return a list such as [dy * 2 * x] (one entry per input)."),
             ),
             op=name,
         )
@@ -71,9 +70,9 @@ def _custom_vjp(
         if t.shape != x.shape:
             raise ShapeError(
                 explain(
-                    f"{name}: the gradient for input {i} has shape {t.shape}, but input {i} has shape {x.shape}.",
-                    "A gradient has the shape of its input.",
-                    "sum over broadcast axes, or reshape the gradient to the input's shape.",
+                    N_("{0}: the gradient for input {1} has shape {2}, but input {3} has shape {4}.").format(name, i, t.shape, i, x.shape),
+                    N_("A gradient has the shape of its input."),
+                    N_("sum over broadcast axes, or reshape the gradient to the input's shape."),
                 ),
                 op=name,
                 shapes=(t.shape, x.shape),
@@ -177,9 +176,9 @@ def named_custom_grad(f: Callable[..., tuple[Tensor, GradFn]], name: str) -> Cal
             if not isinstance(items, (list, tuple)) or not all(isinstance(t, Tensor) for t in items):
                 raise InvalidArgumentError(
                     explain(
-                        f"{name}: save() needs a list of tensors, got {type(tensors).__name__}: {tensors!r:.60}.",
-                        "save keeps tensors of the forward pass for grad_fn(dy, saved).",
-                        "call save([t1, t2]) with microtape tensors.",
+                        N_("{0}: save() needs a list of tensors, got {1}: {2}.").format(name, type(tensors).__name__, format(repr(tensors), '.60')),
+                        N_("save keeps tensors of the forward pass for grad_fn(dy, saved)."),
+                        N_("call save([t1, t2]) with microtape tensors."),
                     ),
                     op=name,
                 )
@@ -198,9 +197,9 @@ def named_custom_grad(f: Callable[..., tuple[Tensor, GradFn]], name: str) -> Cal
         if not _is_value_and_grad_fn(result):
             raise InvalidArgumentError(
                 explain(
-                    f"{name}: f must return (value, grad_fn), got {type(result).__name__}: {result!r:.80}.",
-                    "value is the output tensor; grad_fn(dy) returns the gradients of the inputs.",
-                    "end f with: return value, lambda dy: [dy * ...].",
+                    N_("{0}: f must return (value, grad_fn), got {1}: {2}.").format(name, type(result).__name__, format(repr(result), '.80')),
+                    N_("value is the output tensor; grad_fn(dy) returns the gradients of the inputs."),
+                    N_("end f with: return value, lambda dy: [dy * ...]."),
                 ),
                 op=name,
             )
@@ -242,9 +241,9 @@ def named_custom_grad(f: Callable[..., tuple[Tensor, GradFn]], name: str) -> Cal
             if takes_save and not _accepts_saved(grad_fn):
                 raise InvalidArgumentError(
                     explain(
-                        f"{name}: f takes save, so grad_fn is called as grad_fn(dy, saved), but it takes one argument.",
-                        "With save, TF.js and microtape pass the saved tensors to grad_fn.",
-                        "write the gradient as lambda dy, saved: [...].",
+                        N_("{0}: f takes save, so grad_fn is called as grad_fn(dy, saved), but it takes one argument.").format(name),
+                        N_("With save, TF.js and microtape pass the saved tensors to grad_fn."),
+                        N_("write the gradient as lambda dy, saved: [...]."),
                     ),
                     op=name,
                 )

@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Callable
 
 from ..errors import GradientError, InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from ..engine.convert import conversion_hint
 from ..engine.tensor import Tensor, as_tensor
 from ..engine import arena
@@ -51,7 +52,7 @@ def check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> N
         rule, hint = use or USES[api]
         rule = f"A tensor is a value computed once; {rule}." if isinstance(f, Tensor) else rule + "."
         raise InvalidArgumentError(
-            explain(f"{api}(f) needs a function, got {type(f).__name__}: {f!r:.60}.", rule, hint),
+            explain(N_("{0}(f) needs a function, got {1}: {2}.").format(api, type(f).__name__, format(repr(f), '.60')), rule, hint),
             value=f,
         )
 
@@ -67,8 +68,8 @@ def check_input(x: object, api: str, index: int | None = None) -> Tensor:
         except InvalidArgumentError as err:
             raise type(err)(
                 explain(
-                    f"{api}: {what} cannot be made a tensor: {err.message.splitlines()[0]}",
-                    "Gradients are taken with respect to tensors; numbers and nested lists are converted.",
+                    N_("{0}: {1} cannot be made a tensor: {2}").format(api, what, err.message.splitlines()[0]),
+                    N_("Gradients are taken with respect to tensors; numbers and nested lists are converted."),
                     conversion_hint(x),
                 ),
                 **err.facts,
@@ -89,7 +90,7 @@ def check_arity(f: Callable[..., object], n: int, api: str, use: tuple[str, str]
         rule, hint = use or USES[api]
         raise InvalidArgumentError(
             explain(
-                f"{api}: f{signature} cannot be called with {n} argument(s), as {api} calls it.",
+                N_("{0}: f{1} cannot be called with {2} argument(s), as {3} calls it.").format(api, signature, n, api),
                 rule + ".",
                 hint,
             ),
@@ -102,11 +103,11 @@ def check_output(y: object, api: str) -> Tensor:
     if not isinstance(y, Tensor):
         raise GradientError(
             explain(
-                f"{api}: the result y returned by f() must be a tensor, got {type(y).__name__}: {y!r}.",
-                "Only tensors computed with microtape ops carry gradients.",
-                "f returned None: end it with return, as in return (x * x).sum()."
+                N_("{0}: the result y returned by f() must be a tensor, got {1}: {2}.").format(api, type(y).__name__, repr(y)),
+                N_("Only tensors computed with microtape ops carry gradients."),
+                N_("f returned None: end it with return, as in return (x * x).sum().")
                 if y is None
-                else "compute y with microtape ops (x * x, mt.exp(x), ...), not Python floats.",
+                else N_("compute y with microtape ops (x * x, mt.exp(x), ...), not Python floats."),
             ),
             value=y,
         )
@@ -121,9 +122,9 @@ def check_dy(dy: object, y: Tensor, api: str) -> Tensor | None:
     if d.shape != y.shape:
         raise ShapeError(
             explain(
-                f"{api}: dy has shape {d.shape} but y=f(x) has shape {y.shape}.",
-                "dy weights each entry of y, so the shapes must match.",
-                f"pass dy of shape {y.shape}, or leave it out to use ones.",
+                N_("{0}: dy has shape {1} but y=f(x) has shape {2}.").format(api, d.shape, y.shape),
+                N_("dy weights each entry of y, so the shapes must match."),
+                N_("pass dy of shape {0}, or leave it out to use ones.").format(y.shape),
             ),
             shapes=(d.shape, y.shape),
         )
@@ -135,9 +136,9 @@ def input_list(xs: object, api: str) -> list[object]:
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
         raise InvalidArgumentError(
             explain(
-                f"{api}: xs must be a list of tensors, got {type(xs).__name__}.",
-                f"{api}(f) calls f(*xs) and returns one gradient per tensor.",
-                "pass a list: g([x, y]); for one input use mt.grad.",
+                N_("{0}: xs must be a list of tensors, got {1}.").format(api, type(xs).__name__),
+                N_("{0}(f) calls f(*xs) and returns one gradient per tensor.").format(api),
+                N_("pass a list: g([x, y]); for one input use mt.grad."),
             ),
             value=xs,
         )

@@ -18,6 +18,7 @@ from typing import overload
 from ..engine import arena
 from ..engine.types import ListLike
 from ..errors import GradientError, GradientKeyError, GradientWarning, InvalidArgumentError, explain
+from ..language import N_
 from .function_args import USES, check_arity, check_callable, check_dy, check_input, check_output, input_list
 from ..explain.paths import check_top, explain_records
 from ..explain.report import GradientExplanation
@@ -47,14 +48,13 @@ def _check_connected(tape: GradientTape, y: Tensor, xs: list[Tensor], api: str) 
     for i, (x, ok) in enumerate(zip(xs, tape._reaches(y, xs))):
         if ok or x is y:
             continue
-        which = "x" if len(xs) == 1 else f"input {i} (of {len(xs)}, shape {x.shape})"
+        which = "x" if len(xs) == 1 else N_("input {0} (of {1}, shape {2})").format(i, len(xs), x.shape)
         cause = tape._why_none(y, x, which)
         why = "." if cause.kind == "unused" else f": {cause.sentence}."
         raise GradientError(
             explain(
-                "Cannot compute gradient of y=f(x) with respect to x. "
-                f"{api}: y does not depend on {which}{why}",
-                "Make sure that the f you passed encloses all operations that lead from x to y.",
+                N_("Cannot compute gradient of y=f(x) with respect to x. {0}: y does not depend on {1}{2}").format(api, which, why),
+                N_("Make sure that the f you passed encloses all operations that lead from x to y."),
                 (cause.hint + ".") if cause.kind != "unused" else "compute y from x with microtape ops inside f; "
                 "converting to float (x.item(), x.data_sync()) cuts the path.",
             ),
@@ -275,9 +275,9 @@ def variable_grads_as(
         if isinstance(var_list, Tensor) or not isinstance(var_list, (list, tuple)):
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: var_list must be a list of variables, got {type(var_list).__name__}.",
-                    "var_list restricts which variables get gradients.",
-                    "pass var_list=[w, b].",
+                    N_("{0}: var_list must be a list of variables, got {1}.").format(api, type(var_list).__name__),
+                    N_("var_list restricts which variables get gradients."),
+                    N_("pass var_list=[w, b]."),
                 ),
                 value=var_list,
             )
@@ -285,9 +285,9 @@ def variable_grads_as(
             if not isinstance(v, Variable):
                 raise InvalidArgumentError(
                     explain(
-                        f"{api}: var_list holds a {type(v).__name__}, not a Variable: {v!r:.60}.",
-                        "Only variables can be listed; plain tensors are constants.",
-                        "make it a variable with mt.variable(t), or use mt.grads for tensors.",
+                        N_("{0}: var_list holds a {1}, not a Variable: {2}.").format(api, type(v).__name__, format(repr(v), '.60')),
+                        N_("Only variables can be listed; plain tensors are constants."),
+                        N_("make it a variable with mt.variable(t), or use mt.grads for tensors."),
                     ),
                     value=v,
                 )
@@ -295,10 +295,9 @@ def variable_grads_as(
         if not chosen:
             raise GradientError(
                 explain(
-                    f"{api}() expects at least one of the input variables to be trainable, "
-                    f"but none of the {len(var_list)} variables is trainable.",
-                    "Gradients are computed only for trainable variables; w.trainable says which.",
-                    "w.trainable = True",
+                    N_("{0}() expects at least one of the input variables to be trainable, but none of the {1} variables is trainable.").format(api, len(var_list)),
+                    N_("Gradients are computed only for trainable variables; w.trainable says which."),
+                    N_("w.trainable = True"),
                 ),
                 count=len(var_list),
             )
@@ -323,9 +322,9 @@ def variable_grads_as(
         if value.rank != 0:
             raise GradientError(
                 explain(
-                    f"The f passed in {api}(f) must return a scalar, but it returned shape {value.shape}.",
-                    "A loss is one number; gradients of a vector need a dy (see mt.grads).",
-                    "reduce it: return loss.mean() or loss.sum().",
+                    N_("The f passed in {0}(f) must return a scalar, but it returned shape {1}.").format(api, value.shape),
+                    N_("A loss is one number; gradients of a vector need a dy (see mt.grads)."),
+                    N_("reduce it: return loss.mean() or loss.sum()."),
                 ),
                 shape=value.shape,
             )
@@ -340,9 +339,8 @@ def variable_grads_as(
                 warnings.warn(
                     GradientWarning(
                         explain(
-                            f"{api}: the variable {name!r} of var_list gets no gradient: {cause.sentence}.",
-                            "A variable the loss does not depend on through recorded ops has no gradient; "
-                            "it is left out of grads, as in TF.js.",
+                            N_("{0}: the variable {1} of var_list gets no gradient: {2}.").format(api, repr(name), cause.sentence),
+                            N_("A variable the loss does not depend on through recorded ops has no gradient; it is left out of grads, as in TF.js."),
                             cause.hint + ".",
                         )
                     ),
@@ -351,9 +349,8 @@ def variable_grads_as(
         if not vs:
             raise GradientError(
                 explain(
-                    "Cannot find a connection between any variable and the result of the loss "
-                    "function y=f(x): f read no trainable variable.",
-                    f"{api} needs the trainable variables that f reads; tensors and .data_sync() values are constants.",
+                    N_("Cannot find a connection between any variable and the result of the loss function y=f(x): f read no trainable variable."),
+                    N_("{0} needs the trainable variables that f reads; tensors and .data_sync() values are constants.").format(api),
                     "w = mt.variable(mt.tensor([1.0, 2.0])); " + example,
                 )
             )
@@ -364,8 +361,7 @@ def variable_grads_as(
                 explain(
                     "Cannot find a connection between any variable and the result of the loss "
                     "function y=f(x)." + (f" The first: {cause.sentence}." if known else ""),
-                    "Please make sure the operations that use variables are inside the function f "
-                    f"passed to {api}().",
+                    N_("Please make sure the operations that use variables are inside the function f passed to {0}().").format(api),
                     (cause.hint + ".") if known and cause.kind == "cut" else "compute the loss from the variables inside f; "
                     "a loss computed outside (or from x.data_sync()) is a constant.",
                 ),
@@ -453,8 +449,8 @@ def explain_gradient(
     if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < len(xs_raw):
         raise InvalidArgumentError(
             explain(
-                f"explain_gradient: wrt={wrt!r}, but there are {len(xs_raw)} input(s).",
-                "wrt is the position of the input whose gradient is explained.",
+                N_("explain_gradient: wrt={0}, but there are {1} input(s).").format(repr(wrt), len(xs_raw)),
+                N_("wrt is the position of the input whose gradient is explained."),
                 f"pass an int from 0 to {len(xs_raw) - 1}." if xs_raw else "pass at least one input.",
             ),
             value=wrt,

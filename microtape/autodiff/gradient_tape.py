@@ -26,6 +26,7 @@ from ..views.tape_svg import layout, summary_html, svg
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
 from ..errors import GradientWarning, TapeError, explain
+from ..language import N_
 from .unconnected import Cause, why_unconnected
 
 __all__ = ["GradientTape"]
@@ -341,12 +342,9 @@ class GradientTape(Tape):
             return
         raise TapeError(
             explain(
-                f"{api}: this GradientTape was released (tape.release()) after it recorded the target "
-                f"Tensor#{target.id} (shape {target.shape}), so it holds none of the ops that computed it.",
-                "release() lets go of every tensor a persistent tape keeps for its backward pass: what it "
-                "recorded before can no longer be differentiated, explained or stepped through.",
-                f"ask first, release last: tape.{api}(...) before tape.release(); or record the target again "
-                "inside a new `with mt.GradientTape(persistent=True) as tape:` block.",
+                N_("{0}: this GradientTape was released (tape.release()) after it recorded the target Tensor#{1} (shape {2}), so it holds none of the ops that computed it.").format(api, target.id, target.shape),
+                N_("release() lets go of every tensor a persistent tape keeps for its backward pass: what it recorded before can no longer be differentiated, explained or stepped through."),
+                N_("ask first, release last: tape.{0}(...) before tape.release(); or record the target again inside a new `with mt.GradientTape(persistent=True) as tape:` block.").format(api),
             ),
             value=target,
         )
@@ -387,9 +385,8 @@ class GradientTape(Tape):
             warnings.warn(
                 GradientWarning(
                     explain(
-                        f"tape.gradient: source {i} (shape {source.shape}) gets None: {cause.sentence}.",
-                        "A source the target does not depend on through recorded ops gets None (zeros with "
-                        'unconnected_gradients="zero"), as in TensorFlow.',
+                        N_("tape.gradient: source {0} (shape {1}) gets None: {2}.").format(i, source.shape, cause.sentence),
+                        N_('A source the target does not depend on through recorded ops gets None (zeros with unconnected_gradients="zero"), as in TensorFlow.'),
                         cause.hint + ".",
                     )
                 ),

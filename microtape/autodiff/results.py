@@ -13,6 +13,7 @@ from typing import NamedTuple, Protocol, TypeAlias
 
 from ..engine.types import ListLike
 from ..errors import GradientKeyError, explain
+from ..language import N_
 from ..engine.tensor import Tensor, TensorLike
 from ..engine.variable import Variable
 
@@ -141,19 +142,17 @@ class GradMap(Mapping[str, Tensor]):
             if reason is not None:
                 raise GradientKeyError(
                     explain(
-                        f"no gradient for {key!r}: {reason}.",
-                        f"These variables have gradients: {sorted(self._grads)}. A variable the loss does not "
-                        "depend on through recorded ops gets none.",
-                        "keep the path from the variable to the loss inside microtape ops (no copy, assign or read-out on it).",
+                        N_("no gradient for {0}: {1}.").format(repr(key), reason),
+                        N_("These variables have gradients: {0}. A variable the loss does not depend on through recorded ops gets none.").format(sorted(self._grads)),
+                        N_("keep the path from the variable to the loss inside microtape ops (no copy, assign or read-out on it)."),
                     ),
                     key=key,
                 ) from None
             raise GradientKeyError(
                 explain(
-                    f"no gradient for {key!r}.",
-                    f"These variables have gradients: {sorted(self._grads)}. A variable that f "
-                    "does not use, or that is not trainable, gets none.",
-                    "check that f reads the variable, and look it up by the variable or its name.",
+                    N_("no gradient for {0}.").format(repr(key)),
+                    N_("These variables have gradients: {0}. A variable that f does not use, or that is not trainable, gets none.").format(sorted(self._grads)),
+                    N_("check that f reads the variable, and look it up by the variable or its name."),
                 ),
                 key=key,
             ) from None

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Literal, TypeAlias
 
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from ..engine import arena
 from ..engine.tensor import Tensor, as_tensor
 
@@ -31,9 +32,9 @@ def check_flag(flag: str, value: object) -> None:
     if not isinstance(value, bool):
         raise InvalidArgumentError(
             explain(
-                f"GradientTape({flag}={value!r}): expected True or False.",
-                f"{flag} is a flag.",
-                f"write GradientTape({flag}=True).",
+                N_("GradientTape({0}={1}): expected True or False.").format(flag, repr(value)),
+                N_("{0} is a flag.").format(flag),
+                N_("write GradientTape({0}=True).").format(flag),
             ),
             value=value,
         )
@@ -46,9 +47,9 @@ def watchable(tensor: object) -> list[Tensor]:
         if not isinstance(t, Tensor):
             raise InvalidArgumentError(
                 explain(
-                    f"watch() needs tensors, got {type(t).__name__}: {t!r}.",
-                    "A tape tracks tensors made with mt.tensor, mt.variable and ops.",
-                    "convert first: x = mt.tensor(values); tape.watch(x).",
+                    N_("watch() needs tensors, got {0}: {1}.").format(type(t).__name__, repr(t)),
+                    N_("A tape tracks tensors made with mt.tensor, mt.variable and ops."),
+                    N_("convert first: x = mt.tensor(values); tape.watch(x)."),
                 ),
                 value=t,
             )
@@ -65,9 +66,9 @@ def unconnected_mode(value: object) -> bool:
     if value not in ("none", "zero"):
         raise InvalidArgumentError(
             explain(
-                f"unconnected_gradients={value!r} is not an option.",
-                'It is "none" (unconnected sources get None) or "zero" (they get zeros).',
-                'pass unconnected_gradients="zero".',
+                N_("unconnected_gradients={0} is not an option.").format(repr(value)),
+                N_('It is "none" (unconnected sources get None) or "zero" (they get zeros).'),
+                N_('pass unconnected_gradients="zero".'),
             ),
             value=value,
         )
@@ -78,9 +79,9 @@ def check_tensor(t: object, what: str) -> Tensor:
     if not isinstance(t, Tensor):
         raise InvalidArgumentError(
             explain(
-                f"gradient(): {what} must be tensors, got {type(t).__name__}: {t!r}.",
-                "Gradients are taken of and with respect to tensors.",
-                "convert first with mt.tensor(...) and tape.watch() it.",
+                N_("gradient(): {0} must be tensors, got {1}: {2}.").format(what, type(t).__name__, repr(t)),
+                N_("Gradients are taken of and with respect to tensors."),
+                N_("convert first with mt.tensor(...) and tape.watch() it."),
             ),
             value=t,
         )
@@ -100,9 +101,9 @@ def sources_of(sources: object) -> list[Tensor]:
     else:
         raise InvalidArgumentError(
             explain(
-                f"gradient(): sources must be a tensor, a list or a dict of tensors, got {type(sources).__name__}.",
-                "The result has the same structure as sources.",
-                "pass tape.gradient(loss, [w, b]).",
+                N_("gradient(): sources must be a tensor, a list or a dict of tensors, got {0}.").format(type(sources).__name__),
+                N_("The result has the same structure as sources."),
+                N_("pass tape.gradient(loss, [w, b])."),
             ),
             value=sources,
         )
@@ -114,10 +115,9 @@ def jacobian_target(target: object) -> Tensor:
     if isinstance(target, (list, tuple)):
         raise InvalidArgumentError(
             explain(
-                f"jacobian() takes one target tensor, got a {type(target).__name__} of {len(target)}.",
-                "The Jacobian of one target has shape target.shape + source.shape; "
-                "gradient() is the one that sums several targets.",
-                "make the tape persistent and take one per target: [tape.jacobian(y, x) for y in (y1, y2)].",
+                N_("jacobian() takes one target tensor, got a {0} of {1}.").format(type(target).__name__, len(target)),
+                N_("The Jacobian of one target has shape target.shape + source.shape; gradient() is the one that sums several targets."),
+                N_("make the tape persistent and take one per target: [tape.jacobian(y, x) for y in (y1, y2)]."),
             ),
             value=target,
         )
@@ -132,9 +132,9 @@ def targets_of(target: object) -> list[Tensor]:
         return [check_tensor(t, "target") for t in target]
     raise InvalidArgumentError(
         explain(
-            f"gradient(): target must be a tensor (or a list of tensors), got {type(target).__name__}: {target!r}.",
-            "The target is what you differentiate, usually the loss.",
-            "compute the loss with microtape ops inside the tape's block.",
+            N_("gradient(): target must be a tensor (or a list of tensors), got {0}: {1}.").format(type(target).__name__, repr(target)),
+            N_("The target is what you differentiate, usually the loss."),
+            N_("compute the loss with microtape ops inside the tape's block."),
         ),
         value=target,
     )
@@ -154,9 +154,9 @@ def output_gradients_for(given: object, targets: list[Tensor]) -> list[Tensor | 
     if len(items) != len(targets):
         raise InvalidArgumentError(
             explain(
-                f"gradient(): {len(items)} output_gradients for {len(targets)} targets.",
-                "Give one output gradient per target.",
-                "pass a list as long as the list of targets.",
+                N_("gradient(): {0} output_gradients for {1} targets.").format(len(items), len(targets)),
+                N_("Give one output gradient per target."),
+                N_("pass a list as long as the list of targets."),
             )
         )
     out: list[Tensor | None] = []
@@ -173,9 +173,9 @@ def output_gradients_for(given: object, targets: list[Tensor]) -> list[Tensor | 
                 made.dispose()
             raise ShapeError(
                 explain(
-                    f"gradient(): output_gradients has shape {d.shape} but the target has shape {t.shape}.",
-                    "The output gradient (dy) holds one weight per entry of the target.",
-                    f"pass a tensor of shape {t.shape}, e.g. mt.ones({t.shape}).",
+                    N_("gradient(): output_gradients has shape {0} but the target has shape {1}.").format(d.shape, t.shape),
+                    N_("The output gradient (dy) holds one weight per entry of the target."),
+                    N_("pass a tensor of shape {0}, e.g. mt.ones({1}).").format(t.shape, t.shape),
                 ),
                 shapes=(d.shape, t.shape),
             )

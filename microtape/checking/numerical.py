@@ -21,7 +21,7 @@ from ..engine import arena
 from ..engine.arena import STATE, new
 from ..engine.types import Shape, is_number
 from ..errors import InvalidArgumentError, explain
-from ..language import tr
+from ..language import N_, tr
 from ..engine.convert import conversion_hint
 from ..ops.floats import safe_total
 from ..engine.tensor import Tensor, TensorFn
@@ -384,8 +384,8 @@ def _larger_step(magnitude: float, tol: float) -> str:
     """The eps at which the rounding floor of values of ``magnitude`` is a tenth of ``tol``, as advice."""
     step = 10.0 * EPS_MACHINE * magnitude / max(tol, 1e-300)
     if not step < 0.5:
-        return "f's values are too large for its slope to show in a difference of two of them: check f without its large constant part"
-    return f"try a larger step: eps={_nice_step(step):g}"
+        return N_("f's values are too large for its slope to show in a difference of two of them: check f without its large constant part")
+    return N_("try a larger step: eps={0}").format(f"{_nice_step(step):g}")
 
 
 def judge(
@@ -438,23 +438,25 @@ def judge(
     plus, minus = probe.at(eps)[k], probe.at(-eps)[k]
     central = (plus - minus) / (2 * eps)
     if not math.isfinite(a):
-        value = f"; f itself is {_text(v)} there" if not math.isfinite(v) else ""
-        return row("FAIL", central, f"the analytic gradient is {_text(a)}{value}: a {'NaN' if a != a else 'infinite'} gradient never passes")
+        never = N_("a NaN gradient never passes") if a != a else N_("an infinite gradient never passes")
+        if not math.isfinite(v):
+            return row("FAIL", central, N_("the analytic gradient is {0}; f itself is {1} there: {2}").format(_text(a), _text(v), never))
+        return row("FAIL", central, N_("the analytic gradient is {0}: {1}").format(_text(a), never))
     if not math.isfinite(v):
-        return row("inconclusive", central, f"f is {_text(v)} at this point: finite differences cannot measure its slope")
+        return row("inconclusive", central, N_("f is {0} at this point: finite differences cannot measure its slope").format(_text(v)))
     step, note = eps, ""
     if not (math.isfinite(plus) and math.isfinite(minus)):
         side, got = ("x + eps", plus) if not math.isfinite(plus) else ("x - eps", minus)
         for smaller in (eps / 10, eps / 100, eps / 1000):
             if math.isfinite(probe.at(smaller)[k]) and math.isfinite(probe.at(-smaller)[k]):
                 step = smaller
-                note = f"f({side}) is {_text(got)}: the step eps leaves f's domain, so the difference at eps={smaller:g} is used"
+                note = N_("f({0}) is {1}: the step eps leaves f's domain, so the difference at eps={2} is used").format(side, _text(got), f"{smaller:g}")
                 break
         else:
             return row(
                 "inconclusive", central,
-                f"the numeric side is not finite: f({side}) is {_text(got)}, the step leaves f's domain, also at a 1000 times "
-                "smaller step; check a point farther from the edge of f's domain",
+                N_("the numeric side is not finite: f({0}) is {1}, the step leaves f's domain, also at a 1000 times "
+                   "smaller step; check a point farther from the edge of f's domain").format(side, _text(got)),
             )
         plus, minus = probe.at(step)[k], probe.at(-step)[k]
         central = (plus - minus) / (2 * step)
@@ -487,19 +489,19 @@ def judge(
             lo, hi = (v - ms) / small, (ps - v) / small
             through = (ps - ms) / (2 * small)
             if not apart(lo, hi, small, (ps, ms)):
-                chosen = (small, through, (
-                    f"f bends sharply within the step (a kink or a singularity near the point), so the difference "
-                    f"at eps={small:g} ({_text(through)}), where its one-sided slopes agree, is used"
-                ))
+                chosen = (small, through, N_(
+                    "f bends sharply within the step (a kink or a singularity near the point), so the difference "
+                    "at eps={0} ({1}), where its one-sided slopes agree, is used"
+                ).format(f"{small:g}", _text(through)))
                 break
             shrinks = 0.05 * gaps_of(slopes)[-1] <= abs(hi - lo) <= 0.2 * gaps_of(slopes)[-1]
             slopes.append((lo, hi))
             ends.append((ps, ms))
             # The gap shrinks with the step, as a smooth function's does: keep the smallest such step.
-            chosen = (small, through, (
-                f"f curves sharply here: its one-sided slopes still differ at eps={small:g}, but their gap shrinks "
-                f"with the step as a smooth function's does, so the central difference there ({_text(through)}) is used"
-            )) if shrinks else None
+            chosen = (small, through, N_(
+                "f curves sharply here: its one-sided slopes still differ at eps={0}, but their gap shrinks "
+                "with the step as a smooth function's does, so the central difference there ({1}) is used"
+            ).format(f"{small:g}", _text(through))) if shrinks else None
         if chosen is not None:
             step, n, note = chosen
         elif len(slopes) == 4:  # the slopes disagree at every step down to eps/1000, not as a smooth f's do
@@ -509,24 +511,25 @@ def judge(
                 if is_close(central, through, atol, rtol) and is_close(a, central, atol, rtol):
                     return row(  # f is continuous through the point, only its value there differs (where's condition at 0)
                         "ok", central,
-                        "f's value at the point differs from its neighbours' on both sides (a where's condition at 0): "
-                        "compared through both sides, where the slope is the same at eps and eps/10",
+                        N_("f's value at the point differs from its neighbours' on both sides (a where's condition at 0): "
+                           "compared through both sides, where the slope is the same at eps and eps/10"),
                     )
                 return row(
                     "inconclusive", central,
-                    f"f jumps here: its one-sided slopes ({_text(left)} and {_text(right)}) grow apart as the step "
-                    f"shrinks, down to eps={step / 1000:g}, so it has no derivative at this point; check another point",
+                    N_("f jumps here: its one-sided slopes ({0} and {1}) grow apart as the step "
+                       "shrinks, down to eps={2}, so it has no derivative at this point; check another point").format(
+                        _text(left), _text(right), f"{step / 1000:g}"),
                 )
             lo2, hi2 = slopes[-1]
             if not all(steady(p, q) for p, q in zip(slopes[1:], slopes[2:])):
                 return row(
                     "inconclusive", central,
-                    f"the one-sided slopes disagree at every step down to eps={step / 1000:g} ({_text(lo2)} and "
-                    f"{_text(hi2)} there) and still change with the step: f bends too close to this point to measure; "
-                    "check another point",
+                    N_("the one-sided slopes disagree at every step down to eps={0} ({1} and "
+                       "{2} there) and still change with the step: f bends too close to this point to measure; "
+                       "check another point").format(f"{step / 1000:g}", _text(lo2), _text(hi2)),
                 )
             if min(lo2, hi2) - atol <= a <= max(lo2, hi2) + atol:
-                return row("kink", central, f"a kink: the one-sided slopes are {_text(lo2)} and {_text(hi2)}, and the gradient lies between them")
+                return row("kink", central, N_("a kink: the one-sided slopes are {0} and {1}, and the gradient lies between them").format(_text(lo2), _text(hi2)))
     if is_close(a, n, atol, rtol):
         return row("ok", n, note)
     err = abs(a - n)
@@ -538,24 +541,25 @@ def judge(
     if err <= ROUNDING_MARGIN * floor:
         return row(
             "inconclusive", n,
-            f"the difference {err:.2g} is below the rounding floor {floor:.2g}: values of about {magnitude:.3g} go into f "
-            f"here, so f(x + eps) and f(x - eps) differ by less than their own rounding; "
-            f"{_larger_step(magnitude, atol + rtol * max(abs(a), abs(n)))}",
+            N_("the difference {0} is below the rounding floor {1}: values of about {2} go into f "
+               "here, so f(x + eps) and f(x - eps) differ by less than their own rounding; {3}").format(
+                f"{err:.2g}", f"{floor:.2g}", f"{magnitude:.3g}", _larger_step(magnitude, atol + rtol * max(abs(a), abs(n)))),
         )
     p2, m2 = probe.at(2 * step)[k], probe.at(-2 * step)[k]
     n2 = (p2 - m2) / (4 * step)
     if math.isfinite(n2) and n != 0.0 and abs(2.0 * n2 - n) <= 0.1 * abs(n):  # the difference times the step stays put
         return row(
             "inconclusive", n,
-            f"f jumps within the step: its difference halves when the step doubles ({_text(n)} at eps={step:g}, "
-            f"{_text(n2)} at twice that), as a jump in f's value does, not a slope; check another point, or a "
-            "smaller eps if the jump is not at the point itself",
+            N_("f jumps within the step: its difference halves when the step doubles ({0} at eps={1}, "
+               "{2} at twice that), as a jump in f's value does, not a slope; check another point, or a "
+               "smaller eps if the jump is not at the point itself").format(_text(n), f"{step:g}", _text(n2)),
         )
     if not (math.isfinite(n2) and abs(n2 - n) <= STABLE * err):
         return row(
             "inconclusive", n,
-            f"the finite difference is not stable here: {_text(n)} at eps={step:g}, {_text(n2)} at twice that step, "
-            f"so it does not measure the slope well enough to tell; try another point, or eps={step / 10:g}",
+            N_("the finite difference is not stable here: {0} at eps={1}, {2} at twice that step, "
+               "so it does not measure the slope well enough to tell; try another point, or eps={3}").format(
+                _text(n), f"{step:g}", _text(n2), f"{step / 10:g}"),
         )
     return row("FAIL", n, note)
 

@@ -123,7 +123,7 @@ async def train_rnn(dash: Dashboard, steps: int, delay: float = 0.0, seed: int =
                 params = [variable(t, name=f"demo_{n}_{step}") for t, n in zip(start, "WUV")]
                 if step:
                     clip = True
-                    dash.mark(step, "clipping on (weights reset)")
+                    dash.mark(step, tr("clipping on (weights reset)"))
 
             def one_step() -> tuple[Tensor, dict[str, Tensor]]:
                 nonlocal flagged

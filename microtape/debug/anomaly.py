@@ -32,6 +32,7 @@ from ..engine.primitive import Op
 from ..engine.arena import STATE, TensorBase, notify
 from ..engine.shape import size_of
 from ..errors import AnomalyError, InvalidArgumentError, NumericsError, explain
+from ..language import N_
 from ..engine.formatting import format_number
 from ..engine.tensor import Grads, Tensor
 from ..explain.steps import short_where
@@ -89,10 +90,9 @@ def _numerics_error(data: list[float], shape: tuple[int, ...], op: str, message:
     first = next(i for i, v in enumerate(data) if not math.isfinite(v))
     return NumericsError(
         explain(
-            f"{message} : Tensor had {kind} values",
-            f"{nans} NaN and {infs} Inf among {len(data)} entries of a tensor of shape {shape} "
-            f"(made by {op!r}); the first is at flat index {first}.",
-            "turn on `with mt.detect_anomaly():` to find the op that produced it.",
+            N_("{0} : Tensor had {1} values").format(message, kind),
+            N_("{0} NaN and {1} Inf among {2} entries of a tensor of shape {3} (made by {4}); the first is at flat index {5}.").format(nans, infs, len(data), shape, repr(op), first),
+            N_("turn on `with mt.detect_anomaly():` to find the op that produced it."),
         ),
         nans=nans,
         infs=infs,

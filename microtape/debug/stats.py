@@ -19,6 +19,7 @@ from ..ops.floats import safe_mean_abs, safe_norm
 from ..engine.types import is_int
 from ..engine.arena import STATE, notify
 from ..errors import InvalidArgumentError, explain
+from ..language import tr
 from ..engine.formatting import format_number
 from ..views.html import BAD, FONT, escape, sparkline_svg, table
 from ..engine.tensor import Tensor
@@ -190,21 +191,21 @@ class GradientMonitor:
         new: list[str] = []
         bad = [n for n, s in stats.items() if s.nan_count or s.inf_count]
         if bad:
-            new.append(f"step {step}: NaN/Inf in the gradient of {', '.join(bad)}")
+            new.append(tr("step {step}: NaN/Inf in the gradient of {names}").format(step=step, names=", ".join(bad)))
         elif total == math.inf:
-            new.append(f"step {step}: exploding: global norm inf > {self.explode_norm} (overflow: "
-                       "finite gradients whose norm exceeds the largest float, 1.8e+308)")
+            new.append(tr("step {step}: exploding: global norm inf > {limit} (overflow: "
+                          "finite gradients whose norm exceeds the largest float, 1.8e+308)").format(step=step, limit=self.explode_norm))
         elif total > self.explode_norm:
-            new.append(f"step {step}: exploding: global norm {format_number(total)} > {self.explode_norm}")
+            new.append(tr("step {step}: exploding: global norm {norm} > {limit}").format(step=step, norm=format_number(total), limit=self.explode_norm))
         elif len(self.global_norms) > self.window:
             old = self.global_norms[-1 - self.window]
             if old > 0 and total / old > self.growth:
                 new.append(
-                    f"step {step}: exploding: global norm grew {format_number(total / old)}x in {self.window} steps"
+                    tr("step {step}: exploding: global norm grew {times}x in {window} steps").format(step=step, times=format_number(total / old), window=self.window)
                 )
         for name, s in stats.items():
             if math.isfinite(s.norm) and s.norm < self.vanish_norm:
-                new.append(f"step {step}: vanishing: |grad {name}| = {format_number(s.norm)} < {self.vanish_norm}")
+                new.append(tr("step {step}: vanishing: |grad {name}| = {norm} < {limit}").format(step=step, name=name, norm=format_number(s.norm), limit=self.vanish_norm))
         self.flags.extend(new)
         return new
 

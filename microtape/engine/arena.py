@@ -32,6 +32,8 @@ from typing import Any, Final, Protocol, TypeVar
 
 from .types import Shape
 from ..errors import DisposedTensorError, explain
+from ..errors import N_
+from ..errors import N_
 
 _ids = itertools.count(1)
 
@@ -108,7 +110,7 @@ class Scope:
     def __init__(self, name: str, by: str | None = None) -> None:
         self.name: str = name
         self.tensors: list[TensorBase] = []
-        self.by: str = by or f"the tidy scope {name!r} when it ended"
+        self.by: str = by or N_("the tidy scope {0} when it ended").format(repr(name))
 
 
 class Recorder(Protocol):
@@ -352,11 +354,9 @@ def disposed_error(t: TensorBase) -> DisposedTensorError:
     made = f" at {where}" if where else ""
     return DisposedTensorError(
         explain(
-            f"Tensor is disposed: Tensor#{t._id} (shape {t._shape}, made by {t._op!r}{made}) "
-            f"was disposed by {by}.",
-            "A disposed tensor's values are gone; ops and data_sync() cannot read it.",
-            "return it from the function given to tidy, or mt.keep() it inside; "
-            "and do not use a tensor after calling dispose() on it.",
+            N_("Tensor is disposed: Tensor#{0} (shape {1}, made by {2}{3}) was disposed by {4}.").format(t._id, t._shape, repr(t._op), made, by),
+            N_("A disposed tensor's values are gone; ops and data_sync() cannot read it."),
+            N_("return it from the function given to tidy, or mt.keep() it inside; and do not use a tensor after calling dispose() on it."),
         ),
         tensor_id=t._id,
         op=t._op,

@@ -22,6 +22,7 @@ from .primitive import Op
 from .arena import STATE, Scope, new
 from .shape import size_of
 from ..errors import ShapeError, explain
+from ..errors import N_
 from .tensor import DISPATCH, Grads, Tensor
 
 __all__ = ["OnStep", "Record", "backward", "gradient_norms", "jacobian", "reaches", "walk"]
@@ -201,10 +202,9 @@ def wrong_gradient_shape(op: str, index: int, got: tuple[int, ...], want: tuple[
     """The error for a VJP that returned a gradient of the wrong shape (raised during the pass)."""
     return ShapeError(
         explain(
-            f"the VJP of {op!r} returned a gradient of shape {got} for input {index}, whose shape is {want}.",
-            "A gradient has the shape of its input; a broadcast input needs its gradient summed back.",
-            "sum over the broadcast axes (microtape.ops.unbroadcast) in that VJP; "
-            "mt.check_grads names the op whose VJP is wrong.",
+            N_("the VJP of {0} returned a gradient of shape {1} for input {2}, whose shape is {3}.").format(repr(op), got, index, want),
+            N_("A gradient has the shape of its input; a broadcast input needs its gradient summed back."),
+            N_("sum over the broadcast axes (microtape.ops.unbroadcast) in that VJP; mt.check_grads names the op whose VJP is wrong."),
         ),
         op=op,
         shapes=(got, want),

@@ -20,6 +20,7 @@ from .arena import TensorBase
 from .shape import size_of, validate_shape
 from .types import Shape
 from ..errors import InvalidArgumentError, MicrotapeError, ShapeError, explain
+from ..errors import N_
 
 __all__ = ["bad_value_error", "conversion_hint", "flatten_values", "op_scope_ends", "value_hint"]
 
@@ -44,8 +45,8 @@ def value_hint(value: object) -> str:
 def bad_value_error(value: object, where: str) -> MicrotapeError:
     return InvalidArgumentError(
         explain(
-            f"tensor(): cannot make a number from {short_repr(value)} ({type(value).__name__}){where}.",
-            "Tensors hold numbers: int, float or bool, nested in lists or tuples.",
+            N_("tensor(): cannot make a number from {0} ({1}){2}.").format(short_repr(value), type(value).__name__, where),
+            N_("Tensors hold numbers: int, float or bool, nested in lists or tuples."),
             "to join tensors use mt.stack([a, b]) or mt.concat([a, b])."
             if isinstance(value, TensorBase)
             else value_hint(value),
@@ -90,10 +91,9 @@ def flatten_values(values: object, shape: Sequence[int] | None) -> tuple[list[fl
     if size_of(target) != len(data):
         raise ShapeError(
             explain(
-                f"tensor(): shape {target} needs {size_of(target)} values, "
-                f"but {len(data)} were given (inferred shape {inferred}).",
-                "The number of values must equal the product of the shape.",
-                "drop the shape to infer it, or pass exactly that many values.",
+                N_("tensor(): shape {0} needs {1} values, but {2} were given (inferred shape {3}).").format(target, size_of(target), len(data), inferred),
+                N_("The number of values must equal the product of the shape."),
+                N_("drop the shape to infer it, or pass exactly that many values."),
             ),
             shape=target,
             size=len(data),
@@ -115,10 +115,9 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
             if len(row) != n:
                 raise ShapeError(
                     explain(
-                        f"tensor(): ragged nested list: at depth {len(shape)} one row has "
-                        f"{n} entries and another has {len(row)}: {short_repr(values)}.",
-                        "Every row at the same depth must have the same length.",
-                        "pad the short rows, or build the tensors separately and use mt.stack.",
+                        N_("tensor(): ragged nested list: at depth {0} one row has {1} entries and another has {2}: {3}.").format(len(shape), n, len(row), short_repr(values)),
+                        N_("Every row at the same depth must have the same length."),
+                        N_("pad the short rows, or build the tensors separately and use mt.stack."),
                     ),
                     depth=len(shape),
                     lengths=(n, len(row)),
@@ -128,17 +127,16 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
     if any(isinstance(v, (list, tuple)) for v in level):
         raise ShapeError(
             explain(
-                f"tensor(): ragged nested list: at depth {len(shape)} lists and numbers "
-                f"are mixed: {short_repr(values)}.",
-                "Every entry at the same depth must be a list of the same length, or all numbers.",
-                "wrap the lone numbers in lists, or flatten the data.",
+                N_("tensor(): ragged nested list: at depth {0} lists and numbers are mixed: {1}.").format(len(shape), short_repr(values)),
+                N_("Every entry at the same depth must be a list of the same length, or all numbers."),
+                N_("wrap the lone numbers in lists, or flatten the data."),
             ),
             depth=len(shape),
         )
     data: list[float] = []
     for v in level:
         if not isinstance(v, (bool, int, float)):
-            raise bad_value_error(v, f" inside {short_repr(values)}")
+            raise bad_value_error(v, N_(" inside {0}").format(short_repr(values)))
         data.append(float(v))
     return data, tuple(shape)
 

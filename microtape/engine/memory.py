@@ -18,10 +18,14 @@ from typing import TYPE_CHECKING, TypeVar, cast, overload
 from . import arena
 from .arena import LIVE
 from ..errors import InvalidArgumentError, TidyError, explain
+from ..errors import N_
+from ..errors import N_
 from .tensor import BYTES_PER_ENTRY, Tensor
 from .variable import VARIABLES
 
 __all__ = ["MemoryInfo", "dispose", "keep", "memory", "tidy"]
+
+_KINDS = (N_("coroutine"), N_("generator"), N_("async_generator"))  # what tidy cannot scope, as its error names it
 
 T = TypeVar("T")
 
@@ -65,9 +69,9 @@ def tidy(name_or_fn: str | Callable[..., T], /, *args: object) -> T:
         if not args or not callable(args[0]):
             raise InvalidArgumentError(
                 explain(
-                    f"tidy({name_or_fn!r}, ...) needs a function after the name.",
-                    "The forms are tidy(fn, *args) and tidy(name, fn, *args).",
-                    f"write mt.tidy({name_or_fn!r}, lambda: ...).",
+                    N_("tidy({0}, ...) needs a function after the name.").format(repr(name_or_fn)),
+                    N_("The forms are tidy(fn, *args) and tidy(name, fn, *args)."),
+                    N_("write mt.tidy({0}, lambda: ...).").format(repr(name_or_fn)),
                 ),
                 value=args[0] if args else None,
             )
@@ -78,9 +82,9 @@ def tidy(name_or_fn: str | Callable[..., T], /, *args: object) -> T:
     else:
         raise InvalidArgumentError(
             explain(
-                f"tidy() needs a function, got {type(name_or_fn).__name__}: {name_or_fn!r:.60}.",
-                "tidy runs the function and cleans up after it.",
-                "pass a function: mt.tidy(lambda: model(x)).",
+                N_("tidy() needs a function, got {0}: {1}.").format(type(name_or_fn).__name__, format(repr(name_or_fn), '.60')),
+                N_("tidy runs the function and cleans up after it."),
+                N_("pass a function: mt.tidy(lambda: model(x))."),
             ),
             value=name_or_fn,
         )
@@ -89,18 +93,15 @@ def tidy(name_or_fn: str | Callable[..., T], /, *args: object) -> T:
     def run() -> object:
         result = fn(*rest)
         if inspect.iscoroutine(result) or inspect.isgenerator(result) or inspect.isasyncgen(result) or inspect.isawaitable(result):
-            kind = type(result).__name__
+            kind = type(result).__name__  # one of _KINDS, printed in the reader's words
             close = getattr(result, "close", None)
             if close is not None:
                 close()  # so Python does not warn "coroutine was never awaited"
             raise TidyError(
                 explain(
-                    f"tidy({name!r}): the function returned a {kind}, which tidy cannot scope.",
-                    "tidy disposes tensors when the function returns; an async function or "
-                    "generator makes its tensors later, after the scope is gone "
-                    "(a classic source of 'Tensor is disposed' errors in TF.js).",
-                    "call tidy inside the async function around each synchronous step: "
-                    "loss = mt.tidy(lambda: step()); await mt.next_frame().",
+                    N_("tidy({0}): the function returned a {1}, which tidy cannot scope.").format(repr(name), kind),
+                    N_("tidy disposes tensors when the function returns; an async function or generator makes its tensors later, after the scope is gone (a classic source of 'Tensor is disposed' errors in TF.js)."),
+                    N_("call tidy inside the async function around each synchronous step: loss = mt.tidy(lambda: step()); await mt.next_frame()."),
                 ),
                 kind=kind,
             )

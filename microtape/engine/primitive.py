@@ -22,6 +22,7 @@ from . import arena
 from .arena import DISPATCH, LIVE, STATE
 from .types import Flat
 from ..errors import InvalidArgumentError, explain
+from ..errors import N_
 from .convert import op_scope_ends
 from .tensor import Grads, Tensor, TensorLike, as_tensor
 
@@ -164,9 +165,9 @@ class Primitive(Generic[P]):
             if len(args) < n:
                 raise InvalidArgumentError(
                     explain(
-                        f"{op.name}() takes {n} tensor argument(s), got {len(args)}.",
-                        f"Call it as mt.{op.name}({', '.join('xyz'[:n])}{', ...' if op.params else ''}).",
-                        "pass every input tensor positionally.",
+                        N_("{0}() takes {1} tensor argument(s), got {2}.").format(op.name, n, len(args)),
+                        N_("Call it as mt.{0}({1}{2}).").format(op.name, ', '.join('xyz'[:n]), ', ...' if op.params else ''),
+                        N_("pass every input tensor positionally."),
                     ),
                     op=op.name,
                 )
@@ -180,9 +181,9 @@ class Primitive(Generic[P]):
             if len(rest) > len(op.params):
                 raise InvalidArgumentError(
                     explain(
-                        f"{op.name}() got {len(rest)} extra positional argument(s) {rest!r}.",
-                        f"After the tensors it takes: {', '.join(op.params) or 'nothing'}.",
-                        "pass settings by keyword, for example axis=0.",
+                        N_("{0}() got {1} extra positional argument(s) {2}.").format(op.name, len(rest), repr(rest)),
+                        N_("After the tensors it takes: {0}.").format(', '.join(op.params) or 'nothing'),
+                        N_("pass settings by keyword, for example axis=0."),
                     ),
                     op=op.name,
                 )
@@ -277,9 +278,9 @@ def _sequence_of_tensors(value: object, op: str) -> tuple[Tensor, ...]:
     if isinstance(value, Tensor) or not isinstance(value, (list, tuple)) or not value:
         raise InvalidArgumentError(
             explain(
-                f"{op}() needs a non-empty list of tensors, got {type(value).__name__}.",
-                f"mt.{op} joins several tensors given as one list.",
-                f"write mt.{op}([a, b], axis=0).",
+                N_("{0}() needs a non-empty list of tensors, got {1}.").format(op, type(value).__name__),
+                N_("mt.{0} joins several tensors given as one list.").format(op),
+                N_("write mt.{0}([a, b], axis=0).").format(op),
             ),
             op=op,
         )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .types import Shape
 from ..errors import ShapeError, explain
+from ..errors import N_
 
 __all__ = ["MAX_ENTRIES", "check_size", "size_of", "validate_shape"]
 
@@ -50,10 +51,9 @@ def check_size(shape: Sequence[int], what: str = "shape", count: int | None = No
     if n > MAX_ENTRIES:
         raise ShapeError(
             explain(
-                f"{what} {tuple(shape)} needs {n} entries ({8 * n} bytes), more than this machine's "
-                f"memory can hold ({MAX_ENTRIES} entries of 8 bytes).",
-                "A tensor keeps every entry in memory as a float64.",
-                "check the shape for a typo or a wrong axis; work in smaller batches.",
+                N_("{0} {1} needs {2} entries ({3} bytes), more than this machine's memory can hold ({4} entries of 8 bytes).").format(what, tuple(shape), n, 8 * n, MAX_ENTRIES),
+                N_("A tensor keeps every entry in memory as a float64."),
+                N_("check the shape for a typo or a wrong axis; work in smaller batches."),
             ),
             shape=tuple(shape),
             size=n,
@@ -72,9 +72,9 @@ def validate_shape(shape: object, what: str = "shape") -> Shape:
     if not isinstance(shape, (tuple, list)):
         raise ShapeError(
             explain(
-                f"{what} must be a tuple of ints, got {shape!r} ({type(shape).__name__}).",
-                "A shape lists the size of each dimension.",
-                "write it as a tuple, for example (2, 3), or () for a scalar.",
+                N_("{0} must be a tuple of ints, got {1} ({2}).").format(what, repr(shape), type(shape).__name__),
+                N_("A shape lists the size of each dimension."),
+                N_("write it as a tuple, for example (2, 3), or () for a scalar."),
             ),
             shape=shape,
         )
@@ -82,9 +82,9 @@ def validate_shape(shape: object, what: str = "shape") -> Shape:
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 0:
             raise ShapeError(
                 explain(
-                    f"{what} {tuple(shape)!r} has the dimension {dim!r}.",
-                    "Every dimension must be a non-negative int.",
-                    "use whole numbers such as (2, 3); -1 is only allowed in reshape.",
+                    N_("{0} {1} has the dimension {2}.").format(what, repr(tuple(shape)), repr(dim)),
+                    N_("Every dimension must be a non-negative int."),
+                    N_("use whole numbers such as (2, 3); -1 is only allowed in reshape."),
                 ),
                 shape=tuple(shape),
             )

@@ -18,6 +18,8 @@ from . import user_line, arena
 from .primitive import Op
 from .arena import STATE, TensorBase
 from ..errors import TapeError, explain
+from ..errors import N_
+from ..errors import N_
 from .backward import Record, backward, jacobian, reaches
 from .tensor import Tensor
 from .variable import Variable
@@ -35,7 +37,7 @@ _user_frame = user_line.user_frame
 _seen_code = user_line.SPOTS.get
 _getframe = sys._getframe
 
-_USED_TWICE = (
+_USED_TWICE = N_(
     "A non-persistent GradientTape can only be used to compute one set of gradients "
     "(or jacobians)."
 )
@@ -88,9 +90,9 @@ class Tape:
         if self in st.tapes:
             raise TapeError(
                 explain(
-                    "This GradientTape is already open.",
-                    "A tape can be entered once at a time.",
-                    "make a second GradientTape() for a nested tape.",
+                    N_("This GradientTape is already open."),
+                    N_("A tape can be entered once at a time."),
+                    N_("make a second GradientTape() for a nested tape."),
                 )
             )
         STATE.set(st.replace(tapes=st.tapes + (self,)))
@@ -217,9 +219,9 @@ class Tape:
         if self not in st.tapes:
             raise TapeError(
                 explain(
-                    "stop_recording() was called on a tape that is not recording.",
-                    "It pauses a tape inside that tape's `with` block.",
-                    "use it as: with tape: ... with tape.stop_recording(): ...",
+                    N_("stop_recording() was called on a tape that is not recording."),
+                    N_("It pauses a tape inside that tape's `with` block."),
+                    N_("use it as: with tape: ... with tape.stop_recording(): ..."),
                 )
             )
         STATE.set(st.replace(tapes=tuple([t for t in st.tapes if t is not self])))
@@ -305,8 +307,8 @@ class Tape:
             raise TapeError(
                 explain(
                     _USED_TWICE,
-                    "Its records were freed after the first gradient() call.",
-                    "create it with GradientTape(persistent=True) to call gradient() or jacobian() again.",
+                    N_("Its records were freed after the first gradient() call."),
+                    N_("create it with GradientTape(persistent=True) to call gradient() or jacobian() again."),
                 )
             )
 

@@ -20,6 +20,7 @@ from . import arena, user_line
 from .arena import TensorBase, new
 from .types import Axis, Nested, Rows, Shape
 from ..errors import InvalidArgumentError, explain
+from ..errors import N_
 from .formatting import format_number as format_number
 from .formatting import format_values, nest_values
 from .convert import flatten_values
@@ -165,10 +166,9 @@ class Tensor(TensorBase):
         if len(data) != 1:
             raise InvalidArgumentError(
                 explain(
-                    f"item() needs a tensor with one entry, this one has shape {self.shape} "
-                    f"({self.size} entries).",
-                    "Only a tensor of size 1 has a single value.",
-                    "reduce it first, for example t.sum().item(), or read t.data_sync().",
+                    N_("item() needs a tensor with one entry, this one has shape {0} ({1} entries).").format(self.shape, self.size),
+                    N_("Only a tensor of size 1 has a single value."),
+                    N_("reduce it first, for example t.sum().item(), or read t.data_sync()."),
                 ),
                 shape=self.shape,
             )
@@ -230,9 +230,9 @@ class Tensor(TensorBase):
             return self.item() != 0.0
         raise InvalidArgumentError(  # a ValueError, as NumPy's: `except ValueError` catches it
             explain(
-                f"The truth value of a tensor of shape {self.shape} ({self.size} entries) is ambiguous.",
-                "Python's if/and/or need one bool; a tensor holds numbers.",
-                "compare explicitly: t.item() > 0, or mt.greater(t, 0) for a mask.",
+                N_("The truth value of a tensor of shape {0} ({1} entries) is ambiguous.").format(self.shape, self.size),
+                N_("Python's if/and/or need one bool; a tensor holds numbers."),
+                N_("compare explicitly: t.item() > 0, or mt.greater(t, 0) for a mask."),
             ),
             shape=self.shape,
         )

@@ -21,6 +21,8 @@ from . import arena
 from .arena import new
 from .types import Shape
 from ..errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
+from ..errors import N_
+from ..errors import N_
 from .convert import flatten_values
 from .tensor import Tensor, TensorLike, as_tensor
 
@@ -110,9 +112,9 @@ class Variable(Tensor):
         if shape != self.shape:
             raise ShapeError(
                 explain(
-                    f"{method}: variable {self.name!r} has shape {self.shape}, the new value has shape {shape}.",
-                    "A variable keeps its shape; assign needs a value of exactly that shape.",
-                    f"reshape the value: value.reshape({self.shape}), or make a new variable.",
+                    N_("{0}: variable {1} has shape {2}, the new value has shape {3}.").format(method, repr(self.name), self.shape, shape),
+                    N_("A variable keeps its shape; assign needs a value of exactly that shape."),
+                    N_("reshape the value: value.reshape({0}), or make a new variable.").format(self.shape),
                 ),
                 op=method,
                 shapes=(self.shape, shape),
@@ -204,9 +206,9 @@ class HasVariables(Protocol):
 def _copy_error(v: Variable) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         explain(
-            f"copy.copy(), copy.deepcopy() or pickle of variable {v.name!r}.",
-            "A variable is named and assignable; a copy would share its name, so microtape makes none.",
-            f"make a new variable with the same values: mt.variable({v.name}, name={v.name + '_copy'!r})",
+            N_("copy.copy(), copy.deepcopy() or pickle of variable {0}.").format(repr(v.name)),
+            N_("A variable is named and assignable; a copy would share its name, so microtape makes none."),
+            N_("make a new variable with the same values: mt.variable({0}, name={1})").format(v.name, repr(v.name + '_copy')),
         ),
         op="copy",
         name=v.name,
@@ -224,9 +226,9 @@ def _constructor_error(initial: object, trainable: object, name: object) -> Unsu
         args.append(f"name={name!r}")
     return UnsupportedOperationError(
         explain(
-            f"Variable({', '.join([shown, *args[1:]])}) was called directly.",
-            "mt.variable (tf.variable in TF.js) makes variables: it copies the values, registers the name.",
-            f"w = mt.variable({', '.join(args)})",
+            N_("Variable({0}) was called directly.").format(', '.join([shown, *args[1:]])),
+            N_("mt.variable (tf.variable in TF.js) makes variables: it copies the values, registers the name."),
+            N_("w = mt.variable({0})").format(', '.join(args)),
         ),
         op="Variable",
     )
@@ -248,9 +250,9 @@ def _check_trainable(value: object) -> bool:
     if not isinstance(value, bool):
         raise InvalidArgumentError(
             explain(
-                f"trainable must be True or False, got {value!r}.",
-                "It says whether optimizers update the variable.",
-                "pass trainable=False for a constant-like variable.",
+                N_("trainable must be True or False, got {0}.").format(repr(value)),
+                N_("It says whether optimizers update the variable."),
+                N_("pass trainable=False for a constant-like variable."),
             ),
             value=value,
         )
@@ -286,18 +288,18 @@ def variable(initial: TensorLike, trainable: bool = True, name: str | None = Non
     elif not _is_name(name):
         raise InvalidArgumentError(
             explain(
-                f"variable name must be a non-empty str, got {name!r}.",
-                "Names key the gradients of variable_grads and checkpoints.",
-                "pass name='w', or leave it out to get a generated name.",
+                N_("variable name must be a non-empty str, got {0}.").format(repr(name)),
+                N_("Names key the gradients of variable_grads and checkpoints."),
+                N_("pass name='w', or leave it out to get a generated name."),
             ),
             value=name,
         )
     elif name in VARIABLES and _still_taken(name):
         raise VariableError(
             explain(
-                f"a variable named {name!r} already exists (shape {VARIABLES[name].shape}).",
-                "Variable names must be unique among the variables alive now.",
-                "pick another name, or free the old one with old.dispose() first.",
+                N_("a variable named {0} already exists (shape {1}).").format(repr(name), VARIABLES[name].shape),
+                N_("Variable names must be unique among the variables alive now."),
+                N_("pick another name, or free the old one with old.dispose() first."),
             ),
             name=name,
         )

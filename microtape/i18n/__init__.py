@@ -23,6 +23,10 @@ How to add a message:
    f-string inside ``tr``, so one msgid serves every value). An error's
    parts go through ``errors.explain(what, rule, hint)``, which looks each
    part up; a part with values is written ``tr("... {x} ...").format(x=x)``.
+   A message kept as data in English (a report row's ``why``, a note) and
+   translated only where it is printed is a numbered template marked for the
+   extractor: ``N_("f is {0} here; try eps={1}").format(v, eps)``; ``tr``
+   of the filled-in English finds the template and keeps the values.
    A message of the command line goes in ``messages.MESSAGES`` (or
    ``command_line.HELP``) under a key, printed with ``say(lang, key, ...)``;
    a check's message with values needs its English pattern in

@@ -16,6 +16,7 @@ from ..engine.primitive import primitive
 from ..engine.shape import check_size, size_of
 from ..engine.types import Flat, is_int, is_number
 from ..errors import InvalidArgumentError, explain
+from ..language import N_
 from ..engine.tensor import Grads, Tensor
 
 __all__ = [
@@ -211,9 +212,9 @@ def _arg_reduce(x: Tensor, axis: int, largest: bool, op: str) -> Flat:
     if not is_int(axis):
         raise InvalidArgumentError(
             explain(
-                f"{op}: axis must be one int, got {axis!r}.",
-                f"{op} picks one index along one axis, as TF.js's tf.{'argMax' if largest else 'argMin'}(x, axis).",
-                f"pass axis=0 (the default, as in TF.js) or axis=-1.",
+                N_("{0}: axis must be one int, got {1}.").format(op, repr(axis)),
+                N_("{0} picks one index along one axis, as TF.js's tf.{1}(x, axis).").format(op, 'argMax' if largest else 'argMin'),
+                N_("pass axis=0 (the default, as in TF.js) or axis=-1."),
             ),
             op=op,
             axis=axis,
@@ -221,9 +222,9 @@ def _arg_reduce(x: Tensor, axis: int, largest: bool, op: str) -> Flat:
     if x.rank == 0:
         raise InvalidArgumentError(
             explain(
-                f"{op}: x is a scalar (shape ()), with no axis to search.",
-                f"{op} returns the index of an entry along an axis of a tensor of rank 1 or more.",
-                "x.reshape((1,))",
+                N_("{0}: x is a scalar (shape ()), with no axis to search.").format(op),
+                N_("{0} returns the index of an entry along an axis of a tensor of rank 1 or more.").format(op),
+                N_("x.reshape((1,))"),
             ),
             op=op,
             axis=axis,
@@ -235,9 +236,9 @@ def _arg_reduce(x: Tensor, axis: int, largest: bool, op: str) -> Flat:
     if x.shape[ax] == 0:
         raise InvalidArgumentError(
             explain(
-                f"{op}: axis {ax} of a tensor of shape {x.shape} has no entries, so there is no index to return.",
-                f"{op} returns the index of an entry along the axis.",
-                "check the tensor's shape before asking for an index along that axis.",
+                N_("{0}: axis {1} of a tensor of shape {2} has no entries, so there is no index to return.").format(op, ax, x.shape),
+                N_("{0} returns the index of an entry along the axis.").format(op),
+                N_("check the tensor's shape before asking for an index along that axis."),
             ),
             op=op,
             axis=axis,
@@ -307,9 +308,9 @@ def index_of(v: float, op: str, what: str = "indices") -> int:
     if k is None or abs(v - k) > 0.01:
         raise InvalidArgumentError(
             explain(
-                f"{op}: {what} holds {v!r}, which is not a whole number.",
-                f"{what.capitalize()} say which entry to take; they are whole numbers stored as floats.",
-                "mt.tensor([round(i) for i in indices.data_sync()], shape=indices.shape)",
+                N_("{0}: {1} holds {2}, which is not a whole number.").format(op, what, repr(v)),
+                N_("{0} say which entry to take; they are whole numbers stored as floats.").format(what.capitalize()),
+                N_("mt.tensor([round(i) for i in indices.data_sync()], shape=indices.shape)"),
             ),
             op=op,
             value=v,
@@ -332,9 +333,9 @@ def one_hot(indices: Tensor, depth: int, on_value: float = 1.0, off_value: float
     if not is_int(depth) or depth < 0:
         raise InvalidArgumentError(
             explain(
-                f"one_hot: depth must be an int >= 0, got {depth!r}.",
-                "depth is the number of classes: the length of each one-hot row.",
-                "pass the number of classes, for example mt.one_hot(indices, 3).",
+                N_("one_hot: depth must be an int >= 0, got {0}.").format(repr(depth)),
+                N_("depth is the number of classes: the length of each one-hot row."),
+                N_("pass the number of classes, for example mt.one_hot(indices, 3)."),
             ),
             op="one_hot",
             value=depth,
@@ -343,9 +344,9 @@ def one_hot(indices: Tensor, depth: int, on_value: float = 1.0, off_value: float
         if not is_number(value):
             raise InvalidArgumentError(
                 explain(
-                    f"one_hot: {name} must be a number, got {type(value).__name__}: {value!r:.40}.",
-                    "on_value fills the chosen entry of each row, off_value the others.",
-                    "pass numbers, for example on_value=1.0, off_value=0.0.",
+                    N_("one_hot: {0} must be a number, got {1}: {2}.").format(name, type(value).__name__, format(repr(value), '.40')),
+                    N_("on_value fills the chosen entry of each row, off_value the others."),
+                    N_("pass numbers, for example on_value=1.0, off_value=0.0."),
                 ),
                 op="one_hot",
                 value=value,

@@ -14,6 +14,7 @@ from .index_maps import normalize_axes
 from ..engine.shape import size_of
 from ..engine.types import Axis
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from . import concat, logsumexp, neg, reduce_max, reduce_sum, reshape, sub
 from ..engine.tensor import Tensor, TensorLike, as_tensor
 
@@ -84,9 +85,9 @@ def stack(xs: Sequence[TensorLike], axis: int = 0) -> Tensor:
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)) or not xs:
         raise InvalidArgumentError(
             explain(
-                f"stack() needs a non-empty list of tensors, got {type(xs).__name__}.",
-                "stack joins several tensors given as one list.",
-                "write mt.stack([a, b], axis=0).",
+                N_("stack() needs a non-empty list of tensors, got {0}.").format(type(xs).__name__),
+                N_("stack joins several tensors given as one list."),
+                N_("write mt.stack([a, b], axis=0)."),
             ),
             op="stack",
         )
@@ -98,9 +99,9 @@ def stack(xs: Sequence[TensorLike], axis: int = 0) -> Tensor:
                 t.dispose()  # a failed call leaves the arena as it was
         raise ShapeError(
             explain(
-                f"stack: shapes {[t.shape for t in ts]} differ.",
-                "stack needs tensors of one shape.",
-                "use mt.concat to join along an existing axis of different length.",
+                N_("stack: shapes {0} differ.").format([t.shape for t in ts]),
+                N_("stack needs tensors of one shape."),
+                N_("use mt.concat to join along an existing axis of different length."),
             ),
             op="stack",
             shapes=tuple(t.shape for t in ts),

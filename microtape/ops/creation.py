@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..engine.shape import size_of, validate_shape
 from ..engine.types import Shape, is_number  # Nested: TensorLike in the signatures resolves here
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from ..engine import arena
 from ..engine.arena import STATE, new, notify_cut
 from ..engine.convert import bad_value_error, flatten_values
@@ -107,9 +108,9 @@ def _with_rank(values: object, rank: int, fn: str, shape: Sequence[int] | None =
     if len(inferred) != rank:
         raise ShapeError(
             explain(
-                f"{fn}() needs rank {rank} values, got shape {inferred} (rank {len(inferred)}).",
-                f"{fn} is for {rank}-D data only.",
-                "use mt.tensor() for any rank.",
+                N_("{0}() needs rank {1} values, got shape {2} (rank {3}).").format(fn, rank, inferred, len(inferred)),
+                N_("{0} is for {1}-D data only.").format(fn, rank),
+                N_("use mt.tensor() for any rank."),
             ),
             shape=inferred,
         )
@@ -125,7 +126,7 @@ def fill(shape: Sequence[int], value: float) -> Tensor:
     """
     target = validate_shape(shape)
     if not is_number(value):
-        raise bad_value_error(value, " for fill()")
+        raise bad_value_error(value, N_(" for fill()"))
     return new(Tensor, [float(value)] * size_of(target), target, "fill")
 
 
@@ -163,9 +164,9 @@ def _shape_of(t: object, fn: str) -> Shape:
     if not isinstance(t, Tensor):
         raise InvalidArgumentError(
             explain(
-                f"{fn}() needs a Tensor, got {type(t).__name__}.",
-                "It copies the shape of an existing tensor.",
-                f"use mt.zeros(shape) for a shape, or mt.{fn}(mt.tensor(values)).",
+                N_("{0}() needs a Tensor, got {1}.").format(fn, type(t).__name__),
+                N_("It copies the shape of an existing tensor."),
+                N_("use mt.zeros(shape) for a shape, or mt.{0}(mt.tensor(values)).").format(fn),
             ),
             value=t,
         )

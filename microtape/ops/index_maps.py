@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ..engine.shape import check_size, size_of
 from ..engine.types import Axis, Shape, is_int
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_
 
 __all__ = [
     "broadcast_index",
@@ -49,9 +50,8 @@ def broadcast_shapes(a: Shape, b: Shape, op: str = "broadcast") -> Shape:
             from_end = n - i
             raise ShapeError(
                 explain(
-                    f"{op}: cannot broadcast shapes {a} and {b}: dimension -{from_end} "
-                    f"is {da} in one and {db} in the other.",
-                    "Shapes broadcast when each trailing dimension is equal or 1.",
+                    N_("{0}: cannot broadcast shapes {1} and {2}: dimension -{3} is {4} in one and {5} in the other.").format(op, a, b, from_end, da, db),
+                    N_("Shapes broadcast when each trailing dimension is equal or 1."),
                     _broadcast_hint(a, b),
                 ),
                 op=op,
@@ -125,11 +125,11 @@ def normalize_axes(axis: Axis, rank: int, op: str) -> tuple[int, ...]:
         if not is_int(a) or not -rank <= a < max(rank, 1):
             raise InvalidArgumentError(
                 explain(
-                    f"{op}: axis {a!r} is out of range for a tensor of rank {rank}.",
+                    N_("{0}: axis {1} is out of range for a tensor of rank {2}.").format(op, repr(a), rank),
                     f"Axes run from {-rank} to {rank - 1} (negative ones count from the end)."
                     if rank
                     else "A scalar has no axes to reduce.",
-                    "use axis=None to reduce over every axis.",
+                    N_("use axis=None to reduce over every axis."),
                 ),
                 op=op,
                 axis=a,
@@ -139,9 +139,9 @@ def normalize_axes(axis: Axis, rank: int, op: str) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise InvalidArgumentError(
             explain(
-                f"{op}: axis {axis!r} names the same axis twice.",
-                "Each axis may appear once.",
-                "remove the repeated axis.",
+                N_("{0}: axis {1} names the same axis twice.").format(op, repr(axis)),
+                N_("Each axis may appear once."),
+                N_("remove the repeated axis."),
             ),
             op=op,
             axis=axis,

@@ -13,6 +13,7 @@ from ..engine.primitive import primitive
 from ..engine.shape import check_size, size_of
 from ..engine.types import Flat, Shape
 from ..errors import InvalidArgumentError, explain
+from ..language import N_
 from .compare import index_of, one_hot, zeros_like
 from .index_maps import normalize_axes
 from .shape_ops import reshape, transpose
@@ -54,9 +55,9 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0) -> Flat:
     if x.rank == 0:
         raise InvalidArgumentError(
             explain(
-                "gather: x is a scalar, with no axis to take entries from.",
-                "gather takes slices of a tensor of rank 1 or more along an axis.",
-                "x.reshape((1,))",
+                N_("gather: x is a scalar, with no axis to take entries from."),
+                N_("gather takes slices of a tensor of rank 1 or more along an axis."),
+                N_("x.reshape((1,))"),
             ),
             op="gather",
             axis=axis,
@@ -69,9 +70,9 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0) -> Flat:
         if not 0 <= k < n:
             raise InvalidArgumentError(
                 explain(
-                    f"gather: index {v!r} is not in [0, {n}): axis {ax} of x (shape {x.shape}) has {n} entries.",
-                    "Every index must point at an entry of the axis; TensorFlow raises here too (TF.js returns zeros).",
-                    f"indices start at 0, so {n} is one past the end; check how the indices were computed.",
+                    N_("gather: index {0} is not in [0, {1}): axis {2} of x (shape {3}) has {4} entries.").format(repr(v), n, ax, x.shape, n),
+                    N_("Every index must point at an entry of the axis; TensorFlow raises here too (TF.js returns zeros)."),
+                    N_("indices start at 0, so {0} is one past the end; check how the indices were computed.").format(n),
                 ),
                 op="gather",
                 value=v,

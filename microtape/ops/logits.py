@@ -17,6 +17,7 @@ from ..engine.primitive import primitive
 from ..engine.shape import size_of
 from ..engine.types import Flat, Shape
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from .floats import safe_total
 from .index_maps import normalize_axes, reduce_index, reduced_shape
 from .kernels import map_flat
@@ -93,10 +94,9 @@ def _check_reduction(reduction: object, op: str) -> str:
     if reduction not in _REDUCTIONS:
         raise InvalidArgumentError(
             explain(
-                f"{op}: reduction={reduction!r} is not 'mean', 'sum' or 'none'.",
-                "'mean' (the default, TF.js's SUM_BY_NONZERO_WEIGHTS without weights) averages the losses, "
-                "'sum' adds them, 'none' returns each one.",
-                'pass reduction="mean".',
+                N_("{0}: reduction={1} is not 'mean', 'sum' or 'none'.").format(op, repr(reduction)),
+                N_("'mean' (the default, TF.js's SUM_BY_NONZERO_WEIGHTS without weights) averages the losses, 'sum' adds them, 'none' returns each one."),
+                N_('pass reduction="mean".'),
             ),
             op=op,
             value=reduction,
@@ -126,9 +126,9 @@ def _check_same_shape(labels: Tensor, logits: Tensor, op: str) -> None:
     if labels.shape != logits.shape:
         raise ShapeError(
             explain(
-                f"{op}: labels have shape {labels.shape}, logits have shape {logits.shape}.",
-                "Each logit has its label, so the shapes must be equal (TF.js asserts the same).",
-                "reshape the labels to the logits' shape, or one-hot them: mt.one_hot(indices, depth).",
+                N_("{0}: labels have shape {1}, logits have shape {2}.").format(op, labels.shape, logits.shape),
+                N_("Each logit has its label, so the shapes must be equal (TF.js asserts the same)."),
+                N_("reshape the labels to the logits' shape, or one-hot them: mt.one_hot(indices, depth)."),
             ),
             op=op,
             shapes=(labels.shape, logits.shape),
@@ -228,9 +228,9 @@ def softmax_cross_entropy(labels: Tensor, logits: Tensor, axis: int = -1, reduct
     if logits.rank == 0:
         raise InvalidArgumentError(
             explain(
-                "softmax_cross_entropy: the logits are a scalar, with no axis of classes.",
-                "The softmax runs along an axis of classes (the last by default).",
-                "give one logit per class, for example shape (batch, classes).",
+                N_("softmax_cross_entropy: the logits are a scalar, with no axis of classes."),
+                N_("The softmax runs along an axis of classes (the last by default)."),
+                N_("give one logit per class, for example shape (batch, classes)."),
             ),
             op="softmax_cross_entropy",
             axis=axis,

@@ -14,6 +14,7 @@ from .kernels import map_flat, zip3_flat, zip_flat
 from ..engine.primitive import primitive
 from ..engine.types import Flat
 from ..errors import InvalidArgumentError, explain
+from ..language import N_
 from .compare import greater_equal, less_equal, sign, zeros_like
 from .shape_ops import unbroadcast
 from .arithmetic import mul, sub
@@ -158,9 +159,9 @@ def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Fl
             other = "-math.inf" if bound == "clip_value_min" else "math.inf"
             raise InvalidArgumentError(
                 explain(
-                    f"clip_by_value: {bound} must be a number, got {type(value).__name__}: {value!r:.40}.",
-                    "Both bounds are numbers, as in TF.js's tf.clipByValue; there is no open end.",
-                    f"for no bound on that side pass {other} (import math), or use mt.minimum / mt.maximum.",
+                    N_("clip_by_value: {0} must be a number, got {1}: {2}.").format(bound, type(value).__name__, format(repr(value), '.40')),
+                    N_("Both bounds are numbers, as in TF.js's tf.clipByValue; there is no open end."),
+                    N_("for no bound on that side pass {0} (import math), or use mt.minimum / mt.maximum.").format(other),
                 ),
                 op="clip_by_value",
                 bounds=(clip_value_min, clip_value_max),
@@ -169,9 +170,9 @@ def clip_by_value(x: Tensor, clip_value_min: float, clip_value_max: float) -> Fl
     if not lo <= hi:
         raise InvalidArgumentError(
             explain(
-                f"clip_by_value: clip_value_min ({clip_value_min}) must be <= clip_value_max ({clip_value_max}).",
-                "The interval [min, max] would be empty.",
-                "swap the two bounds.",
+                N_("clip_by_value: clip_value_min ({0}) must be <= clip_value_max ({1}).").format(clip_value_min, clip_value_max),
+                N_("The interval [min, max] would be empty."),
+                N_("swap the two bounds."),
             ),
             op="clip_by_value",
             bounds=(clip_value_min, clip_value_max),

@@ -12,6 +12,7 @@ from ..engine.shape import check_size, size_of
 from .index_maps import normalize_axes, reduce_index, reduced_shape
 from ..engine.types import Axis, Flat, Shape, is_int
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from .floats import safe_norm, safe_total
 from .compare import equal, sign
 from .arithmetic import div, mul, sub
@@ -121,9 +122,9 @@ def _norm_ord(ord: object, axis: Axis) -> float:
     if isinstance(ord, bool) or ord not in _ORDS:
         raise InvalidArgumentError(
             explain(
-                f"norm: ord={ord!r} is not a supported order.",
-                "ord is 2 or 'euclidean' (the default), 'fro', 1, math.inf or -math.inf, as in TF.js's tf.norm.",
-                "pass ord=2 for the Euclidean length.",
+                N_("norm: ord={0} is not a supported order.").format(repr(ord)),
+                N_("ord is 2 or 'euclidean' (the default), 'fro', 1, math.inf or -math.inf, as in TF.js's tf.norm."),
+                N_("pass ord=2 for the Euclidean length."),
             ),
             op="norm",
             value=ord,
@@ -131,10 +132,9 @@ def _norm_ord(ord: object, axis: Axis) -> float:
     if isinstance(axis, (list, tuple)) and len(axis) > 1 and ord not in ("euclidean", "fro"):
         raise InvalidArgumentError(
             explain(
-                f"norm: ord={ord!r} over the axes {tuple(axis)} asks for a matrix norm, which microtape does not compute.",
-                "Over several axes microtape computes the Frobenius norm only (ord='fro' or 'euclidean'); "
-                "ord 1, 2 and inf are vector norms (axis=None for all entries, or one int axis).",
-                "pass ord='fro' for the square root of the sum of squares over those axes.",
+                N_("norm: ord={0} over the axes {1} asks for a matrix norm, which microtape does not compute.").format(repr(ord), tuple(axis)),
+                N_("Over several axes microtape computes the Frobenius norm only (ord='fro' or 'euclidean'); ord 1, 2 and inf are vector norms (axis=None for all entries, or one int axis)."),
+                N_("pass ord='fro' for the square root of the sum of squares over those axes."),
             ),
             op="norm",
             value=ord,
@@ -149,9 +149,9 @@ def _norm_axes(x: Tensor, axis: Axis) -> tuple[int, ...]:
     if axis is not None and not is_int(axis) and not (isinstance(axis, (list, tuple)) and all(is_int(a) for a in axis)):
         raise InvalidArgumentError(
             explain(
-                f"norm: axis={axis!r} is not an axis.",
-                "axis is None (every entry: one vector), an int (a batch of vectors) or a tuple of ints.",
-                "pass axis=None, axis=-1 or axis=(0, 1).",
+                N_("norm: axis={0} is not an axis.").format(repr(axis)),
+                N_("axis is None (every entry: one vector), an int (a batch of vectors) or a tuple of ints."),
+                N_("pass axis=None, axis=-1 or axis=(0, 1)."),
             ),
             op="norm",
             axis=axis,
@@ -239,13 +239,13 @@ def matmul(x: Tensor, y: Tensor) -> Flat:
         >>> mt.tensor([1.0, 1.0]) @ a
         Tensor([4.0, 6.0], shape=(2,))
     """
-    for t, side in ((x, "left"), (y, "right")):
+    for t, side in ((x, N_("left")), (y, N_("right"))):
         if len(t.shape) not in (1, 2):
             raise ShapeError(
                 explain(
-                    f"matmul: the {side} operand has shape {t.shape} (rank {t.rank}).",
-                    "matmul takes 1-D and 2-D tensors.",
-                    "reshape it to 2-D first, for example t.reshape((-1, t.shape[-1])).",
+                    N_("matmul: the {0} operand has shape {1} (rank {2}).").format(side, t.shape, t.rank),
+                    N_("matmul takes 1-D and 2-D tensors."),
+                    N_("reshape it to 2-D first, for example t.reshape((-1, t.shape[-1]))."),
                 ),
                 op="matmul",
                 shapes=(x.shape, y.shape),
@@ -254,9 +254,9 @@ def matmul(x: Tensor, y: Tensor) -> Flat:
     if k != k2:
         raise ShapeError(
             explain(
-                f"matmul: inner dimensions differ: {x.shape} @ {y.shape} pairs {k} with {k2}.",
-                "In x @ y the last dimension of x must equal the first dimension of y.",
-                "transpose one operand (y.T) or check which axis holds the features.",
+                N_("matmul: inner dimensions differ: {0} @ {1} pairs {2} with {3}.").format(x.shape, y.shape, k, k2),
+                N_("In x @ y the last dimension of x must equal the first dimension of y."),
+                N_("transpose one operand (y.T) or check which axis holds the features."),
             ),
             op="matmul",
             shapes=(x.shape, y.shape),

@@ -17,6 +17,7 @@ from .index_maps import broadcast_index, broadcast_shapes, expand_index, normali
 from ..engine.shape import check_size, size_of, validate_shape
 from ..engine.types import Axis, Flat, Shape
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_
 from ..engine.tensor import Grads, Tensor
 
 __all__ = [
@@ -105,9 +106,9 @@ def _check_perm(perm: Sequence[int] | None, rank: int) -> tuple[int, ...]:
     if sorted(p) != list(range(rank)):
         raise InvalidArgumentError(
             explain(
-                f"transpose: perm {p} is not a permutation of the {rank} axes {tuple(range(rank))}.",
-                "perm must name every axis exactly once.",
-                f"for a rank-{rank} tensor try perm={tuple(range(rank - 1, -1, -1))}.",
+                N_("transpose: perm {0} is not a permutation of the {1} axes {2}.").format(p, rank, tuple(range(rank))),
+                N_("perm must name every axis exactly once."),
+                N_("for a rank-{0} tensor try perm={1}.").format(rank, tuple(range(rank - 1, -1, -1))),
             ),
             op="transpose",
             perm=p,
@@ -150,9 +151,9 @@ def _infer_shape(x: Tensor, shape: Sequence[int]) -> Shape:
     if dims is None or any(isinstance(d, bool) or not isinstance(d, int) or d < -1 for d in dims) or dims.count(-1) > 1:
         raise ShapeError(
             explain(
-                f"reshape: {shape!r} is not a valid shape.",
-                "A shape is a tuple of non-negative ints, with at most one -1 (inferred).",
-                "for example x.reshape((2, -1)).",
+                N_("reshape: {0} is not a valid shape.").format(repr(shape)),
+                N_("A shape is a tuple of non-negative ints, with at most one -1 (inferred)."),
+                N_("for example x.reshape((2, -1))."),
             ),
             op="reshape",
             shapes=(x.shape, shape),
@@ -162,9 +163,9 @@ def _infer_shape(x: Tensor, shape: Sequence[int]) -> Shape:
         if known == 0 or x.size % known:
             raise ShapeError(
                 explain(
-                    f"reshape: cannot infer -1 in {tuple(dims)} for {x.size} entries (shape {x.shape}).",
-                    "The known dimensions must divide the number of entries.",
-                    "check the other dimensions of the new shape.",
+                    N_("reshape: cannot infer -1 in {0} for {1} entries (shape {2}).").format(tuple(dims), x.size, x.shape),
+                    N_("The known dimensions must divide the number of entries."),
+                    N_("check the other dimensions of the new shape."),
                 ),
                 op="reshape",
                 shapes=(x.shape, tuple(dims)),
@@ -174,10 +175,9 @@ def _infer_shape(x: Tensor, shape: Sequence[int]) -> Shape:
     if size_of(target) != x.size:
         raise ShapeError(
             explain(
-                f"reshape: cannot reshape {x.size} entries (shape {x.shape}) into shape {target} "
-                f"({size_of(target)} entries).",
-                "reshape keeps every entry, so the sizes must match.",
-                "use -1 for one dimension to let microtape compute it.",
+                N_("reshape: cannot reshape {0} entries (shape {1}) into shape {2} ({3} entries).").format(x.size, x.shape, target, size_of(target)),
+                N_("reshape keeps every entry, so the sizes must match."),
+                N_("use -1 for one dimension to let microtape compute it."),
             ),
             op="reshape",
             shapes=(x.shape, target),
@@ -219,9 +219,9 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Flat:
     if broadcast_shapes(x.shape, target, "broadcast_to") != target:
         raise ShapeError(
             explain(
-                f"broadcast_to: shape {x.shape} cannot be broadcast to {target}.",
-                "broadcast_to may add leading axes and stretch size-1 axes only.",
-                "reshape first so the axes line up.",
+                N_("broadcast_to: shape {0} cannot be broadcast to {1}.").format(x.shape, target),
+                N_("broadcast_to may add leading axes and stretch size-1 axes only."),
+                N_("reshape first so the axes line up."),
             ),
             op="broadcast_to",
             shapes=(x.shape, target),
@@ -258,9 +258,9 @@ def _slice_spec(x: Tensor, begin: int | Sequence[int], size: int | Sequence[int]
     if not ok or b is None or s is None:
         raise InvalidArgumentError(
             explain(
-                f"slice: begin {begin!r} and size {size!r} do not fit shape {x.shape}.",
-                "Give one begin and one size (or -1 for 'to the end') per axis, inside the tensor.",
-                f"for example mt.slice(x, {tuple(0 for _ in x.shape)}, {x.shape}).",
+                N_("slice: begin {0} and size {1} do not fit shape {2}.").format(repr(begin), repr(size), x.shape),
+                N_("Give one begin and one size (or -1 for 'to the end') per axis, inside the tensor."),
+                N_("for example mt.slice(x, {0}, {1}).").format(tuple(0 for _ in x.shape), x.shape),
             ),
             op="slice",
             shape=x.shape,
@@ -308,9 +308,9 @@ def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 
     if len(pads) != x.rank or any(len(p) != 2 or min(p) < 0 for p in pads):
         raise InvalidArgumentError(
             explain(
-                f"pad: paddings {pads} do not fit a tensor of shape {x.shape}.",
-                "Give one (before, after) pair of non-negative ints per axis.",
-                f"for example {[(1, 1)] * x.rank}.",
+                N_("pad: paddings {0} do not fit a tensor of shape {1}.").format(pads, x.shape),
+                N_("Give one (before, after) pair of non-negative ints per axis."),
+                N_("for example {0}.").format([(1, 1)] * x.rank),
             ),
             op="pad",
             shape=x.shape,
@@ -349,9 +349,9 @@ def concat(xs: Sequence[Tensor], axis: int = 0) -> Flat:
     if ax is None:
         raise ShapeError(
             explain(
-                "concat: cannot concatenate scalars (rank 0).",
-                "concat joins along an existing axis.",
-                "use mt.stack to make a new axis.",
+                N_("concat: cannot concatenate scalars (rank 0)."),
+                N_("concat joins along an existing axis."),
+                N_("use mt.stack to make a new axis."),
             ),
             op="concat",
             shapes=tuple(t.shape for t in xs),
@@ -360,9 +360,9 @@ def concat(xs: Sequence[Tensor], axis: int = 0) -> Flat:
         if t.rank != first.rank or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != ax):
             raise ShapeError(
                 explain(
-                    f"concat: shapes {[t.shape for t in xs]} differ outside axis {ax}.",
-                    "Every tensor must have the same shape except along the concat axis.",
-                    "reshape or transpose the odd one out.",
+                    N_("concat: shapes {0} differ outside axis {1}.").format([t.shape for t in xs], ax),
+                    N_("Every tensor must have the same shape except along the concat axis."),
+                    N_("reshape or transpose the odd one out."),
                 ),
                 op="concat",
                 shapes=tuple(t.shape for t in xs),

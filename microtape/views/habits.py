@@ -19,14 +19,15 @@ from collections.abc import Callable, Sequence
 from typing import Final, NoReturn, Protocol
 
 from ..errors import UnsupportedAttributeError, UnsupportedOperationError, explain
+from ..language import N_
 
 # The rule shared by every gradient habit, and a hint that runs as it stands.
-_GRADIENTS: Final = "Tensors hold no gradients: mt.grad(f) and tape.gradient() return fresh ones."
+_GRADIENTS: Final = N_("Tensors hold no gradients: mt.grad(f) and tape.gradient() return fresh ones.")
 _GRAD_OF_F: Final = "dx = mt.grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))"
-_NO_DEVICE: Final = "microtape computes with Python floats on the CPU: there are no devices to move to."
-_ONE_DTYPE: Final = "Every tensor is float64 already (Python floats); there is no other dtype."
-_IMMUTABLE: Final = "Tensors are immutable; only a variable (mt.variable) can be assigned to."
-_SNAKE: Final = "microtape spells TF.js's names in snake_case (tf.variableGrads is mt.variable_grads)."
+_NO_DEVICE: Final = N_("microtape computes with Python floats on the CPU: there are no devices to move to.")
+_ONE_DTYPE: Final = N_("Every tensor is float64 already (Python floats); there is no other dtype.")
+_IMMUTABLE: Final = N_("Tensors are immutable; only a variable (mt.variable) can be assigned to.")
+_SNAKE: Final = N_("microtape spells TF.js's names in snake_case (tf.variableGrads is mt.variable_grads).")
 _RENAMED: Final = {"logSumExp": "logsumexp", "print": "print"}
 """TF.js names whose snake_case twin is not spelled by the plain rule."""
 
@@ -35,42 +36,42 @@ _RENAMED: Final = {"logSumExp": "logsumexp", "print": "print"}
 HABITS: Final[dict[str, tuple[str, str]]] = {
     "backward": (_GRADIENTS, _GRAD_OF_F),
     "grad": (_GRADIENTS, "dt = mt.grad(lambda x: (x * x).sum())(t)"),
-    "zero_grad": (_GRADIENTS, "delete the call: there is nothing to reset."),
+    "zero_grad": (_GRADIENTS, N_("delete the call: there is nothing to reset.")),
     "requires_grad": (
-        "A tape records every op run inside it; a parameter is a variable, which tapes watch by themselves.",
+        N_("A tape records every op run inside it; a parameter is a variable, which tapes watch by themselves."),
         "w = mt.variable(t)",
     ),
     "requires_grad_": (
-        "A tape records every op run inside it; a parameter is a variable, which tapes watch by themselves.",
+        N_("A tape records every op run inside it; a parameter is a variable, which tapes watch by themselves."),
         "w = mt.variable(t)",
     ),
-    "detach": ("A tensor holds no graph, tapes do; a copy made with mt.tensor(t) is a constant to every tape.", "u = mt.tensor(t)"),
-    "numpy": ("microtape is plain Python: values come out as lists.", "t.tolist()"),
-    "cpu": (_NO_DEVICE, "delete the call."),
-    "cuda": (_NO_DEVICE, "delete the call."),
-    "to": (_NO_DEVICE + " " + _ONE_DTYPE, "delete the call."),
-    "astype": (_ONE_DTYPE, "delete the call."),
-    "ndim": ("The number of dimensions is called rank, as in TensorFlow.", "t.rank"),
-    "flatten": ("Reshape with -1 for the dimension to infer.", "t.reshape((-1,))"),
-    "view": ("Shapes change with reshape, which takes the new shape as a tuple.", "t.reshape((-1,))"),
-    "copy": ("A copy that the tape records is a clone.", "t.clone()"),
+    "detach": (N_("A tensor holds no graph, tapes do; a copy made with mt.tensor(t) is a constant to every tape."), "u = mt.tensor(t)"),
+    "numpy": (N_("microtape is plain Python: values come out as lists."), "t.tolist()"),
+    "cpu": (_NO_DEVICE, N_("delete the call.")),
+    "cuda": (_NO_DEVICE, N_("delete the call.")),
+    "to": (N_("microtape computes with Python floats on the CPU: there are no devices to move to. Every tensor is float64 already (Python floats); there is no other dtype."), N_("delete the call.")),
+    "astype": (_ONE_DTYPE, N_("delete the call.")),
+    "ndim": (N_("The number of dimensions is called rank, as in TensorFlow."), "t.rank"),
+    "flatten": (N_("Reshape with -1 for the dimension to infer."), "t.reshape((-1,))"),
+    "view": (N_("Shapes change with reshape, which takes the new shape as a tuple."), "t.reshape((-1,))"),
+    "copy": (N_("A copy that the tape records is a clone."), "t.clone()"),
     "assign": (_IMMUTABLE, "w = mt.variable(t); w.assign(t * 2.0)"),
     "assign_add": (_IMMUTABLE, "w = mt.variable(t); w.assign_add(t)"),
     "assign_sub": (_IMMUTABLE, "w = mt.variable(t); w.assign_sub(t)"),
     # TF.js's camelCase methods and tf.print
     "dataSync": (_SNAKE, "t.data_sync()"),
-    "arraySync": ("The nested values come from tolist(), as from a Python list.", "t.tolist()"),
-    "print": ("Printing is a function, as tf.print is in TF.js: mt.print(t).", "mt.print(t)"),
+    "arraySync": (N_("The nested values come from tolist(), as from a Python list."), "t.tolist()"),
+    "print": (N_("Printing is a function, as tf.print is in TF.js: mt.print(t)."), "mt.print(t)"),
 }
 
 # Optimizer habits from PyTorch: name -> (what microtape does instead, hint given ``opt`` and ``loss``).
 OPTIMIZER_HABITS: Final[dict[str, tuple[str, str]]] = {
     "zero_grad": (
-        "Gradients never accumulate here: each step computes fresh ones, so there is nothing to reset.",
-        "delete the call; opt.minimize(loss) computes and applies the gradients in one step.",
+        N_("Gradients never accumulate here: each step computes fresh ones, so there is nothing to reset."),
+        N_("delete the call; opt.minimize(loss) computes and applies the gradients in one step."),
     ),
     "step": (
-        "An optimizer takes the loss function: minimize() computes the gradients and applies them, as in TF.js.",
+        N_("An optimizer takes the loss function: minimize() computes the gradients and applies them, as in TF.js."),
         "opt.minimize(lambda: (w * w).sum())",
     ),
 }
@@ -87,7 +88,7 @@ def attribute_error(obj: object, name: str, shape: tuple[int, ...]) -> Unsupport
     if name == "grad" and kind == "Variable":
         hint = "value, grads = mt.variable_grads(lambda: (t * t).sum()); dt = grads[t]"
     return UnsupportedAttributeError(
-        explain(f"{used}: a microtape {kind} (shape {shape}) has no {name!r}.", rule, hint),
+        explain(N_("{0}: a microtape {1} (shape {2}) has no {3}.").format(used, kind, shape, repr(name)), rule, hint),
         name=name,
         shape=shape,
     )
@@ -114,26 +115,26 @@ def missing(name: str) -> property:
 
 _ASSIGNED: Final[dict[str, tuple[str, str]]] = {
     "requires_grad": (
-        "There is no flag to set: watch the tensor on a tape, which then records the ops that use it "
-        "(tapes watch variables by themselves).",
+        N_("There is no flag to set: watch the tensor on a tape, which then records the ops that use it "
+           "(tapes watch variables by themselves)."),
         "with mt.GradientTape() as tape: tape.watch(t); y = (t * t).sum()",
     ),
     "grad": (
-        "Gradients are returned, not stored: mt.grad(f) and tape.gradient() return fresh ones, "
-        "so a tensor has no gradient to set or to reset.",
+        N_("Gradients are returned, not stored: mt.grad(f) and tape.gradient() return fresh ones, "
+           "so a tensor has no gradient to set or to reset."),
         "dt = mt.grad(lambda x: (x * x).sum())(t)",
     ),
-    "dtype": (_ONE_DTYPE, "delete the line: every tensor is float64 already."),
+    "dtype": (_ONE_DTYPE, N_("delete the line: every tensor is float64 already.")),
     "name": (
-        "A variable's name is given when it is made, mt.variable(t, name=...), and stays: "
-        "names are unique among the live variables.",
+        N_("A variable's name is given when it is made, mt.variable(t, name=...), and stays: "
+           "names are unique among the live variables."),
         "t2 = mt.variable(t)",
     ),
 }
 """name -> (the rule, a hint) for assignments that are habits of their own; the others say
 tensors are immutable (shape: with a reshape that fits)."""
-_NOT_GRADIENT: Final = "delete the line: a tensor that no tape watches gets no gradient."
-_NOTHING_TO_RESET: Final = "delete the line: gradients never accumulate, so there is nothing to reset."
+_NOT_GRADIENT: Final = N_("delete the line: a tensor that no tape watches gets no gradient.")
+_NOTHING_TO_RESET: Final = N_("delete the line: gradients never accumulate, so there is nothing to reset.")
 
 
 def assignment_error(obj: object, name: str, value: object) -> UnsupportedAttributeError:
@@ -150,26 +151,26 @@ def assignment_error(obj: object, name: str, value: object) -> UnsupportedAttrib
     shape = getattr(obj, "shape", ())
     size = getattr(obj, "size", 1)
     immutable = (
-        "Tensors are immutable: ops make new tensors; only a variable (mt.variable) changes, with assign."
+        N_("Tensors are immutable: ops make new tensors; only a variable (mt.variable) changes, with assign.")
         if kind != "Variable"
-        else "A variable changes only through assign, assign_add and assign_sub; its other attributes are fixed."
+        else N_("A variable changes only through assign, assign_add and assign_sub; its other attributes are fixed.")
     )
     rule, hint = _ASSIGNED.get(name, (immutable, "t.assign(t * 2.0)" if kind == "Variable" else "w = mt.variable(t); w.assign(t * 2.0)"))
     if name == "shape":
-        keeps = "A variable keeps its shape" if kind == "Variable" else "Tensors are immutable (only a variable changes, with assign)"
+        keeps = N_("A variable keeps its shape") if kind == "Variable" else N_("Tensors are immutable (only a variable changes, with assign)")
         dims = _dims(value)
         if dims is not None and math.prod(dims) == size:
-            rule = f"{keeps}: reshape makes a new tensor with the same {size} entries in the new shape."
+            rule = N_("{0}: reshape makes a new tensor with the same {1} entries in the new shape.").format(keeps, size)
             hint = f"t = t.reshape({dims!r})"
         else:
-            rule = f"{keeps}: reshape makes a new tensor with the same {size} entries, in a shape that holds {size}."
+            rule = N_("{0}: reshape makes a new tensor with the same {1} entries, in a shape that holds {2}.").format(keeps, size, size)
             hint = f"t = t.reshape(({size},))"
     elif name == "requires_grad" and value is False:
         hint = _NOT_GRADIENT
     elif name == "grad" and value is None:
         hint = _NOTHING_TO_RESET
     return UnsupportedAttributeError(
-        explain(f"t.{name} = {_short(value)}: a {kind}'s {name} cannot be assigned (t has shape {shape}).", rule, hint),
+        explain(N_("t.{0} = {1}: a {2}'s {3} cannot be assigned (t has shape {4}).").format(name, _short(value), kind, name, shape), rule, hint),
         name=name,
         shape=shape,
     )
@@ -213,7 +214,7 @@ def optimizer_error(obj: object, name: str) -> UnsupportedAttributeError:
     rule, hint = OPTIMIZER_HABITS[name]
     kind = type(obj).__name__
     return UnsupportedAttributeError(
-        explain(f"opt.{name}(): a microtape optimizer ({kind}) has no {name!r}.", rule, hint), name=name, shape=()
+        explain(N_("opt.{0}(): a microtape optimizer ({1}) has no {2}.").format(name, kind, repr(name)), rule, hint), name=name, shape=()
     )
 
 
@@ -229,7 +230,7 @@ def module_attribute_error(name: str, public: Sequence[str]) -> AttributeError:
     snake = snake_case(name)
     if snake != name and snake in public:
         return UnsupportedAttributeError(
-            explain(f"mt.{name}: microtape has no {name!r}.", _SNAKE, f"mt.{snake}"), name=name, shape=()
+            explain(N_("mt.{0}: microtape has no {1}.").format(name, repr(name)), _SNAKE, f"mt.{snake}"), name=name, shape=()
         )
     return AttributeError(f"module 'microtape' has no attribute {name!r}", name=name, obj=None)
 
@@ -240,10 +241,9 @@ def inplace_error(op: str, name: str, shape: tuple[int, ...]) -> UnsupportedOper
     new = f"w.{method}(delta)" if method else f"w.assign(w {op[:-1]} delta)"
     return UnsupportedOperationError(
         explain(
-            f"w {op} delta: variable {name!r} (shape {shape}) cannot change with an in-place operator; "
-            f"Python would make a plain tensor and rebind the name w to it, leaving the variable as it was.",
-            "A variable changes through assign, assign_add and assign_sub (variable.assign in TF.js).",
-            f"{new}, for example w.assign_sub(g * 0.1) for w -= g * 0.1.",
+            N_("w {0} delta: variable {1} (shape {2}) cannot change with an in-place operator; Python would make a plain tensor and rebind the name w to it, leaving the variable as it was.").format(op, repr(name), shape),
+            N_("A variable changes through assign, assign_add and assign_sub (variable.assign in TF.js)."),
+            N_("{0}, for example w.assign_sub(g * 0.1) for w -= g * 0.1.").format(new),
         ),
         op=op,
         shape=shape,
@@ -258,8 +258,8 @@ def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> Unsuppor
     shown = "" if number else f", u is a {type(other).__name__}"
     return UnsupportedOperationError(
         explain(
-            f"t {op} {right}: the ordering operators do not compare tensors (t has shape {shape}{shown}).",
-            f"== is identity here (tensors are dict keys), so no operator makes masks: mt.{fn} does.",
+            N_("t {0} {1}: the ordering operators do not compare tensors (t has shape {2}{3}).").format(op, right, shape, shown),
+            N_("== is identity here (tensors are dict keys), so no operator makes masks: mt.{0} does.").format(fn),
             f"t.{fn}({right})",
         ),
         op=op,
@@ -271,8 +271,8 @@ def len_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
     """The error for ``len(t)``."""
     return UnsupportedOperationError(
         explain(
-            f"len(t): a tensor of shape {shape} has no len().",
-            "The length of the first axis is t.shape[0]; the number of entries is t.size.",
+            N_("len(t): a tensor of shape {0} has no len().").format(shape),
+            N_("The length of the first axis is t.shape[0]; the number of entries is t.size."),
             "t.shape[0]" if shape else "t.size",
         ),
         op="len",
@@ -286,11 +286,11 @@ def index_error(key: object, shape: tuple[int, ...]) -> UnsupportedOperationErro
         rest = len(shape) - 1
         hint = f"mt.slice(t, {(key,) + (0,) * rest}, {(1,) + (-1,) * rest})"
     else:
-        hint = "cut a block with mt.slice(t, begin, size), or read the values with t.tolist()."
+        hint = N_("cut a block with mt.slice(t, begin, size), or read the values with t.tolist().")
     return UnsupportedOperationError(
         explain(
-            f"t[{key!r}]: a tensor (shape {shape}) cannot be indexed with [].",
-            "mt.slice(t, begin, size) cuts out a block, gradients flow through; t.tolist() reads values.",
+            N_("t[{0}]: a tensor (shape {1}) cannot be indexed with [].").format(repr(key), shape),
+            N_("mt.slice(t, begin, size) cuts out a block, gradients flow through; t.tolist() reads values."),
             hint,
         ),
         op="getitem",
@@ -303,8 +303,8 @@ def contains_error(value: object, shape: tuple[int, ...]) -> UnsupportedOperatio
     shown = repr(value) if isinstance(value, (int, float)) else "x"
     return UnsupportedOperationError(
         explain(
-            f"{shown} in t: a tensor (shape {shape}) is not a container; `in` would iterate over it.",
-            "Ops such as mt.equal(t, x) compare entries; t.data_sync() gives the values as a flat list.",
+            N_("{0} in t: a tensor (shape {1}) is not a container; `in` would iterate over it.").format(shown, shape),
+            N_("Ops such as mt.equal(t, x) compare entries; t.data_sync() gives the values as a flat list."),
             f"{shown} in t.data_sync()",
         ),
         op="contains",
@@ -316,8 +316,8 @@ def iter_error(shape: tuple[int, ...]) -> UnsupportedOperationError:
     """The error for ``for x in t`` (and ``list(t)``, ``x in t``)."""
     return UnsupportedOperationError(
         explain(
-            f"for x in t: a tensor (shape {shape}) is not iterable.",
-            "Ops such as t.sum() or mt.exp(t) loop over the entries; t.tolist() gives the values.",
+            N_("for x in t: a tensor (shape {0}) is not iterable.").format(shape),
+            N_("Ops such as t.sum() or mt.exp(t) loop over the entries; t.tolist() gives the values."),
             "rows = t.tolist()",
         ),
         op="iter",

@@ -1,0 +1,182 @@
+"""What a Russian student runs, run in Russian, scanned for English words outside code, names and values.
+
+The scanner is the book's (``tests/test_docs.py``: ``english_words``), fed the
+terminal's text as a page's paragraph; an op's name (``mul``, ``tanh``) is a
+name too. What is scanned: ``selfcheck``, the reports a chapter prints when a
+gradient is wrong (``check_grads`` with its culprit, ``summary()``,
+``explain_gradient``, backward steps, the tape drawing), the dashboard's page,
+and grading in Russian: every starter as it is handed out (files and
+notebooks), a file that does not load, one that does not parse, and a
+notebook with a wrong answer (the culprit's notebook line, the skipped magics).
+
+Still partly English, marked ``xfail(strict=True)`` below so that fixing it
+shows: the misuse table's errors (about half of ``MicrotapeError``'s messages,
+outside engine/, autodiff/, ops/ and the habits, are not catalog templates
+yet). A chapter's tour is not scanned whole: its own ``print`` lines are the
+chapter's code, English in both editions (the book's page scan leaves output
+out too); what microtape prints in it is covered by the parts above.
+"""
+
+from __future__ import annotations
+
+import gc
+import html
+import io
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import microtape as mt
+from microtape import cli
+from microtape.engine.primitive import OPS
+from microtape.language import chosen, use
+
+from ..test_docs import english_words
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = frozenset(OPS) | {"selfcheck", "check_grads", "dout", "VJP", "custom_grad", "cube", "center", "energy", "mode", "order", "eps", "atol", "rtol", "out"}
+"""Names a Russian text writes as they are: ops, commands, arguments of check_grads."""
+
+
+def english(text: str) -> list[str]:
+    """The English words of a terminal text, outside names and values."""
+    text = re.sub(r"(?<!\w)--[\w-]+|`[^`\n]*`", " ", text)  # an option (--seed, --lang), code in backquotes
+    return [w for w in english_words(f"<p>{html.escape(text)}</p>") if w not in NAMES]
+
+
+@pytest.fixture
+def russian() -> Iterator[None]:
+    before = chosen()
+    use("ru")
+    yield
+    use(before)
+
+
+def test_the_scanner_finds_english_and_lets_names_pass() -> None:
+    assert english("шаг 1: mul в x.py:3, check_grads: пройдена") == []
+    assert {"the", "wrong"} <= set(english("the answer went wrong: шаг 1"))
+
+
+def test_selfcheck_in_russian(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["selfcheck", "--lang", "ru"]) == 0
+    out = capsys.readouterr().out
+    assert "selfcheck пройден" in out.splitlines()[-1]
+    assert english(out) == [], out[-2000:]
+    assert chosen() is None  # the command's language does not outlive it
+
+
+def _wrong_model() -> tuple[Callable[..., mt.Tensor], list[mt.Tensor]]:
+    def center(t: mt.Tensor) -> tuple[mt.Tensor, Callable[[mt.Tensor], mt.Tensor]]:
+        return t - t.mean(axis=-1, keepdims=True), lambda dy: dy  # forgets that the mean moves with t
+
+    center_op = mt.custom_grad(center)
+
+    def model(inputs: mt.Tensor, w1: mt.Tensor, w2: mt.Tensor) -> mt.Tensor:
+        out = mt.tanh(center_op(inputs @ w1)) @ w2
+        return (out * out).mean()
+
+    return model, [mt.random_normal((4, 3), seed=1), mt.random_normal((3, 2), seed=2), mt.random_normal((2, 1), seed=3)]
+
+
+def test_the_reports_of_a_wrong_gradient_in_russian(russian: None) -> None:
+    model, xs = _wrong_model()
+    report = mt.check_grads(model, xs)
+    text = str(report)
+    assert not report.ok and "НЕ ПРОЙДЕНА" in text and "виновная операция" in text
+    assert english(text) == [], text
+    x = mt.tensor([1.0, 2.0])
+    with mt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = (mt.relu(x - 1.5) * x).sum()
+    tape.gradient(y, x)
+    texts = [tape.summary(), *(str(s) for s in tape.backward_steps(y, {"x": x}))]
+    texts += [str(mt.explain_gradient(lambda x: (mt.relu(x - 1.5) * x).sum(), [x], index=i)) for i in (0, 1)]
+    svg = tape.to_svg()
+    texts.append(" ".join(part.split(">")[-1] for part in svg.split("</text>")[:-1]))
+    tape.release()
+    for text in texts:
+        assert english(text) == [], text
+
+
+def test_the_dashboard_page_in_russian(russian: None) -> None:
+    from microtape.dashboard.demo import train_rnn
+    import asyncio
+
+    dash = mt.Dashboard("демо", monitor=mt.GradientMonitor())
+    asyncio.run(train_rnn(dash, 60))  # the unclipped start: the monitor flags exploding steps
+    dash.finish()
+    page = dash.html(live=True)
+    assert 'lang="ru"' in page and "взрывающийся градиент" in page
+    assert english_words(page) == [], page[:3000]  # the page as a browser shows it: the book's scanner as it is
+
+
+def _grade(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "microtape", "grade", *args, "--lang", "ru"], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _reports(result: subprocess.CompletedProcess[str]) -> list[str]:
+    found = json.loads(result.stdout)
+    entries = found["files"]
+    return [str(entry.get("report_ru", "")) for entry in entries]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", [False, True], ids=["files", "notebooks"])
+def test_grading_every_starter_in_russian(tmp_path: Path, notebook: bool) -> None:
+    assert cli.exercises(tmp_path, out=io.StringIO(), lang="ru", notebook=notebook) == 0
+    result = _grade(".", "--format", "json", "--jobs", "2", cwd=tmp_path)
+    reports = _reports(result)
+    assert len(reports) == len(list(tmp_path.glob("ex*"))), result.stderr[-2000:]
+    for report in reports:
+        assert report and english(report) == [], report
+
+
+def test_grading_what_does_not_load_or_parse_in_russian(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text('EXERCISE = "ex04_softplus_vjp"\nundefined_name\n', encoding="utf-8")
+    (tmp_path / "syn.py").write_text('EXERCISE = "ex04_softplus_vjp"\ndef (:\n', encoding="utf-8")
+    for name, words in (("bad.py", "при загрузке файла возникло NameError"), ("syn.py", "файл не разбирается")):
+        out = _grade(name, cwd=tmp_path).stdout
+        assert words in out and "подсказка: " in out, out
+        python_says = {"name", "undefined_name", "is", "not", "defined", "invalid", "syntax", "def"}  # Python's own words: a value
+        assert [w for w in english(out) if w not in python_says] == [], out
+
+
+def test_grading_a_wrong_notebook_in_russian(tmp_path: Path) -> None:
+    assert cli.exercises(tmp_path, out=io.StringIO(), lang="ru", notebook=True) == 0
+    path = tmp_path / "ex04e_wrong_factor.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and "WRONG_OP = " in source:
+            cell["source"] = source.replace("WRONG_OP = ", "WRONG_OP = 'mul'  # ", 1).splitlines(True)
+    nb["cells"].insert(1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["!ls\n"]})
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    out = _grade(path.name, cwd=tmp_path).stdout
+    assert "ячейка 2, строка 1: !ls" in out, out
+    assert "вызванной в ex04e_wrong_factor.ipynb, ячейка" in out and "energy в точке [" in out, out
+    assert english(out) == [], out
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="MicrotapeError messages are still English: explain()'s f-strings are not yet catalog templates")
+def test_the_misuse_table_s_errors_in_russian(russian: None, tmp_path: Path) -> None:
+    from ..test_misuse import CASES, KEEP, NAMES
+
+    found: dict[str, list[str]] = {}
+    for case in CASES:
+        try:
+            case.setup(tmp_path)()
+        except Exception as err:  # noqa: BLE001 - every error a case raises is scanned
+            words = english(str(err))
+            if words:
+                found[case.name] = words
+        finally:
+            KEEP.clear()  # the cases' set-ups keep their objects (tapes among them) alive until told not to
+            NAMES.clear()
+            gc.collect()
+    assert not found, found
