@@ -560,6 +560,52 @@ fig.tight_layout()
 # offset in f, or in float32), the line stops being calculus, and a careful
 # test must say so rather than read a slope from noise.
 #
+# microtape's taylor_test
+# -----------------------
+#
+# :func:`microtape.taylor_test` runs the same measurement and says what it
+# means. It takes the function and the point, draws a seeded random
+# direction scaled to each input (or takes ``direction=``), halves h from
+# ``h0`` for ``steps`` steps, and reads the orders at the smallest steps
+# that stay above rounding. A wrong gradient is *failed* with the slope it
+# gives and the one f's change implies; a kink crossed by the steps, a
+# jump, or a NaN is *inconclusive*, with the reason. Here it is on the loss
+# above, and on the same loss with a hand-written gradient that forgets
+# tanh's own derivative:
+print(mt.taylor_test(smooth_loss, [x_t], [v_t]))
+
+forgetful = mt.custom_grad(lambda t: ((mt.tanh(t) * t).sum(), lambda dy: dy * mt.tanh(t)))
+print(mt.taylor_test(forgetful, [x_t], [v_t]).headline())
+print(mt.taylor_test(forgetful, [x_t], [v_t]).reason)
+
+# %%
+# The cases that fool a central difference do not fool it. A ReLU whose
+# input sits 1e-7 from its kink, a loss with an offset of 1e9, inputs of
+# size 1e-8: each is judged by a slope, so the right gradient passes and a
+# gradient half as large fails, at every scale. At the kink of ``abs``
+# itself the right gradient gets no verdict (inconclusive: the slope there
+# is not defined), while the halved one still fails, since its error on the
+# smooth entry 2.0 is more than the kink explains:
+Loss = Callable[[mt.Tensor], mt.Tensor]
+fooling: list[tuple[str, Loss, list[float]]] = [
+    ("relu near its kink", lambda t: mt.relu(t).sum(), [1e-7, 0.5]),
+    ("offset of 1e9", lambda t: (t * t).sum() + 1e9, [0.3, -1.2]),
+    ("inputs of 1e-8", lambda t: (t * t).sum(), [1e-8, -2e-8]),
+    ("abs at its kink", lambda t: t.abs().sum(), [0.0, 2.0]),
+]
+
+
+def halved(loss: Loss) -> Loss:
+    """``loss`` with a hand-written gradient of 0.5 per entry: wrong wherever the true slope is not 0.5."""
+    return mt.custom_grad(lambda t: (loss(t), lambda dy: dy * 0.5 * mt.ones_like(t)))
+
+
+for label, loss, point in fooling:
+    with_right = mt.taylor_test(loss, [mt.tensor(point)]).verdict
+    with_half = mt.taylor_test(halved(loss), [mt.tensor(point)]).verdict
+    print(f"{label:<20} right gradient: {with_right:<13} half the gradient: {with_half}")
+
+# %%
 # What we built
 # -------------
 #
