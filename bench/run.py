@@ -8,7 +8,7 @@ measured in the same process run, alternating the two; times are medians of
     python bench/run.py --only mlp       # one workload (names below)
     python bench/run.py --quick          # tiny sizes, 1 repetition: a smoke test, ratios meaningless
 
-Workloads: mlp, chain, chain1m, matmul, checkgrads, tidy, gc, anomaly, tape_svg, function, explain.
+Workloads: mlp, chain, chain1m, matmul, checkgrads, tidy, gc, anomaly, tape_svg, function, explain, forward.
 ``chain1m`` (a million ops, about a minute) is skipped by ``--quick``.
 Standard library only, plus microtape; the chain is also raced against
 micrograd and PyTorch when they are installed (``pip install -e '.[bench]'``
@@ -29,6 +29,7 @@ import anomaly
 import chain
 import checkgrads
 import explain
+import forward
 import function
 import gc_cost
 import matmul
@@ -49,6 +50,7 @@ WORKLOADS: dict[str, Callable[[Config], list[Row]]] = {
     "tape_svg": tape_svg.run,
     "function": function.run,
     "explain": explain.run,
+    "forward": forward.run,
 }
 SLOW = {"chain1m"}
 

@@ -51,6 +51,7 @@ def test_bench_quick_runs_and_prints_the_table() -> None:
     assert "| workload" in result.stdout and "| ratio" in result.stdout, result.stdout
     assert "| microtape" in result.stdout and "| met?" in result.stdout, result.stdout
     assert "vs tuple tape" in result.stdout and "vs micrograd" in result.stdout, result.stdout
+    assert "| jvp of tanh(W @ x)" in result.stdout and "| taylor_test of sum(tanh(W @ x))" in result.stdout, result.stdout
 
 
 @pytest.mark.slow
