@@ -63,6 +63,47 @@ def _run_case(case: Case, mode: GradCheckMode, order: GradCheckOrder) -> tuple[b
     return result
 
 
+_FROZEN: Final = {"gather": "indices", "one_hot": "indices", "where": "condition"}
+"""Inputs a direction must not move: whole-number indices, and where's condition (a flip is a jump)."""
+
+
+def _run_forward(case: Case) -> tuple[bool, float]:
+    """``jvp`` along a seeded random direction against the directional central difference of the op."""
+    import math
+    import random
+
+    from .autodiff.forward import jvp
+    from .engine.arena import DISPATCH, run_in_scope
+
+    op, fn = OPS[case.name], DISPATCH[case.name]
+    eps = 1e-6
+
+    def call(*ts: Tensor) -> Tensor:
+        return fn(list(ts), **case.params) if op.n_inputs < 0 else fn(*ts, **case.params)
+
+    def run() -> tuple[bool, float]:
+        xs = [tensor(v) for v in case.inputs]
+        rng = random.Random(0)
+        vs = []
+        for i, x in enumerate(xs):
+            data = x.data_sync()
+            frozen = case.name in _FROZEN and (i == 0 if case.name == "where" else all(float(v).is_integer() for v in data))
+            vs.append([0.0 if frozen else rng.gauss(0.0, 1.0) for _ in data])
+        _, tangent = jvp(call, xs, [tensor(v, shape=x.shape) for v, x in zip(vs, xs)])
+        moved = [
+            call(*[tensor([a + t * b for a, b in zip(x.data_sync(), v)], shape=x.shape) for x, v in zip(xs, vs)]).data_sync()
+            for t in (eps, -eps)
+        ]
+        numeric = [(a - b) / (2 * eps) for a, b in zip(*moved)]
+        errors = [abs(a - b) for a, b in zip(tangent.data_sync(), numeric)]
+        ok = all(math.isfinite(e) and e <= 1e-5 + 1e-4 * abs(b) for e, b in zip(errors, numeric))
+        return ok, max(errors, default=0.0)
+
+    result = run_in_scope("selfcheck", run)
+    assert isinstance(result, tuple)
+    return result
+
+
 def selfcheck(out: TextIO | None = None) -> int:
     """Gradient-check every primitive at its sample inputs; print a table (in ``mt.set_language``'s language); return the exit code.
 
@@ -83,7 +124,7 @@ def selfcheck(out: TextIO | None = None) -> int:
     """
     stream = out if out is not None else sys.stdout
     failures = 0
-    wide = {label: max(len(tr(label)) + 1, 6 if label != "order 2" else 8) for label in (N_("full"), N_("fast"), N_("order 2"))}
+    wide = {label: max(len(tr(label)) + 1, 6 if label != "order 2" else 8) for label in (N_("full"), N_("fast"), N_("order 2"), N_("forward"))}
     cases_w, worst_w = max(len(tr("cases")), 6), max(len(tr("worst abs err")) + 1, 14)
     print(f"{tr('op'):<22}{tr('cases'):>{cases_w}}  " + "".join(f"{tr(k):<{w}}" for k, w in wide.items()) + f"{tr('worst abs err'):>{worst_w}}", file=stream)
     for name in sorted(OPS):
@@ -95,13 +136,16 @@ def selfcheck(out: TextIO | None = None) -> int:
             print(f"{name:<22}{0:>{cases_w}}  " + tr("no sample inputs: add them to microtape/checking/samples.py"), file=stream)
             failures += 1
             continue
-        verdicts = {"full": True, "fast": True, "order 2": True}
+        verdicts = {"full": True, "fast": True, "order 2": True, "forward": True}
         worst = 0.0
         for case in cases:
             for label, mode, order in _RUNS:
                 ok, err = _run_case(case, mode, order)
                 verdicts[label] &= ok
                 worst = max(worst, err)
+            ok, err = _run_forward(case)  # jvp (the VJP of the VJP) against a directional central difference
+            verdicts["forward"] &= ok
+            worst = max(worst, err)
         marks = {k: tr("ok") if v else tr("FAIL") for k, v in verdicts.items()}
         failures += sum(1 for v in verdicts.values() if not v)
         print(f"{name:<22}{len(cases):>{cases_w}}  " + "".join(f"{marks[k]:<{w}}" for k, w in wide.items()) + f"{worst:>{worst_w}.2e}", file=stream)

@@ -29,7 +29,7 @@ def test_selfcheck_command_exits_zero() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["op", "cases", "full", "fast", "order", "2", "worst", "abs", "err"]
+    assert lines[0].split() == ["op", "cases", "full", "fast", "order", "2", "forward", "worst", "abs", "err"]
     assert lines[-1] == "selfcheck passed: every primitive agrees with finite differences, first and second derivatives"
     assert set(_rows(done.stdout)) == set(OPS)  # one row per primitive
     assert done.stderr == ""
@@ -41,8 +41,8 @@ def test_selfcheck_table_marks_each_kind_of_op() -> None:
     rows = _rows(buffer.getvalue())
     assert rows["exp"].split()[:5] == ["exp", "1", "ok", "ok", "ok"]
     assert rows["relu"].split()[:5] == ["relu", "1", "ok", "ok", "ok"]  # away from its kink: order 2 is 0
-    assert rows["greater"].split()[2:] == ["ok", "ok", "ok", "0.00e+00"]  # piecewise constant: zero derivatives
-    assert rows["sign"].split()[2:] == ["ok", "ok", "ok", "0.00e+00"]
+    assert rows["greater"].split()[2:] == ["ok", "ok", "ok", "ok", "0.00e+00"]  # piecewise constant: zero derivatives
+    assert rows["sign"].split()[2:] == ["ok", "ok", "ok", "ok", "0.00e+00"]
     assert "FAIL" not in buffer.getvalue()
 
 
@@ -51,13 +51,15 @@ def test_selfcheck_fails_when_a_vjp_is_broken(monkeypatch: pytest.MonkeyPatch, c
     assert selfcheck() == 1
     out = capsys.readouterr().out
     rows = _rows(out)
-    assert rows["exp"].split()[:5] == ["exp", "1", "FAIL", "FAIL", "FAIL"]
+    # forward mode is the VJP of the VJP, so a wrong VJP makes its JVP wrong as well
+    assert rows["exp"].split()[:6] == ["exp", "1", "FAIL", "FAIL", "FAIL", "FAIL"]
     # logsumexp's VJP calls exp, so its second derivative goes through the broken VJP too
-    assert rows["logsumexp"].split()[:5] == ["logsumexp", "3", "ok", "ok", "FAIL"]
+    # (its JVP differentiates logsumexp's VJP with respect to the cotangent, which exp's VJP never sees)
+    assert rows["logsumexp"].split()[:6] == ["logsumexp", "3", "ok", "ok", "FAIL", "ok"]
     # and so does softmax_cross_entropy's (its VJP computes the softmax with exp)
     assert rows["softmax_cross_entropy"].split()[:5] == ["softmax_cross_entropy", "3", "ok", "ok", "FAIL"]
     assert [name for name, row in rows.items() if "FAIL" in row] == ["exp", "logsumexp", "softmax_cross_entropy"]
-    assert out.splitlines()[-1] == "selfcheck FAILED: 5 check(s) disagree with finite differences"
+    assert out.splitlines()[-1] == "selfcheck FAILED: 6 check(s) disagree with finite differences"
 
 
 def test_selfcheck_fails_when_an_op_has_no_samples(monkeypatch: pytest.MonkeyPatch) -> None:
