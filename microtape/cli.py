@@ -79,7 +79,9 @@ def _run_forward(case: Case) -> tuple[bool, float]:
     eps = 1e-6
 
     def call(*ts: Tensor) -> Tensor:
-        return fn(list(ts), **case.params) if op.n_inputs < 0 else fn(*ts, **case.params)
+        out = fn(list(ts), **case.params) if op.n_inputs < 0 else fn(*ts, **case.params)
+        assert isinstance(out, Tensor)
+        return out
 
     def run() -> tuple[bool, float]:
         xs = [tensor(v) for v in case.inputs]
