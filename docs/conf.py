@@ -101,6 +101,7 @@ autoclass_content = "class"
 autodoc_type_aliases = {
     **{name: f"microtape.engine.types.{name}" for name in ("Shape", "Nested", "Rows", "Axis")},
     **{name: f"microtape.engine.tensor.{name}" for name in ("Grads", "TensorLike")},
+    "LinearFn": "microtape.autodiff.forward.LinearFn",
 }
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False

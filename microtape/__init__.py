@@ -30,6 +30,7 @@ from .debug.stats import grad_stats as grad_stats
 from .debug.plots import histogram as histogram
 from .debug.printing import print_tensor as print  # noqa: A004 - mt.print mirrors tf.print
 from .debug.plots import sparkline as sparkline
+from .i18n.messages import set_language as set_language
 from .errors import AnomalyError as AnomalyError
 from .errors import CheckpointError as CheckpointError
 from .errors import DisposedTensorError as DisposedTensorError
@@ -64,6 +65,9 @@ from .autodiff.functional import grads as grads
 from .autodiff.functional import value_and_grad as value_and_grad
 from .autodiff.functional import value_and_grads as value_and_grads
 from .autodiff.functional import variable_grads as variable_grads
+from .autodiff.forward import hvp as hvp
+from .autodiff.forward import jvp as jvp
+from .autodiff.forward import linearize as linearize
 from .checking.gradcheck import GradCheckReport as GradCheckReport
 from .checking.gradcheck import check_grads as check_grads
 from .checking.gradcheck import numerical_grad as numerical_grad
@@ -223,13 +227,16 @@ __all__ = [
     "greater",
     "greater_equal",
     "histogram",
+    "hvp",
     "is_finite",
     "is_inf",
     "is_nan",
+    "jvp",
     "keep",
     "leak_check",
     "less",
     "less_equal",
+    "linearize",
     "load_variables",
     "log",
     "log1p",
@@ -258,6 +265,7 @@ __all__ = [
     "reshape",
     "save_variables",
     "scalar",
+    "set_language",
     "sigmoid",
     "sigmoid_cross_entropy",
     "sign",

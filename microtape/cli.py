@@ -31,6 +31,8 @@ from .engine.tensor import Tensor
 from .errors import MicrotapeError
 from .i18n import messages
 from .i18n.messages import Language
+from . import language
+from .language import tr
 
 __all__ = ["KINDS", "exercises", "list_exercises", "main", "program_name", "selfcheck"]
 
@@ -62,7 +64,7 @@ def _run_case(case: Case, mode: GradCheckMode, order: GradCheckOrder) -> tuple[b
 
 
 def selfcheck(out: TextIO | None = None) -> int:
-    """Gradient-check every primitive at its sample inputs; print a table; return the exit code.
+    """Gradient-check every primitive at its sample inputs; print a table (in ``mt.set_language``'s language); return the exit code.
 
     Each op is checked in full and fast mode, and at order 2: the gradient
     of its gradient against finite differences of the first gradient. The
@@ -81,14 +83,16 @@ def selfcheck(out: TextIO | None = None) -> int:
     """
     stream = out if out is not None else sys.stdout
     failures = 0
-    print(f"{'op':<22}{'cases':>6}  {'full':<6}{'fast':<6}{'order 2':<8}{'worst abs err':>14}", file=stream)
+    wide = {label: max(len(tr(label)) + 1, 6 if label != "order 2" else 8) for label in ("full", "fast", "order 2")}
+    cases_w, worst_w = max(len(tr("cases")), 6), max(len(tr("worst abs err")) + 1, 14)
+    print(f"{tr('op'):<22}{tr('cases'):>{cases_w}}  " + "".join(f"{tr(k):<{w}}" for k, w in wide.items()) + f"{tr('worst abs err'):>{worst_w}}", file=stream)
     for name in sorted(OPS):
         cases = CASES.get(name, [])
         if cases and not OPS[name].differentiable:
-            print(f"{name:<22}{len(cases):>6}  no tape records it: its gradient is none by design", file=stream)
+            print(f"{name:<22}{len(cases):>{cases_w}}  " + tr("no tape records it: its gradient is none by design"), file=stream)
             continue
         if not cases:
-            print(f"{name:<22}{0:>6}  no sample inputs: add them to microtape/checking/samples.py", file=stream)
+            print(f"{name:<22}{0:>{cases_w}}  " + tr("no sample inputs: add them to microtape/checking/samples.py"), file=stream)
             failures += 1
             continue
         verdicts = {"full": True, "fast": True, "order 2": True}
@@ -98,13 +102,13 @@ def selfcheck(out: TextIO | None = None) -> int:
                 ok, err = _run_case(case, mode, order)
                 verdicts[label] &= ok
                 worst = max(worst, err)
-        marks = {k: "ok" if v else "FAIL" for k, v in verdicts.items()}
-        failures += sum(1 for v in marks.values() if v == "FAIL")
-        print(f"{name:<22}{len(cases):>6}  {marks['full']:<6}{marks['fast']:<6}{marks['order 2']:<8}{worst:>14.2e}", file=stream)
+        marks = {k: tr("ok") if v else tr("FAIL") for k, v in verdicts.items()}
+        failures += sum(1 for v in verdicts.values() if not v)
+        print(f"{name:<22}{len(cases):>{cases_w}}  " + "".join(f"{marks[k]:<{w}}" for k, w in wide.items()) + f"{worst:>{worst_w}.2e}", file=stream)
     if failures:
-        print(f"selfcheck FAILED: {failures} check(s) disagree with finite differences", file=stream)
+        print(tr("selfcheck FAILED: {failures} check(s) disagree with finite differences").format(failures=failures), file=stream)
         return 1
-    print("selfcheck passed: every primitive agrees with finite differences, first and second derivatives", file=stream)
+    print(tr("selfcheck passed: every primitive agrees with finite differences, first and second derivatives"), file=stream)
     return 0
 
 
@@ -142,13 +146,14 @@ def mini_tour(out: TextIO) -> None:
     print(f"  after one SGD step with lr 0.1: x = {px.item():.4g}, y = {py.item():.4g}", file=out)
 
 
-def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, figures: Path | None = None, lang: Language = "en") -> int:
+def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = False, figures: Path | None = None, lang: Language | None = None) -> int:
     """Print the book's chapters in the terminal (all, or one with ``chapter``).
 
     With ``pause``, wait for Enter between chapters; with ``figures`` (a
     folder), save each plot there as a PNG and print its path. ``lang="ru"``
     prints the prose in Russian, from the Russian edition's catalogs (English
-    where a paragraph has no translation).
+    where a paragraph has no translation), and what the chapters print too;
+    by default the language is ``mt.set_language``'s, else ``MICROTAPE_LANG``'s.
 
     Examples:
         >>> import io
@@ -162,7 +167,8 @@ def tour(chapter: int | None = None, out: TextIO | None = None, pause: bool = Fa
     stream = out if out is not None else sys.stdout
     from .book import tour
 
-    return tour.run(chapter, stream, fallback=mini_tour, pause=input if pause else None, figures=figures, lang=lang)
+    chosen = messages.default_language() if lang is None else lang
+    return tour.run(chapter, stream, fallback=mini_tour, pause=input if pause else None, figures=figures, lang=chosen)
 
 
 def replace_unencodable(stream: object) -> None:
@@ -203,7 +209,7 @@ def program_name() -> str:
     return "python -m microtape"
 
 
-def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: Language = "en", notebook: bool = False) -> int:
+def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang: Language | None = None, notebook: bool = False) -> int:
     """Copy the starter exercises into ``folder``; return the exit code.
 
     Only the starters (``ex*.py``) are copied, never the solutions. Files
@@ -238,6 +244,7 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
     from .book.notebooks import starter_notebook
 
     stream = out if out is not None else sys.stdout
+    lang = messages_of.default_language() if lang is None else lang
     if lang not in LANGUAGES:
         print(f"no starters in {lang!r}: the languages are {', '.join(LANGUAGES)}", file=stream)
         return 2
@@ -260,7 +267,7 @@ def exercises(folder: Path, force: bool = False, out: TextIO | None = None, lang
         if lang == "ru" or notebook:
             source = path.read_text(encoding="utf-8")
             if lang == "ru":
-                source = statements.translate_starter(statements.translate_code(source), messages)
+                source = statements.grade_in(statements.translate_starter(statements.translate_code(source), messages), lang)
             # the notebook is written from the very text the .py starter would hold (its language included)
             target.write_text(starter_notebook(source, path.stem) if notebook else source, encoding="utf-8")
         else:
@@ -275,7 +282,7 @@ KINDS: dict[str, str] = {"write": "writing", "debug": "debugging"}
 """How ``exercises --list`` names an exercise's kind."""
 
 
-def list_exercises(out: TextIO | None = None, lang: Language = "en") -> int:
+def list_exercises(out: TextIO | None = None, lang: Language | None = None) -> int:
     """Print every exercise: its chapter, kind (writing or debugging), expected minutes, points and title (in ``lang``).
 
     Examples:
@@ -297,12 +304,13 @@ def list_exercises(out: TextIO | None = None, lang: Language = "en") -> int:
     from .i18n.grader_ru import translate_line
 
     stream = out if out is not None else sys.stdout
+    lang = messages.default_language() if lang is None else lang
     found = known()
     if not found:
         print(say(lang, "no_exercises"), file=stream)
         return 1
     print(say(lang, "list_head"), file=stream)
-    kinds = KINDS if lang != "ru" else {"write": "написание", "debug": "отладка"}
+    kinds = {"write": tr("writing", lang), "debug": tr("debugging", lang)}  # KINDS' words, found by the extractor
     for ex in found:
         shown = str(ex.minutes) if ex.minutes else "-"
         title = translate_line(ex.title) if lang == "ru" else ex.title
@@ -331,15 +339,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     args = parser.parse_args(arguments)
+    before = language.chosen()
+    language.use("ru" if lang == "ru" else "en")  # everything the command prints, library messages too, in its language
     try:
         return _run(args)
     except KeyboardInterrupt:  # Ctrl-C outside the grader's own handling: a short word, no traceback
-        print("\ninterrupted.", file=sys.stderr)
+        print("\n" + tr("interrupted."), file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (grade ... | head): stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    finally:
+        language.use(before)
 
 
 def _no_command(arguments: Sequence[str]) -> bool:
@@ -369,7 +381,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.list:
             return list_exercises(lang=args.lang)
         if args.folder is None:
-            print(f"exercises: say where to copy the starters ({program_name()} exercises DIR), or add --list to list them.", file=sys.stderr)
+            print(tr("exercises: say where to copy the starters ({command}), or add --list to list them.").format(command=f"{program_name()} exercises DIR"), file=sys.stderr)
             return 2
         return exercises(args.folder, force=args.force, lang=args.lang, notebook=args.notebook)
     if args.command == "grade":

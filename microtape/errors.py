@@ -12,11 +12,19 @@ stands, given ``mt`` and the names the message itself uses (``t`` for the
 tensor in question, ``w`` for a variable, ``opt`` for an optimizer); the
 misuse table in ``tests/test_misuse.py`` executes such hints. A hint that
 does not fit the mistake is left out rather than guessed.
+
+Messages are written in English and printed in the reader's language
+(``mt.set_language``, ``MICROTAPE_LANG``): ``explain`` looks each of its
+three parts up in the package's catalog (``microtape.language.tr``), so a
+part with values is written as a template, ``tr("... {n} ...").format(n=n)``.
+The classes and their attributes are the same in every language.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from .language import tr
 
 __all__ = [
     "AnomalyError",
@@ -42,7 +50,10 @@ _INDENT: Final = "  "
 
 
 def explain(what: str, rule: str = "", hint: str = "") -> str:
-    """Join the three parts of a teaching error message.
+    """Join the three parts of a teaching error message, each in the reader's language.
+
+    A part the catalog knows (its English exactly) is printed translated; one
+    it does not know stays as written.
 
     Examples:
         >>> from microtape.errors import explain
@@ -51,11 +62,11 @@ def explain(what: str, rule: str = "", hint: str = "") -> str:
           x must be even.
           hint: use 4
     """
-    lines = [what]
+    lines = [tr(what)]
     if rule:
-        lines.append(_INDENT + rule)
+        lines.append(_INDENT + tr(rule))
     if hint:
-        lines.append(_INDENT + "hint: " + hint)
+        lines.append(_INDENT + tr("hint") + ": " + tr(hint))
     return "\n".join(lines)
 
 

@@ -44,7 +44,8 @@ def copy_project(dest: Path) -> Path:
     """Copy what the build needs into ``dest``; return ``dest``."""
     for name in ("docs", "tutorials", "microtape"):
         shutil.copytree(ROOT / name, dest / name, ignore=GENERATED)
-    for name in ("pyproject.toml", "README.md", "LICENSE"):  # LICENSE: the wheel the build makes names it
+    # LICENSE: the wheel the build makes names it; hatch_build.py: the hook that compiles its .mo
+    for name in ("pyproject.toml", "README.md", "LICENSE", "hatch_build.py"):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
     return dest

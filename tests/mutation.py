@@ -159,7 +159,7 @@ def copy_checkout(dest: Path) -> None:
     for name in ("microtape", "tests", "tutorials", "docs", "bench"):
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, dest / name, ignore=skip)
-    for name in ("conftest.py", "pyproject.toml", "README.md", "LICENSE"):
+    for name in ("conftest.py", "pyproject.toml", "README.md", "LICENSE", "hatch_build.py"):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
 

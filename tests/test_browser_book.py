@@ -269,8 +269,8 @@ def test_chapter_4_runs_in_the_russian_edition(served: Served, browser: Browser)
     assert len(cells) == len(book) > 10
     assert all(state == "done" for state, _ in cells), [c for c in cells if c[0] != "done"]
     outputs = "\n".join(text for _, text in cells)
-    # check_grads' verdicts: the chapter's correct gradients pass, its planted wrong VJP fails
-    assert "check_grads passed: mode=full, order=1" in outputs and "check_grads FAILED" in outputs, outputs[:3000]
+    # check_grads' verdicts, in Russian: the chapter's correct gradients pass, its planted wrong VJP fails
+    assert "check_grads: пройдена; mode=full, order=1" in outputs and "check_grads: НЕ ПРОЙДЕНА" in outputs, outputs[:3000]
     differ = _differences(cells, book)
     assert not differ, differ
     _only_loopback(browser, served, "chapter 4 (Russian)", first)

@@ -87,10 +87,13 @@ def test_exercises_in_russian_translate_the_texts_not_the_code(tmp_path: Path, c
         # no English paragraph is left, and the literal blocks (commands, code) are the English ones
         left = set(_statements.message_ids(statement)) & set(_statements.message_ids(_statements.statement(path)))
         assert left == set(), f"{path.name} kept English prose: {left}"
+        # except the grade command, which asks for Russian (--lang ru) so that it answers in Russian
+        command = f"python -m microtape grade {path.name}"
         literal = [b.lines for b in _statements.blocks(_statements.statement(path)) if not b.msgid]
-        assert literal == [b.lines for b in _statements.blocks(statement) if not b.msgid]
+        russian_literal = [b.lines for b in _statements.blocks(statement) if not b.msgid]
+        assert [tuple(line.replace(command, command + " --lang ru") for line in lines) for lines in literal] == russian_literal
         assert statement.splitlines()[0].startswith("Упражнение"), statement.splitlines()[0]
-        assert f"python -m microtape grade {path.name}" in statement
+        assert f"{command} --lang ru" in statement
     # a Russian starter grades like the English one: its TODOs fail, helpfully
     capsys.readouterr()
     for name in ("ex00_gradient_by_hand", "ex04b_find_the_bug"):

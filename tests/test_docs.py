@@ -315,12 +315,12 @@ def test_catalogs_match_the_sources(tmp_path: Path) -> None:
 def test_the_tape_figure_is_drawn(editions: Editions) -> None:
     """Chapter 3 shows its tape as the SVG ``tape.to_svg()`` draws, built with no ``dot`` on PATH."""
     assert shutil.which("dot", path=NO_DOT_PATH) is None
-    for out in (editions.en, editions.ru):
+    for out, grad in ((editions.en, "|grad|"), (editions.ru, "|град|")):
         tape_page = (out / "book" / "03_gradient_tape.html").read_text(encoding="utf-8")
         match = re.search(r'<svg xmlns="http://www.w3.org/2000/svg" class="mt-tape".*?</svg>', tape_page, flags=re.DOTALL)
         assert match, f"chapter 3's drawing of the tape is missing in {out}"
         drawing = match.group(0)
-        assert drawing.count('class="mt-node"') == 11 and ">line_w<" in drawing and "|grad| 3.221" in drawing
+        assert drawing.count('class="mt-node"') == 11 and ">line_w<" in drawing and f"{grad} 3.221" in drawing
         assert "sphinx_gallery_" not in tape_page  # the configuration comments are not shown
 
 
@@ -394,8 +394,9 @@ def test_chapter_3_draws_the_tape_without_dot(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert re.search(r"\d+ characters of SVG, 11 boxes", proc.stdout), proc.stdout[:3000]
-    assert "digraph tape {" in proc.stdout and "rankdir=TB" in proc.stdout
+    # to_dot's text names the data by the order the tape read it, the same in every process
+    assert "digraph tape {" in proc.stdout and "rankdir=TB" in proc.stdout, proc.stdout[:3000]
+    assert 't0 [shape=box, label="constant 1\\n(4,)"];' in proc.stdout, proc.stdout[:3000]
 
 
 @pytest.mark.slow

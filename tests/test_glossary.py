@@ -76,15 +76,14 @@ def _names(text: str, word: str) -> bool:
 def first_chapter(terms: list[str], body: str) -> int | None:
     """The chapter an entry should give, by the rule of this module."""
     cues = [cue for term in terms for cue in CUES.get(term, (term,))]
-    prose = [_prose(c) for c in CHAPTERS]
-    for number, text in enumerate(prose):
-        if any(_names(text, cue) for cue in cues):
-            return number
+    for chapter in CHAPTERS:  # by the number in the file name: a book may skip a number
+        if any(_names(_prose(chapter), cue) for cue in cues):
+            return int(chapter.name[:2])
     api = re.findall(r":mt:`~?([\w.]+)`", body) + re.findall(r"``mt\.(\w+)", body)
-    for number, chapter in enumerate(CHAPTERS):
+    for chapter in CHAPTERS:
         code = chapter.read_text(encoding="utf-8")
         if any(re.search(r"(\bmt|\w\))\." + re.escape(name) + r"\b", code) for name in api):
-            return number
+            return int(chapter.name[:2])
     return None
 
 

@@ -33,6 +33,7 @@ NEWEST = PYTHONS[-1]
 
 TAKES_A_USER_FUNCTION = (
     "grad", "grads", "value_and_grad", "value_and_grads", "check_grads", "numerical_grad", "explain_gradient", "custom_grad",
+    "jvp", "linearize", "hvp",
 )
 """Every public function that calls a user's function with tensors: each types a lambda's
 parameters as tensors (an overload per count of tensors), which ``user_lambdas.py`` shows."""

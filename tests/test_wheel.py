@@ -115,10 +115,27 @@ def test_the_wheel_carries_the_book_and_no_solution(installed: Installed) -> Non
         for p in [*locale.glob("*/LC_MESSAGES/book/*.po"), *locale.glob("*/LC_MESSAGES/exercises.po")]
     )
     assert "ru/LC_MESSAGES/exercises.po" in catalogs
-    shipped = sorted(n.removeprefix("microtape/_tutorials/locale/") for n in names if "/locale/" in n)
+    shipped = sorted(n.removeprefix("microtape/_tutorials/locale/") for n in names if n.startswith("microtape/_tutorials/locale/"))
     assert shipped == catalogs
+    # the package's own messages: compiled at build time (hatch_build.py), the .po left out
+    assert sorted(n for n in names if n.startswith("microtape/locale/")) == ["microtape/locale/ru/LC_MESSAGES/microtape.mo"]
     metadata = zipfile.ZipFile(installed.wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
     assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+
+
+def test_the_wheel_speaks_russian_from_its_compiled_catalog(installed: Installed) -> None:
+    """gettext reads the wheel's .mo: an error's hint and the selfcheck's words in Russian, with nothing compiled at run time."""
+    code = (
+        "import microtape as mt\n"
+        "mt.set_language('ru')\n"
+        "try:\n    mt.ones((2, 3)).sum(axis=2)\nexcept mt.InvalidArgumentError as err:\n    print(str(err).splitlines()[-1])\n"
+    )
+    result = subprocess.run([str(installed.python), "-c", code], cwd=installed.work, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "подсказка:" in result.stdout, result.stdout + result.stderr
+    env = {**os.environ, "MICROTAPE_LANG": "ru"}
+    result = subprocess.run([str(installed.python), "-m", "microtape", "grade", "--timeout", "0", "x.py"], cwd=installed.work,
+                            capture_output=True, text=True, timeout=60, env=env)
+    assert "подсказка" in result.stdout + result.stderr, result.stdout + result.stderr
 
 
 def test_the_sdist_carries_no_solution(installed: Installed) -> None:

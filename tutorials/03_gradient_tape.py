@@ -66,16 +66,18 @@ tape.gradient(loss, [line_w, line_b])
 # top: the watched variables filled yellow, the data dashed, as constants.
 # The loss is at the bottom, framed in blue. Each op's box shows its
 # output's shape, its values and, after ``gradient()``, the norm of the
-# gradient that reached it (``|grad|``). The drawing is plain SVG text, the
-# same bytes for the same tape. We expect 11 boxes: 6 ops and 5 inputs (the
-# 4 that ``mean`` divides by is the fifth). In a notebook a tape shows itself
-# as this picture, so a cell that ends with ``tape`` is all it takes:
-picture = tape.to_svg()
-boxes = picture.count('class="mt-node"')
-print(f"{len(picture)} characters of SVG, {boxes} boxes")
+# gradient that reached it (``|grad|``). A vector of up to a few entries
+# shows them all, as ``x * w`` does here; a longer one shows its smallest
+# and largest entries and says so (``min..max -1.5..2.0 of 64``). Constants
+# have no names, so they are numbered in the order the tape read them:
+# ``constant 1`` is ``x_data``, ``constant 2`` is ``y_data``, and
+# ``constant 3`` is the 4 that ``mean`` divides by. Look for 6 ops and 5
+# inputs. The drawing is plain SVG text (``tape.to_svg()``), the same bytes
+# for the same tape. In a notebook a tape shows itself as this picture, so a
+# cell that ends with ``tape`` is all it takes:
+tape
 # sphinx_gallery_capture_repr_block = ("_repr_html_",)
 # sphinx_gallery_thumbnail_path = "_static/tape_thumbnail.png"
-tape
 
 # %%
 # If you use Graphviz, :meth:`~microtape.GradientTape.to_dot` writes the same

@@ -92,6 +92,12 @@ mt.print(grads[w], verbose=True)
 # The simplest check uses a function whose derivative we already know. We
 # try a negative point, zero and a positive point, because a sign error in a
 # backward pass hides easily when every test input is positive.
+#
+# The Russian section calls this item «проверка конечной производной», a
+# check of the *finite* derivative. The name is misleading: nothing finite
+# (no step h) is involved. It is an *analytic* check, the gradient against a
+# formula worked out on paper. Finite differences are the section's other
+# item, the comparison with a numerical gradient, and they come next.
 square_grad = mt.grad(lambda t: t * t)
 square_grad(mt.tensor1d([-3.0, 0.0, 1.5]))
 
@@ -221,6 +227,14 @@ pair = mt.tensor1d([-1.0, 0.5])
 print(mt.check_grads(lambda t: mt.tanh(t).sum(), [pair], order=2))
 
 # %%
+# The ``out`` column says which output entry a row differentiates. In a
+# first-order row it is an entry of ``f``'s result, ``()`` for a scalar loss.
+# In an ``(order 2)`` row the "output" is the gradient g = ∂f/∂t itself, so
+# the row with index 0 and out 1 compares ∂g[1]/∂t[0]. For a sum of tanh
+# that is 0 off the diagonal (each g[i] depends on t[i] alone), and
+# −2·tanh(t)·(1 − tanh²(t)) on it: 0.6397 at t = −1 and −0.7269 at t = 0.5.
+
+# %%
 # Kinks
 # -----
 #
@@ -231,7 +245,8 @@ print(mt.check_grads(lambda t: mt.tanh(t).sum(), [pair], order=2))
 around_zero = mt.tensor1d([-1.0, 0.0, 2.0])
 relu_report = mt.check_grads(lambda t: mt.relu(t).sum(), [around_zero])
 print(relu_report)
-relu_report.kinks
+for kink in relu_report.kinks:
+    print(f"kink at index {kink.index}: analytic {kink.analytic:.4g}, numeric {kink.numeric:.4g}; {kink.why}")
 
 # %%
 # ``abs`` has a kink at 0 too. There the average of its slopes,
@@ -753,3 +768,7 @@ except mt.GradientError as err:
 # start, and say which ``where`` hid them. The checker found a wrong
 # ``custom_grad`` inside a six-op model and named it. Next: the computation graph itself, meaning memory, leaks and
 # gradients for many variables at once.
+#
+# For the checks one level deeper (forward mode and when it is cheaper, the
+# dot-product and Taylor tests, the stable forms of common losses, and what
+# float32 does to a finite difference), read :chapter:`9` after this one.

@@ -6,7 +6,7 @@ The Russian section *Встроенные функции для анализа* 
 two TF.js helpers: ``tf.memory()``, which counts live tensors, and
 ``tf.nextFrame()``, which lets a browser page redraw while a model trains.
 It adds that together these tools make a complete system for debugging
-gradients. This last chapter adds a third tool, ``tf.profile``, and then
+gradients. This chapter adds a third tool, ``tf.profile``, and then
 checks that claim by putting every tool of the book into one training loop.
 
 By the end you will be able to read what one training step costs with
@@ -28,18 +28,15 @@ reports its progress, and watch it live in a browser with
 # expect ``num_variables`` to grow by four, and ``opt.dispose()`` to bring
 # it back.
 import asyncio
-import contextvars
-import importlib
 import math
-import sys
+import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
 
 import microtape as mt
+from microtape.book.running import run_to_end
 
 x = mt.tensor1d([1, 2, 3, 4])
 y = mt.tensor1d([1, 3, 5, 7])
@@ -195,7 +192,10 @@ async def train(steps: int, log: list[str], at: list[int], yielding: bool) -> No
 
 # %%
 # The printer is an ordinary asyncio task. ``run`` resets the weights,
-# starts the printer, awaits the trainer, and then lets the printer finish:
+# starts the printer, awaits the trainer, and then lets the printer finish.
+# ``run_to_end`` is ``asyncio.run`` that also works where an event loop is
+# already running, as in Jupyter or in a browser (the book's own helper,
+# from ``microtape.book.running``):
 
 
 async def printer(log: list[str], at: list[int], done: asyncio.Event) -> None:
@@ -214,29 +214,6 @@ async def run(yielding: bool, steps: int = 40) -> None:
     await train(steps, log, at, yielding)
     done.set()
     await task
-
-
-T = TypeVar("T")
-
-
-def run_to_end(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(coroutine)``, in a script as in Jupyter or a browser.
-
-    A notebook's kernel already runs an event loop in this thread, and
-    ``asyncio.run`` refuses to start a second one there: in a notebook the
-    coroutine runs in a thread of its own, with its own event loop. Python
-    in a browser (Pyodide) has no threads, but it can wait for a coroutine
-    on the browser's own event loop with ``run_sync``.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    if sys.platform == "emscripten":
-        run_sync = importlib.import_module("pyodide.ffi").run_sync
-        return cast(T, run_sync(coroutine))
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(contextvars.copy_context().run, asyncio.run, coroutine).result()
 
 
 run_to_end(run(yielding=False))
@@ -323,8 +300,11 @@ print(monitor.report(width=60))
 # 127.0.0.1 from the training loop's own event loop. The page draws the loss,
 # each variable's gradient norm against the monitor's exploding and vanishing
 # thresholds, the ratio of each update to its weight, histograms of the latest
-# gradients and ``memory().num_tensors``, and it updates itself as steps
-# arrive. The loop feeds it with ``dash.log`` once per step. ``port=0`` asks
+# gradients and the run's live tensors (``memory().num_tensors`` less those
+# alive before the dashboard was made), and it updates itself as steps
+# arrive. The loop feeds it with ``dash.log`` once per step, and after the
+# last step hands its Backward panel one backward pass with
+# ``dash.log_backward`` (the next section reads such steps). ``port=0`` asks
 # for any free port, and the server closes when the block ends. Here a small
 # "browser" task asks for the page's data while the loop trains, to show when
 # it gets its answer.
@@ -357,6 +337,13 @@ async def watched_training(steps: int = 60) -> mt.Dashboard:
 
             mt.tidy(step)
             await mt.next_frame()  # the page is answered here, between two steps
+
+        def last_pass() -> None:
+            with mt.GradientTape() as tape:
+                value = loss()
+            dash.log_backward(tape.backward_steps(value, {"w": w, "b": b}))
+
+        mt.tidy(last_pass)
         await browser
     opt.dispose()
     print(*answers)
@@ -384,50 +371,23 @@ dash = run_to_end(watched_training())
 # the run above, as the file shows it:
 with tempfile.TemporaryDirectory() as folder:
     saved = dash.save_html(Path(folder) / "training_report.html")
-    print(f"{saved.name}: {saved.read_text().count('<svg')} SVG charts")
+    html = saved.read_text()
+    elsewhere = re.findall(r'(?:src|href)="(?!#|data:)', html)
+    print(f"{saved.name}: {saved.stat().st_size // 1024} KB in one file, "
+          f"{html.count('<script')} scripts, {len(elsewhere)} files loaded from elsewhere")
 # sphinx_gallery_capture_repr_block = ("_repr_html_", "__repr__")
 dash
 
 # %%
 # Read it as a check-up. The loss falls on a log scale. Both gradient norms
 # stay between the two thresholds. The update ratios start large, as momentum
-# builds up, and then settle. The tensor count is flat: no leak. The
-# histograms show the last step's gradients, one entry each here.
-#
-# A map from symptoms to tools
-# ----------------------------
-#
-# The book is a set of tools, and each one answers a different question:
-#
-# * **The memory count grows from step to step.** Use ``memory()`` to see it,
-#   ``leak_check`` to find the op and line, and ``tidy``, ``keep`` and
-#   ``dispose`` to fix it (:chapter:`5`). Look at the optimizer's slots too
-#   (this chapter).
-# * **The loss is NaN or Inf.** Use ``check_numerics`` to find the step and
-#   ``detect_anomaly`` to find the op, the pass and the line (:chapter:`4`).
-# * **The loss does not fall, or training disagrees with your maths.** Check
-#   sign and scale, print gradients with ``mt.print``, and run
-#   ``check_grads``, whose culprit names a wrong custom VJP (:chapter:`4`).
-# * **The loss jumps, or early layers do not learn.** Use a
-#   ``GradientMonitor``, sparklines and per-time-step gradient norms, then
-#   clip, change the learning rate or change the optimizer (:chapter:`6`).
-# * **A gradient is unexpected.** Read the tape: ``tape.operations``,
-#   ``tape.summary()`` and ``tape.to_dot()`` (:chapter:`3`).
-# * **One gradient entry is NaN, 0 or just not what you expect.** Ask why:
-#   ``explain_gradient`` (or ``tape.explain``) lists the paths that make the
-#   entry, names the infinite factor and the 0 that met it, or the op whose
-#   factor 0 stops every path (:chapter:`4`, this chapter), and
-#   ``tape.backward_steps`` shows each VJP with its local derivative (this
-#   chapter).
-# * **A gradient is None or missing.** Read the warning or the error: it
-#   names the copy, the assign, the ``stop_gradient`` or the read that cut the
-#   path, and its line (:chapter:`4`).
-# * **A step is slow or its memory peak is high.** Run ``profile`` and read
-#   the kernel list (this chapter).
-# * **Everything else freezes while training runs.** Await ``next_frame()``
-#   between steps (this chapter).
-# * **You want to see it all at once, as it happens.** Feed a ``Dashboard``
-#   and open its page, or save its report (this chapter).
+# builds up, and then settle. The run's tensor count is flat: no leak. Its
+# five tensors are the two momentum slots made at step 0, and the step's loss
+# and two gradients, alive inside ``tidy`` while ``dash.log`` reads them. The
+# histogram chart is empty on purpose: ``w`` and ``b`` are single numbers,
+# and a histogram of one value says nothing that the norm chart does not. The
+# Backward panel lists the last loss's backward pass, one VJP a row, from the
+# ``div`` and ``sum`` of the mean at the top down to ``w`` and ``b``.
 #
 # Watching the chain rule
 # -----------------------
@@ -489,56 +449,71 @@ root_tape.release()
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # The same view helps when a value stops being a number. Here is a
-# cross-entropy for one example: a model that is sure the last class is
-# impossible (probability 0.0) while the label is the second class. The
-# label's zeros should switch the impossible class off, yet the loss comes out
-# NaN. With ``mode="trace"``, ``detect_anomaly`` raises nothing. It records
-# the first op that made a non-finite value and every op that value then went
-# through, forward to the loss and back through the backward pass:
-probs = mt.tensor([0.7, 0.3, 0.0])
-labels = mt.tensor([0.0, 1.0, 0.0])
+# cross-entropy for one example, written as its formula reads, the log of the
+# model's probabilities: the model's logits make the last class so unlikely
+# that its softmax probability is exactly 0.0, and the label is the second
+# class. The label's zeros should switch the impossible class off, yet the
+# loss comes out NaN. With ``mode="trace"``, ``detect_anomaly`` raises
+# nothing. It records the first op that made a non-finite value and every op
+# that value then went through, forward to the loss and back through the
+# backward pass:
+logits = mt.tensor([[2.0, 1.2, -800.0]])
+labels = mt.tensor([[0.0, 1.0, 0.0]])
 with mt.detect_anomaly(mode="trace") as trace:
     with mt.GradientTape() as nan_tape:
-        nan_tape.watch(probs)
-        log_p = mt.log(probs)
-        cross_entropy = -(labels * log_p).sum()
-    nan_tape.gradient(cross_entropy, probs)
-print("loss:", cross_entropy.item())
+        nan_tape.watch(logits)
+        probs = mt.softmax(logits)
+        cross_entropy = -(labels * mt.log(probs)).sum()
+    nan_tape.gradient(cross_entropy, logits)
+print("probabilities:", probs, " loss:", cross_entropy.item())
 print(trace)
 
 # %%
 # Read the chain from the top. ``log(0.0)`` is ``-inf``. That alone is not
 # NaN: the label's ``0.0`` was meant to cancel it, but ``0.0 * -inf`` is NaN
 # in floating point, so the ``mul`` turns the Inf into a NaN. The NaN then
-# goes through the ``sum`` and the ``neg`` to the loss, and in the backward
-# pass the derivative of ``log`` at 0, :math:`1/x`, poisons the gradient too.
-# ``trace.first`` holds the details: the entries, the input values and the line.
+# goes through the ``sum`` and the ``neg`` to the loss. In the backward pass
+# the derivative of ``log`` at 0, :math:`1/x`, meets the 0 that the ``mul``
+# sends back, and the NaN goes on through the softmax's own ops (``softmax``
+# is ``exp(z - logsumexp(z))``) to every logit. The trace's last line, its
+# hint, names the fix in the names of your own line. ``trace.first`` holds
+# the details: the entries, the input values and the line.
 first = trace.first
 assert first is not None
 print(first.op, first.phase, first.entries, first.inputs)
 
 # %%
-# The fix belongs at the first op, not at the loss: keep ``log`` away from 0.
-# The same trace then reports nothing:
+# The fix belongs at the first op, not at the loss: never take the log of a
+# probability that a softmax made. Its log is
+# :math:`\log \mathrm{softmax}(z)_i = z_i - \log \sum_j e^{z_j}`, which
+# :func:`microtape.log_softmax` computes from the logits with
+# :func:`microtape.logsumexp`: for the last class it is −802.4, a finite
+# number, and 0 · (−802.4) is 0. The same trace then reports nothing, and the
+# gradient is softmax − labels:
 with mt.detect_anomaly(mode="trace") as fixed:
-    safe_loss = -(labels * mt.log(probs + 1e-7)).sum()
-print("loss:", safe_loss.item())
+    with mt.GradientTape() as fixed_tape:
+        fixed_tape.watch(logits)
+        safe_loss = -(labels * mt.log_softmax(logits)).sum()
+    safe_grad = fixed_tape.gradient(safe_loss, logits)
+print("log_softmax:", mt.log_softmax(logits), " logsumexp:", mt.logsumexp(logits))
+print("loss:", safe_loss.item(), " gradient:", safe_grad)
 print(fixed)
 
 # %%
-# The epsilon is a fix for probabilities that are data, as here. For
-# probabilities that a softmax computed from a model's logits, it is not. A
-# logit far below the others gives a probability of exactly 0.0, and if the
-# label is that class, ``log(p + 1e-7)`` caps the loss at 16 and its gradient
-# at 0: the model is never told how wrong it is. The fix there is to stay on
-# the logits. :func:`microtape.softmax_cross_entropy` (TF.js's
-# ``tf.losses.softmaxCrossEntropy``) computes the log of the softmax inside,
-# and its gradient, softmax − labels, is right for any logits. The labels
-# come from class indices with :func:`microtape.one_hot`, and
-# :func:`microtape.argmax` reads the model's choice:
-logits = mt.tensor([[2.0, 1.2, -800.0]])
+# The usual quick fix, ``log(probs + 1e-7)``, also silences the trace, but it
+# changes the function, and with it the gradient. The derivative of
+# :math:`\log(p + \varepsilon)` is :math:`1/(p + \varepsilon)` where it should
+# be :math:`1/p`, so every gradient that goes through it is the right one times
+# :math:`p/(p + \varepsilon)`. That factor is close to 1 while the probability
+# is much larger than the epsilon, and nearly 0 once it is smaller. It matters
+# most when the label is the class the model rules out, the example the model
+# has most to learn from. We move that class's logit down and compare the two
+# losses (the label comes from its class index with
+# :func:`microtape.one_hot`, and :func:`microtape.argmax` reads the model's
+# choice). We expect the true gradient, softmax − labels, from
+# ``log_softmax`` at every logit, and a gradient from the epsilon that
+# shrinks towards 0:
 ruled_out = mt.one_hot(mt.tensor([2.0]), 3)  # the label is the class the model rules out
-print("the model picks class", int(mt.argmax(logits, axis=-1).item()))
 
 
 def epsilon_loss(z: mt.Tensor) -> mt.Tensor:
@@ -546,20 +521,24 @@ def epsilon_loss(z: mt.Tensor) -> mt.Tensor:
 
 
 def logits_loss(z: mt.Tensor) -> mt.Tensor:
-    return mt.softmax_cross_entropy(ruled_out, z)
+    return -(ruled_out * mt.log_softmax(z)).sum()
 
 
-for name, fn in (("log(softmax + 1e-7)", epsilon_loss), ("softmax_cross_entropy", logits_loss)):
-    value, grad = mt.value_and_grad(fn)(logits)
-    print(f"{name:<22} loss {value.item():7.2f}  gradient {grad}")
+for low in (-10.0, -20.0, -800.0):
+    z = mt.tensor([[2.0, 1.2, low]])
+    print(f"logit {low:g}: the model picks class {int(mt.argmax(z, axis=-1).item())}, "
+          f"p = {mt.softmax(z).data_sync()[2]:.2g}")
+    for name, fn in (("log(softmax + 1e-7)", epsilon_loss), ("log_softmax", logits_loss)):
+        value, grad = mt.value_and_grad(fn)(z)
+        print(f"  {name:<20} loss {value.item():7.2f}  gradient {grad}")
 
 # %%
-# Without the epsilon, the log of that softmax is the NaN of this section,
-# and ``detect_anomaly`` says so: its hint for a log of a softmax is
-# ``mt.log_softmax``, in the names of your own line.
-with mt.detect_anomaly(mode="trace") as softmax_trace:
-    mt.grad(lambda z: -(ruled_out * mt.log(mt.softmax(z))).sum())(logits)
-print(softmax_trace.first.op if softmax_trace.first else None, "->", softmax_trace.hint)
+# At a logit of −20 the epsilon's gradient is about 500 times too small, and
+# at −800 it is exactly 0 with the loss stuck at 16: the model is never told
+# how wrong it is, and nothing reports a NaN, a spike or a leak. The
+# ``log_softmax`` loss grows as the logit falls and its gradient stays
+# −1 on the label. :func:`microtape.softmax_cross_entropy` (TF.js's
+# ``tf.losses.softmaxCrossEntropy``) is the same loss in one call.
 
 # %%
 # Without ``mode="trace"``, ``detect_anomaly`` stops at the first op, as in
@@ -567,22 +546,10 @@ print(softmax_trace.first.op if softmax_trace.first else None, "->", softmax_tra
 # caused the problem:
 with mt.detect_anomaly():
     try:
-        mt.log(probs)
+        mt.log(mt.softmax(logits))
     except mt.AnomalyError as err:
         print(str(err).splitlines()[0])
         print("cause:", err.cause)
-
-# %%
-# What we built
-# -------------
-#
-# We read the cost of a step with ``profile``, found optimizer state with
-# ``memory``, kept an asyncio program responsive with ``next_frame``, and
-# wrote a training loop that watches its own memory, numerics and gradients.
-# That ends the book. To practise, try the exercises in
-# ``tutorials/exercises`` and check each one with ``python -m microtape grade
-# FILE``. To replay any chapter in a terminal, run
-# ``python -m microtape tour --chapter N``.
 
 # %%
 # A vanishing gradient, path by path
@@ -662,4 +629,72 @@ relu_tape.release()
 # %%
 # The cure is to bring the unit back into its live range: a smaller bias, a
 # different initialisation, or an activation with a small slope below 0.
-
+#
+# A map from symptoms to tools
+# ----------------------------
+#
+# Every tool of the book has now been shown, and each one answers a different
+# question. Start from what you see:
+#
+# * **The memory count grows from step to step.** Use ``memory()`` to see it,
+#   ``leak_check`` to find the op and line, and ``tidy``, ``keep`` and
+#   ``dispose`` to fix it (:chapter:`5`). Look at the optimizer's slots too
+#   (this chapter).
+# * **The loss is NaN or Inf.** Use ``check_numerics`` to find the step and
+#   ``detect_anomaly`` to find the op, the pass and the line (:chapter:`4`);
+#   with ``mode="trace"`` it also shows where the value went (this chapter).
+#   A log of a softmax is fixed with ``log_softmax``, not with an epsilon.
+# * **The loss does not fall, or training disagrees with your maths.** Check
+#   sign and scale, print gradients with ``mt.print``, and run
+#   ``check_grads``, whose culprit names a wrong custom VJP (:chapter:`4`).
+# * **The loss jumps, or early layers do not learn.** Use a
+#   ``GradientMonitor``, sparklines and per-time-step gradient norms, then
+#   clip, change the learning rate or change the optimizer (:chapter:`6`).
+#   ``explain_gradient`` shows which factors make a gradient vanish (this
+#   chapter).
+# * **A gradient is unexpected.** Read the tape: ``tape.operations``,
+#   ``tape.summary()`` and ``tape.to_dot()`` (:chapter:`3`), then step
+#   through its backward pass with ``tape.backward_steps``, each VJP with its
+#   local derivative (this chapter).
+# * **One gradient entry is NaN, 0 or just not what you expect.** Ask why:
+#   ``explain_gradient`` (or ``tape.explain``) lists the paths that make the
+#   entry, names the infinite factor and the 0 that met it, or the op whose
+#   factor 0 stops every path, as the dead ``relu`` above (:chapter:`4`, this
+#   chapter).
+# * **A gradient is None or missing.** Read the warning or the error: it
+#   names the copy, the assign, the ``stop_gradient`` or the read that cut the
+#   path, and its line (:chapter:`4`).
+# * **A step is slow or its memory peak is high.** Run ``profile`` and read
+#   the kernel list (this chapter).
+# * **Everything else freezes while training runs.** Await ``next_frame()``
+#   between steps (this chapter).
+# * **You want to see it all at once, as it happens.** Feed a ``Dashboard``
+#   and open its page, or save its report (this chapter).
+#
+# A complete system?
+# ------------------
+#
+# The Russian section ends by saying that its methods together make a
+# complete system for debugging gradients. The verdict of this chapter: they
+# do not, and neither does the whole book's kit, though it comes much closer.
+# ``tf.memory()`` and ``tf.nextFrame()`` find leaks and keep a page alive;
+# they say nothing about whether a gradient is right. The loop above needed
+# ``check_numerics`` for NaN, a ``GradientMonitor`` for norms, and
+# ``check_grads``, ``backward_steps`` and ``explain_gradient`` to check and
+# explain a gradient. Even all of them together only catch what they look
+# for: a leak, a non-finite value, a norm out of range, a derivative that
+# disagrees with a finite difference at the points you check. The epsilon
+# loss of this chapter passes every one of those checks with a gradient 500
+# times too small, or 0. What catches it is a question about the maths (what
+# is the true derivative of this loss?), asked with the tools, not by them.
+#
+# What we built
+# -------------
+#
+# We read the cost of a step with ``profile``, found optimizer state with
+# ``memory``, kept an asyncio program responsive with ``next_frame``, wrote
+# a training loop that watches its own memory, numerics and gradients, and
+# watched the chain rule one VJP and one path at a time. To practise, try the
+# exercises in ``tutorials/exercises`` and check each one with
+# ``python -m microtape grade FILE``. To replay any chapter in a terminal, run
+# ``python -m microtape tour --chapter N``.

@@ -50,6 +50,7 @@ GROUPS: list[tuple[str, tuple[str, ...], str]] = [
     ("Training", ("train", "replay"), "Optimizers with the update rules and defaults of TF.js."),
     ("Checkpoints", ("train.checkpoint", "train.checkpoint_format"), "Saving and loading variables as JSON."),
     ("Classroom", ("classroom",), "Checking exercises."),
+    ("Language", ("i18n",), "The language of everything microtape prints: English, or Russian from the package's gettext catalog."),
     ("Errors", ("errors",), "Every error microtape raises on purpose is a :class:`~microtape.MicrotapeError`."),
 ]
 MORE = ("More", "Public names defined in other modules.")

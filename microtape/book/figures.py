@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
+from .. import language
 from ..i18n.messages import ENV
 
 __all__ = ["ENVIRONMENT_VARIABLE", "FIGURE_WORDS", "figure_language", "figure_words"]
@@ -77,6 +78,16 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         # chapter 7
         "ch7_title": "mt.profile: the forward pass (blue), then the backward pass (orange)",
         "ch7_ylabel": "bytes added",
+        # chapter 9
+        "ch9_fd_title": "A central difference of exp at 1 in float64 and in float32",
+        "ch9_float64": "float64 (Python floats)",
+        "ch9_float32": "float32 (every value rounded)",
+        "ch9_fd_ylabel": "relative error of the central difference",
+        "ch9_taylor_title": "The Taylor test: order 2 only with the right gradient",
+        "ch9_no_grad": "|f(x + hv) − f(x)|: order 1",
+        "ch9_right": "right gradient: order 2",
+        "ch9_wrong": "gradient 1% off: order 1",
+        "ch9_taylor_ylabel": "remainder",
     },
     "ru": {
         "step": "шаг",
@@ -119,13 +130,22 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "ch6_clip_title": "Обучение RNN без обрезки и с обрезкой по глобальной норме",
         "ch7_title": "mt.profile: прямой проход (синий), затем обратный (оранжевый)",
         "ch7_ylabel": "добавлено байт",
+        "ch9_fd_title": "Центральная разность exp в точке 1 во float64 и во float32",
+        "ch9_float64": "float64 (числа Python)",
+        "ch9_float32": "float32 (каждое значение округлено)",
+        "ch9_fd_ylabel": "относительная ошибка центральной разности",
+        "ch9_taylor_title": "Тест Тейлора: порядок 2 только у верного градиента",
+        "ch9_no_grad": "|f(x + hv) − f(x)|: порядок 1",
+        "ch9_right": "верный градиент: порядок 2",
+        "ch9_wrong": "градиент неверен на 1%: порядок 1",
+        "ch9_taylor_ylabel": "остаток",
     },
 }
 """The figures' words: language code -> key -> text (``{field}`` templates filled by the chapter)."""
 
 
 def figure_language(lang: str | None = None) -> str:
-    """The language the figures are drawn in: ``lang``, else ``$MICROTAPE_LANG``, else English.
+    """The language the figures are drawn in: ``lang``, else ``mt.set_language``'s, else ``$MICROTAPE_LANG``, else English.
 
     A language with no table (or a variant such as ``ru_RU``) falls back to
     its base language, then to English, so a figure is always drawn.
@@ -135,7 +155,8 @@ def figure_language(lang: str | None = None) -> str:
         >>> figure_language("ru"), figure_language("ru_RU.UTF-8"), figure_language("de")
         ('ru', 'ru', 'en')
     """
-    chosen = (lang if lang is not None else os.environ.get(ENVIRONMENT_VARIABLE, "")) or "en"
+    picked = language.chosen()
+    chosen = (lang if lang is not None else picked if picked is not None else os.environ.get(ENVIRONMENT_VARIABLE, "")) or "en"
     base = chosen.replace("-", "_").split("_")[0].split(".")[0].lower()
     return base if base in FIGURE_WORDS else "en"
 

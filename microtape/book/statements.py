@@ -27,9 +27,10 @@ from pathlib import Path
 
 from . import prose
 from . import resources
-from ..i18n.starters_ru import STARTERS_RU
+from ..i18n.starters_ru import starter_texts
+from ..language import messages
 
-__all__ = ["Block", "blocks", "catalog", "message_ids", "statement", "translate_code", "translate_starter"]
+__all__ = ["Block", "blocks", "catalog", "grade_in", "message_ids", "statement", "translate_code", "translate_starter"]
 
 WIDTH = 76
 """Where translated blocks are wrapped (the width of the starters' own lines)."""
@@ -193,6 +194,23 @@ def translate_starter(source: str, messages: dict[str, str]) -> str:
     return source[: start + 3] + body + source[end:]
 
 
+def grade_in(source: str, lang: str) -> str:
+    """``source`` with each ``python -m microtape grade FILE`` line of a starter saying ``--lang`` (for a language but English).
+
+    A student who copies the command from a Russian starter is answered in Russian.
+
+    Examples:
+        >>> from microtape.book.statements import grade_in
+        >>> grade_in("Check::\\n\\n    python -m microtape grade ex04.py\\n", "ru").splitlines()[-1]
+        '    python -m microtape grade ex04.py --lang ru'
+        >>> grade_in("    python -m microtape grade ex04.py\\n", "en").strip()
+        'python -m microtape grade ex04.py'
+    """
+    if lang == "en":
+        return source
+    return re.sub(r"^([ \t]*python -m microtape grade \S+)[ \t]*$", rf"\1 --lang {lang}", source, flags=re.MULTILINE)
+
+
 def _literal(token: str, text: str) -> str | None:
     """``text`` as a string literal in the quotes of ``token`` (None when ``token`` has a prefix such as f or r)."""
     quote = token[:3] if token[:3] in ('"""', "'''") else token[:1]
@@ -206,7 +224,8 @@ def _literal(token: str, text: str) -> str | None:
 def translate_code(source: str, table: dict[str, str] | None = None) -> str:
     r'''A starter's comments, docstrings and string literals replaced by their translation in ``table``.
 
-    Only the texts ``table`` knows change (by default ``microtape.i18n.starters_ru.STARTERS_RU``);
+    Only the texts ``table`` knows change (by default the Russian of the starter's own texts, from the
+    package's catalog: ``microtape.i18n.starters_ru.starter_texts``);
     every other token, and the layout, stays as it is.
 
     Examples:
@@ -218,7 +237,11 @@ def translate_code(source: str, table: dict[str, str] | None = None) -> str:
             raise NotImplementedError("TODO 1: верните x")  # оставьте
         <BLANKLINE>
     '''
-    known = STARTERS_RU if table is None else table
+    if table is None:
+        russian = messages("ru")
+        known = {text: russian[text] for text in starter_texts(source) if text in russian}
+    else:
+        known = table
     lines = source.splitlines(keepends=True)
     starts = [0]
     for line in lines:

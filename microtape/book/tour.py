@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import resources
+from .. import language
 from ..i18n.messages import ENV, say
 from .prose import chapter_catalog, render
 
@@ -238,13 +239,16 @@ _GALLERY_SETTING = re.compile(r"\s*(# )?sphinx_gallery_\w+ *=")
 
 @contextlib.contextmanager
 def _figures_in(lang: str) -> Iterator[None]:
-    """While a chapter runs, its figures take their words in ``lang`` (``figures.figure_language``
-    reads ``MICROTAPE_LANG``, as the book's build sets it); the variable is put back after."""
-    before = os.environ.get(ENV)
+    """While a chapter runs, it prints in ``lang`` (``language.use``: its errors, reports, tables) and
+    its figures take their words in ``lang`` (``figures.figure_language`` reads ``MICROTAPE_LANG``,
+    as the book's build sets it); both are put back after."""
+    before, chosen = os.environ.get(ENV), language.chosen()
     os.environ[ENV] = lang
+    language.use("ru" if lang == "ru" else "en")
     try:
         yield
     finally:
+        language.use(chosen)
         if before is None:
             del os.environ[ENV]
         else:

@@ -25,6 +25,7 @@ from ..engine.types import Shape, is_int, is_number
 from .culprit import find_culprit, rounding_scale
 from .report_html import gradcheck_html
 from ..errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
+from ..language import N_, tr
 from ..ops.floats import safe_total
 from .numerical import Culprit, Fn, GradCheckRow, Probe, as_output, check_eps, check_fn, check_inputs, evaluator, judge, numerical_grad, run_paused
 from ..ops import concat, reshape
@@ -32,6 +33,8 @@ from ..autodiff.gradient_tape import GradientTape
 from ..engine.formatting import format_number
 from ..engine.arena import new
 from ..engine.tensor import Tensor, TensorFn
+
+_WORDS = (N_("passed"), N_("FAILED"), N_("inconclusive"), N_("ok"), N_("FAIL"), N_("kink"))  # verdicts and statuses, printed with tr
 
 __all__ = ["Culprit", "GradCheckMode", "GradCheckOrder", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
 
@@ -98,39 +101,46 @@ class GradCheckReport:
     def __str__(self) -> str:
         doubtful = len(self.inconclusive)
         head = (
-            f"check_grads {self.verdict}: mode={self.mode}, order={self.order}, eps={self.eps:g}, "
-            f"{len(self.rows)} entries compared, {len(self.failures)} failed, {len(self.kinks)} kinks, "
-            + (f"{doubtful} inconclusive, " if doubtful else "")
-            + f"{self.evaluations} evaluations of f"
+            tr("check_grads {verdict}: mode={mode}, order={order}, eps={eps}, "
+               "{rows} entries compared, {failed} failed, {kinks} kinks, ").format(
+                verdict=tr(self.verdict), mode=self.mode, order=self.order, eps=f"{self.eps:g}",
+                rows=len(self.rows), failed=len(self.failures), kinks=len(self.kinks))
+            + (tr("{n} inconclusive, ").format(n=doubtful) if doubtful else "")
+            + tr("{n} evaluations of f").format(n=self.evaluations)
         )
         lines = [head]
         shown = self.rows[:10]
         if shown:
-            lines.append(f"  {'input':<6}{'index':<10}{'out':<8}{'analytic':>11}{'numeric':>11}{'abs err':>10}{'rel err':>10}  status")
+            lines.append(
+                f"  {tr('input'):<6}{tr('index'):<10}{tr('out'):<8}{tr('analytic'):>11}{tr('numeric'):>11}"
+                f"{tr('abs err'):>10}{tr('rel err'):>10}  {tr('status')}"
+            )
             for r in shown:
                 idx = ",".join(map(str, r.index)) or "()"
                 out = ",".join(map(str, r.output)) or "()"
-                ordr = "" if r.order == 1 else f" (order {r.order})"
+                ordr = "" if r.order == 1 else tr(" (order {order})").format(order=r.order)
                 lines.append(
                     f"  {r.input:<6}{idx:<10}{out:<8}{format_number(r.analytic):>11}{format_number(r.numeric):>11}"
-                    f"{r.abs_error:>10.2e}{r.rel_error:>10.2e}  {r.status}{ordr}"
+                    f"{r.abs_error:>10.2e}{r.rel_error:>10.2e}  {tr(r.status)}{ordr}"
                 )
             if len(self.rows) > len(shown):
-                lines.append(f"  ... {len(self.rows) - len(shown)} more rows (report.rows has them all)")
+                lines.append(tr("  ... {n} more rows (report.rows has them all)").format(n=len(self.rows) - len(shown)))
         whys = list(dict.fromkeys(r.why for r in self.rows if r.why and r.status in ("FAIL", "inconclusive")))
-        lines.extend(f"  why: {why}" for why in whys[:3])
+        lines.extend("  " + tr("why") + ": " + tr(why) for why in whys[:3])
         if len(whys) > 3:
-            lines.append(f"  ... and {len(whys) - 3} more reasons (row.why has each)")
-        rule = f"an entry fails when abs err > atol {self.atol:g} + rtol {self.rtol:g} * |numeric|"
+            lines.append(tr("  ... and {n} more reasons (row.why has each)").format(n=len(whys) - 3))
+        rule = tr("an entry fails when abs err > atol {atol} + rtol {rtol} * |numeric|").format(
+            atol=f"{self.atol:g}", rtol=f"{self.rtol:g}")
         checked = len(self.rows) - doubtful
         if doubtful and not checked:
-            lines.append(f"  worst abs err: none, no entry could be checked; {rule}")
+            lines.append(tr("  worst abs err: none, no entry could be checked; {rule}").format(rule=rule))
         else:
-            among = f" among the {checked} entries checked" if doubtful else ""
-            lines.append(f"  worst abs err {self.max_abs_error:.2e}, worst rel err {self.max_rel_error:.2e}{among}; {rule}")
+            among = tr(" among the {n} entries checked").format(n=checked) if doubtful else ""
+            lines.append(tr("  worst abs err {abs}, worst rel err {rel}{among}; {rule}").format(
+                abs=f"{self.max_abs_error:.2e}", rel=f"{self.max_rel_error:.2e}", among=among, rule=rule))
         if self.culprit is not None:
             lines.append("  " + str(self.culprit).replace("\n", "\n  "))
-        lines.extend("  note: " + n for n in self.notes)
+        lines.extend("  " + tr("note") + ": " + tr(n) for n in self.notes)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:  # Jupyter: rows coloured by status, the culprit and its line highlighted

@@ -12,6 +12,7 @@ smaller step) instead of failing them.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias, overload
@@ -20,6 +21,7 @@ from ..engine import arena
 from ..engine.arena import STATE, new
 from ..engine.types import Shape, is_number
 from ..errors import InvalidArgumentError, explain
+from ..language import tr
 from ..engine.convert import conversion_hint
 from ..ops.floats import safe_total
 from ..engine.tensor import Tensor, TensorFn
@@ -267,22 +269,26 @@ class Culprit:
 
     def __str__(self) -> str:
         shapes = ", ".join(str(s) for s in self.input_shapes)
-        what = f"the VJP of {self.op!r}" if self.order == 1 else f"the second derivative through the VJP of {self.op!r}"
-        head = f"culprit: {what} (inputs {shapes}) called at {self.where}"
+        what = (tr("the VJP of {op}") if self.order == 1 else tr("the second derivative through the VJP of {op}")).format(op=repr(self.op))
+        head = tr("culprit: {what} (inputs {shapes}) called at {where}").format(what=what, shapes=shapes, where=self.where)
         if self.analytic != self.analytic and self.numeric != self.numeric:
-            return f"{head}\n  {self.detail}"
-        if self.detail.startswith("for input "):  # re-checked at its own scale, for the failing entry
+            return f"{head}\n  {tr(self.detail)}"
+        own = re.fullmatch(r"for input (\d+)\[(.*)\], with the gradient that reached it,", self.detail)
+        if own:  # re-checked at its own scale, for the failing entry
+            along = tr("for input {input}[{index}], with the gradient that reached it,").format(input=own[1], index=own[2])
+        elif self.detail.startswith("for input "):
             along = self.detail
         else:
-            along = "along a random direction" + (f" of {self.detail}" if self.detail else "")
+            along = tr("along a random direction of {detail}").format(detail=self.detail) if self.detail else tr("along a random direction")
         rel = relative_error(self.analytic, self.numeric)
         lines = [
             head,
-            f"  {along} it gives {self.analytic:.7g}, finite differences give {self.numeric:.7g}",
-            f"  (relative difference {rel:.1e})" if rel == rel else "  (one of the two is not a finite number)",
+            tr("  {along} it gives {analytic}, finite differences give {numeric}").format(
+                along=along, analytic=f"{self.analytic:.7g}", numeric=f"{self.numeric:.7g}"),
+            tr("  (relative difference {rel})").format(rel=f"{rel:.1e}") if rel == rel else tr("  (one of the two is not a finite number)"),
         ]
         if self.order == 2:
-            lines.append("  hint: " + self.second_order_hint())
+            lines.append("  " + tr("hint") + ": " + tr(self.second_order_hint()))
         return "\n".join(lines)
 
     def second_order_hint(self) -> str:

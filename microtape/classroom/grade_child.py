@@ -43,6 +43,7 @@ from typing import Literal, NoReturn
 
 import microtape
 
+from .. import language
 from ..engine import arena
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable, variable
@@ -479,6 +480,7 @@ def _channel() -> tuple[int, int]:
 def main(argv: list[str]) -> int:
     """``python -m microtape.classroom.grade_child MEMORY_MB`` (the channel on standard input and output)."""
     memory_mb = int(argv[0])
+    language.use("en")  # the child reports in English, the catalog's msgids; the grader translates what it prints
     read_fd, write_fd = _channel()
     _limit_resources(memory_mb)
     _become_subreaper()

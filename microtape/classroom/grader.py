@@ -111,7 +111,8 @@ from .definition import Exercise
 from ..errors import InvalidArgumentError, explain
 from .formats import FORMATS, STATUSES, GradeFormat, document, report, table_head, table_row, table_summary
 from .proxy import LoopbackTransport
-from ..i18n.messages import LANGUAGES, Language, say
+from ..i18n.messages import LANGUAGES, Language, default_language, say
+from ..language import tr
 from ..i18n.grader_ru import add_russian
 
 __all__ = [
@@ -288,12 +289,12 @@ def _refused(timeout: float, jobs: int | None, memory_mb: int, hint: int, format
     ]
     if not any(bad):
         return None
-    return (
-        f"grade: {', '.join(b for b in bad if b)}: out of range.\n"
-        f"  hint: the timeout is a number of seconds above 0 and at most {MAX_TIMEOUT:g}, jobs 1 to 256, the memory 0 (no limit) "
-        f"or {MIN_MEMORY_MB} to {MAX_MEMORY_MB} MB, the hint level 1 to 3, the format one of {', '.join(FORMATS)}, the seed 0 or more, "
-        f"the language one of {', '.join(LANGUAGES)}."
-    )
+    words = "en" if lang not in LANGUAGES else lang
+    return tr("grade: {bad}: out of range.", words).format(bad=", ".join(b for b in bad if b)) + "\n  " + tr("hint", words) + ": " + tr(
+        "the timeout is a number of seconds above 0 and at most {top}, jobs 1 to 256, the memory 0 (no limit) "
+        "or {low} to {high} MB, the hint level 1 to 3, the format one of {formats}, the seed 0 or more, "
+        "the language one of {languages}.", words,
+    ).format(top=f"{MAX_TIMEOUT:g}", low=MIN_MEMORY_MB, high=MAX_MEMORY_MB, formats=", ".join(FORMATS), languages=", ".join(LANGUAGES))
 
 
 def grade(
@@ -309,7 +310,7 @@ def grade(
     output: str | Path | None = None,
     checks: str | Path | None = None,
     seed: int | None = None,
-    lang: Language = "en",
+    lang: Language | None = None,
     assignment: str | Path | None = None,
     require: str | None = None,
 ) -> int:
@@ -337,6 +338,7 @@ def grade(
             its English keys and texts and, in Russian, adds the Russian beside each English text
             (``message_ru``, ``report_ru``, per check ``name_ru``, ``details_ru``, ``hints_ru``);
             Gradescope's and Classroom 50's documents get the Russian texts.
+            By default, ``mt.set_language``'s language, else ``MICROTAPE_LANG``'s, else English.
         assignment: An assignment's TOML file (its exercises, their points, its hidden checks; see
             :mod:`microtape.classroom.assignment`): each path is then one student's submission, an
             exercise it lacks scores 0 as "not submitted", and the points are the assignment's.
@@ -359,6 +361,7 @@ def grade(
         ex00_gradient_by_hand: stopped after 2 s while loading the file: an endless loop, or far too much work? 0 of 4 checks passed.
     """
     stream = out if out is not None else sys.stdout
+    lang = default_language() if lang is None else lang
     format = "json" if as_json else format
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -601,7 +604,7 @@ def _missing(submission: str, name: str, asked: Assignment, hint: int, lang: str
 # -- one file in this very process (no child processes: the book's pages in a browser) ----------
 
 
-def check_in_process(path: str | Path, *, lang: str = "en", hint: int = 1, seed: int | None = None) -> str:
+def check_in_process(path: str | Path, *, lang: str | None = None, hint: int = 1, seed: int | None = None) -> str:
     """Check one exercise file in this process with its exercise's checks; return what ``grade FILE`` prints.
 
     For where no child process can be started: the book's exercise pages run
@@ -631,6 +634,7 @@ def check_in_process(path: str | Path, *, lang: str = "en", hint: int = 1, seed:
           hint: the hint level is 1 to 3, the language one of en, ru, the seed 0 or more: check_in_process(path, hint=1, lang="en")
     """
     given: tuple[object, object] = (hint, seed)  # a caller may pass anything
+    lang = default_language() if lang is None else lang
 
     def whole(value: object, low: int, high: int) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and low <= value < high
@@ -642,9 +646,11 @@ def check_in_process(path: str | Path, *, lang: str = "en", hint: int = 1, seed:
     ]
     if any(bad):
         raise InvalidArgumentError(
-            f"check_in_process: {', '.join(b for b in bad if b)}: out of range.\n"
-            f"  hint: the hint level is 1 to 3, the language one of {', '.join(LANGUAGES)}, the seed 0 or more: "
-            'check_in_process(path, hint=1, lang="en")',
+            explain(
+                tr("check_in_process: {bad}: out of range.").format(bad=", ".join(b for b in bad if b)),
+                hint=tr("the hint level is 1 to 3, the language one of {languages}, the seed 0 or more: {code}").format(
+                    languages=", ".join(LANGUAGES), code='check_in_process(path, hint=1, lang="en")'),
+            ),
             op="check_in_process", value=(hint, lang, seed),
         )
     drawn = seed if seed is not None else random.SystemRandom().randrange(10**9)

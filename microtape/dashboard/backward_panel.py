@@ -16,13 +16,14 @@ from ..engine.tensor import Tensor
 from ..ops.floats import safe_norm
 from ..explain.steps import BackwardStep, accumulated_text, tensor_text
 from ..errors import InvalidArgumentError, explain
+from ..language import N_, tr
 
 __all__ = ["CELL_ENTRIES", "COLUMNS", "KEYS", "MAX_ROWS", "Row", "cell_text", "rows_of", "table"]
 
 Row = tuple[str, str, str, str, str, str]
 """One step as text: step, op, line, incoming gradient, VJP's gradients, gradients so far."""
 
-COLUMNS: Final = ("step", "op", "line", "incoming gradient", "VJP returned", "gradients so far")
+COLUMNS: Final = (N_("step"), N_("op"), N_("line"), N_("incoming gradient"), N_("VJP returned"), N_("gradients so far"))
 KEYS: Final = ("step", "op", "where", "dout", "grads", "accumulated")
 """The same columns as keys of ``/data.json``'s rows (the names of ``BackwardStep``'s attributes)."""
 CELL_ENTRIES: Final = 8
@@ -71,16 +72,16 @@ def cell_text(t: Tensor | None) -> str:
     data = None if t is None else t._data
     if t is None or data is None or t.size <= CELL_ENTRIES:
         return tensor_text(t)
-    return f"{t.shape}: norm {format_number(safe_norm(data))}, max |g| {format_number(max(map(abs, data)))}"
+    return tr("{shape}: norm {norm}, max |g| {top}").format(shape=t.shape, norm=format_number(safe_norm(data)), top=format_number(max(map(abs, data))))
 
 
 def table(rows: list[Row], total: int, step: int | None) -> str:
     """The panel's HTML: a title, then the rows (every text escaped), or a line saying how to fill it."""
-    at = f" (logged after step {step})" if step is not None else ""
-    head = f'<div class="mt-backward"><h2>Backward pass, one VJP a row{esc(at)}</h2>'
+    at = tr(" (logged after step {step})").format(step=step) if step is not None else ""
+    head = '<div class="mt-backward"><h2>' + esc(tr("Backward pass, one VJP a row") + at) + "</h2>"
     if not rows:
-        return head + "<p>No backward pass logged yet: <code>dash.log_backward(tape.backward_steps(loss, sources))</code>.</p></div>"
-    cells = "".join(f"<th>{esc(c)}</th>" for c in COLUMNS)
+        return head + "<p>" + esc(tr("No backward pass logged yet:")) + " <code>dash.log_backward(tape.backward_steps(loss, sources))</code>.</p></div>"
+    cells = "".join(f"<th>{esc(tr(c))}</th>" for c in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in rows)
-    more = f"<p>{total - len(rows)} more steps are left out.</p>" if total > len(rows) else ""
+    more = "<p>" + esc(tr("{n} more steps are left out.").format(n=total - len(rows))) + "</p>" if total > len(rows) else ""
     return f"{head}<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>{more}</div>"

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ..language import current, tr
+
 __all__ = ["Line", "Panel", "esc", "histogram_chart", "line_chart", "page", "report", "short"]
 
 WIDTH: Final = 640
@@ -167,7 +169,7 @@ def line_chart(
         log_y = False
     body: list[str] = []
     if not xs:
-        body.append(f'<text x="{WIDTH / 2:.0f}" y="{TOP + plot_h / 2:.0f}" class="mt-empty" text-anchor="middle">waiting for the first step…</text>')
+        body.append(f'<text x="{WIDTH / 2:.0f}" y="{TOP + plot_h / 2:.0f}" class="mt-empty" text-anchor="middle">' + esc(tr("waiting for the first step…")) + "</text>")
         body += _legend([(line.name, line.color, line.dashed) for line in lines], 40)
         return _frame(kind, title, note, body, 0, None)
     x_lo, x_hi, x_ticks = _linear_ticks(min(xs), max(max(xs), min(xs) + 1), 6)
@@ -203,11 +205,11 @@ def line_chart(
         x = sx(t)
         body.append(f'<line x1="{x:.1f}" y1="{TOP + plot_h}" x2="{x:.1f}" y2="{TOP + plot_h + 4}" class="mt-axis"/>')
         body.append(f'<text x="{x:.1f}" y="{TOP + plot_h + 17}" class="mt-tick" text-anchor="middle">{short(t)}</text>')
-    body.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 6}" class="mt-axis-label" text-anchor="middle">step</text>')
+    body.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 6}" class="mt-axis-label" text-anchor="middle">' + esc(tr("step")) + "</text>")
     if y_label:
         body.append(
             f'<text transform="translate(14 {TOP + plot_h / 2:.0f}) rotate(-90)" class="mt-axis-label" text-anchor="middle">'
-            f"{esc(y_label + (' (log scale)' if log_y else ''))}</text>"
+            f"{esc(y_label + (tr(' (log scale)') if log_y else ''))}</text>"
         )
     labelled: list[float] = []
     for value, label, color in hlines:
@@ -256,8 +258,8 @@ def line_chart(
     return _frame(kind, title, note, body, total, int(max(xs)))
 
 
-def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = "") -> str:
-    """Draw one small histogram per panel, side by side, as one ``<svg>``.
+def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = "", empty: str = "no gradients logged yet") -> str:
+    """Draw one small histogram per panel, side by side, as one ``<svg>``; with no panels, the text ``empty``.
 
     Examples:
         >>> from microtape.dashboard.charts import Panel, histogram_chart
@@ -267,7 +269,7 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
     """
     body: list[str] = []
     if not panels:
-        body.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" class="mt-empty" text-anchor="middle">no gradients logged yet</text>')
+        body.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" class="mt-empty" text-anchor="middle">{esc(empty)}</text>')
         return _frame(kind, title, note, body, 0, None)
     per_row = min(len(panels), 4)
     rows = math.ceil(len(panels) / per_row)
@@ -280,13 +282,13 @@ def histogram_chart(kind: str, title: str, panels: Sequence[Panel], note: str = 
         data = [v for v in panel.values if math.isfinite(v)]
         bad = len(panel.values) - len(data)
         plot_x, plot_y, plot_w, plot_h = x0 + 6, y0 + 22, cell_w - 18, cell_h - 48
-        count = f' ({len(panel.values)} value{"s" if len(panel.values) != 1 else ""})'
+        count = (tr(" ({n} value)") if len(panel.values) == 1 else tr(" ({n} values)")).format(n=len(panel.values))
         room = max(4, int((cell_w - 12) / 7) - len(count))  # about 7 px a character: a long name is cut, not overlapped
         name = panel.name if len(panel.name) <= room else panel.name[: room - 1] + "…"
         body.append(f'<text x="{x0 + 6:.1f}" y="{y0 + 14:.1f}" class="mt-panel-title">{esc(name)}{count}<title>{esc(panel.name)}</title></text>')
         body.append(f'<rect x="{plot_x:.1f}" y="{plot_y:.1f}" width="{plot_w:.1f}" height="{plot_h:.1f}" class="mt-plot"/>')
         if not data:
-            body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">{"all NaN/Inf" if bad else "no values"}</text>')
+            body.append(f'<text x="{plot_x + plot_w / 2:.1f}" y="{plot_y + plot_h / 2:.1f}" class="mt-empty" text-anchor="middle">{esc(tr("all NaN/Inf") if bad else tr("no values"))}</text>')
             continue
         lo, hi = min(data), max(data)
         half_span = (hi / 2 - lo / 2) or 0.5  # halves: the span of -1e308 and 1e308 does not overflow
@@ -362,13 +364,14 @@ SCRIPT: Final = """
     flags.textContent = msg.flags;
     flags.className = msg.flags_calm ? "mt-flags mt-calm" : "mt-flags";
   }
-  if (!window.EventSource) { status.textContent = "this browser cannot receive live updates"; return; }
+  var words = status.dataset;  // the page's language: data-no-live, data-retrying, data-stopped
+  if (!window.EventSource) { status.textContent = words.noLive; return; }
   var source = new EventSource("events");
   source.addEventListener("update", function (e) { apply(JSON.parse(e.data)); });
   source.addEventListener("done", function (e) { apply(JSON.parse(e.data)); source.close(); });
   source.onerror = function () {
-    if (source.readyState !== EventSource.CLOSED) { status.textContent = "connection lost: retrying (is the training script still running?)"; }
-    else { status.textContent = "the training script has stopped serving this page"; }
+    if (source.readyState !== EventSource.CLOSED) { status.textContent = words.retrying; }
+    else { status.textContent = words.stopped; }
   };
 })();
 """
@@ -378,7 +381,9 @@ def _body(title: str, status: str, flags: str, calm: bool, charts: dict[str, str
     cards = "".join(f'<div class="mt-card" id="mt-chart-{esc(k)}">{svg}</div>' for k, svg in charts.items())
     return (
         f'<div class="mt-dash"><h1>{esc(title)}</h1>'
-        f'<p class="mt-status" id="mt-status">{status}</p>'
+        f'<p class="mt-status" id="mt-status" data-no-live="{esc(tr("this browser cannot receive live updates"))}"'
+        f' data-retrying="{esc(tr("connection lost: retrying (is the training script still running?)"))}"'
+        f' data-stopped="{esc(tr("the training script has stopped serving this page"))}">{status}</p>'
         f'<div class="{"mt-flags mt-calm" if calm else "mt-flags"}" id="mt-flags">{esc(flags)}</div>'
         f'<div class="mt-grid-charts">{cards}</div>'
         f'<div class="mt-card" id="mt-backward">{backward}</div>'
@@ -393,9 +398,11 @@ def report(title: str, status: str, flags: str, calm: bool, charts: dict[str, st
 
 def page(title: str, status: str, flags: str, calm: bool, charts: dict[str, str], foot: str, live: bool, backward: str = "") -> str:
     """A whole HTML document: the report, plus (when ``live``) the script that follows updates."""
+    # The script is one constant (the server's Content-Security-Policy allows it by its hash); the words
+    # it may show in the reader's language are attributes of the status line.
     script = f"<script>{SCRIPT}</script>" if live else ""
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="{current()}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>body{{margin:0;background:#f4f6f9}}{CSS}</style></head>"
         f"<body>{_body(title, status, flags, calm, charts, foot, backward)}{script}</body></html>\n"

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Final, TextIO
 
 from .page import Dashboard, DashboardError
+from ..language import N_, tr
 from ..debug.clipping import clip_by_global_norm
 from ..debug.stats import GradientMonitor
 from .next_frame import next_frame
@@ -45,7 +46,7 @@ LEARNING_RATE: Final = 0.3
 CLIP: Final = 1.0
 FLAGGED_STEPS: Final = 40  # exploding steps after which the unclipped run has made its point
 
-USAGE: Final = """\
+USAGE: Final = N_("""\
 The live training page for your own loop; save this as watch.py and run it
 (python -m microtape dashboard --demo shows chapter 6's recurrent net instead):
 
@@ -79,7 +80,7 @@ asyncio.run(main())
 
 A plain loop works too: `with mt.Dashboard() as dash:` serves from a background thread.
 Pass monitor=mt.GradientMonitor(...) to draw its thresholds and show its flags.
-"""
+""")
 
 
 async def train_rnn(dash: Dashboard, steps: int, delay: float = 0.0, seed: int = 0) -> None:
@@ -164,20 +165,20 @@ def demo(host: str = "127.0.0.1", port: int = 8765, steps: int = 400, delay: flo
     stream = out if out is not None else sys.stdout
 
     async def main() -> None:
-        dash = Dashboard("microtape demo: chapter 6's recurrent net, exploding then clipped",
+        dash = Dashboard(tr("microtape demo: chapter 6's recurrent net, exploding then clipped"),
                          monitor=GradientMonitor(), host=host, port=port)
         async with dash:
-            print(f"microtape dashboard: open {dash.url} (Ctrl-C to stop)", file=stream, flush=True)
+            print(tr("microtape dashboard: open {url} (Ctrl-C to stop)").format(url=dash.url), file=stream, flush=True)
             await train_rnn(dash, steps, delay)
             dash.finish()
             if keep_serving:
-                print(f"training finished after {steps} steps; the page stays up until Ctrl-C", file=stream, flush=True)
+                print(tr("training finished after {steps} steps; the page stays up until Ctrl-C").format(steps=steps), file=stream, flush=True)
                 await asyncio.Event().wait()
 
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
-        print("\nstopped", file=stream, flush=True)
+        print("\n" + tr("stopped"), file=stream, flush=True)
     return 0
 
 
@@ -185,13 +186,13 @@ def main(run_demo: bool, host: str, port: int, steps: int, delay: float, keep_se
     """``python -m microtape dashboard [--demo ...]``: run the demo, or say how to use the API."""
     stream = out if out is not None else sys.stdout
     if not run_demo:
-        print(USAGE, file=stream)
+        print(tr(USAGE), file=stream)
         return 0
     if steps < 2 or delay < 0 or not 0 <= port <= 65535:
-        print("dashboard: --steps must be at least 2, --delay at least 0 and --port in 0..65535", file=sys.stderr)
+        print(tr("dashboard: --steps must be at least 2, --delay at least 0 and --port in 0..65535"), file=sys.stderr)
         return 2
     if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {host}: other machines may be able to open the page (it is read-only)", file=sys.stderr)
+        print(tr("warning: serving on {host}: other machines may be able to open the page (it is read-only)").format(host=host), file=sys.stderr)
     try:
         with warnings.catch_warnings():  # said once above, in the terminal's words
             warnings.filterwarnings("ignore", "the training page will be served on", UserWarning)

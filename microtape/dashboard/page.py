@@ -28,6 +28,7 @@ from .log_args import named_grads, named_variables, short_repr
 from .backward_panel import rows_of
 from .recording import Recording
 from .render import FOOT, Rendered, draw, numbers
+from ..language import tr
 from .server import DashboardError, Server
 from ..engine.types import is_int, is_number
 from ..debug.stats import GradientMonitor
@@ -49,8 +50,10 @@ class Dashboard:
     Feed it once per step with :meth:`log`. The page shows the loss (log
     scale), each variable's gradient norm with the exploding and vanishing
     thresholds of a :class:`~microtape.GradientMonitor` marked, the ratio of
-    each update to its weight, histograms of the latest gradients and
-    ``memory().num_tensors`` per step (a leak shows as a ramp). Nothing is
+    each update to its weight, histograms of the latest gradients (of the
+    variables with more than one entry) and the run's live tensors per step,
+    ``memory().num_tensors`` less those alive when the dashboard was made
+    (a leak shows as a ramp). Nothing is
     served until the dashboard is opened:
 
     * ``async with mt.Dashboard() as dash:`` serves from the running asyncio
@@ -153,6 +156,7 @@ class Dashboard:
         self.vanish_norm: float = defaults.vanish_norm
         self._lock = threading.Lock()
         self._run = Recording(max_points, monitor)
+        self._run.tensors_before = memory().num_tensors
         self.version: int = 0
         self.finished: bool = False
         self._server: Server | None = None
@@ -180,7 +184,8 @@ class Dashboard:
             variables: The trained variables (after the update): each one's
                 change since the previous call, divided by its size, is its
                 update-to-weight ratio.
-            tensors: The live tensor count to chart; ``memory().num_tensors`` by default.
+            tensors: The live tensor count to chart; by default the run's own,
+                ``memory().num_tensors`` less the count when the dashboard was made.
 
         Examples:
             >>> dash = mt.Dashboard()
@@ -255,8 +260,11 @@ class Dashboard:
         named = named_grads(grads) if grads is not None else []
         grad_data = {name: t.data_sync() for name, t in named}
         weights = {name: t.data_sync() for name, t in named_variables(variables)} if variables is not None else {}
-        count = memory().num_tensors if tensors is None else tensors
         with self._lock:
+            before = self._run.tensors_before
+            if tensors is not None:
+                self._run.tensors_before = None  # the caller counts: chart its numbers as they are
+            count = tensors if tensors is not None else memory().num_tensors - (before or 0)
             self._run.add(step, loss_value, grad_data, weights, count, (self.explode_norm, self.vanish_norm))
             self.version += 1
 
@@ -383,7 +391,7 @@ class Dashboard:
             (False, True)
         """
         r = self.render()
-        return charts.page(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, live, r["backward"])
+        return charts.page(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], tr(FOOT), live, r["backward"])
 
     def save_html(self, path: str | os.PathLike[str]) -> Path:
         """Write the charts as one self-contained HTML file (no script, no external asset); return its path.
@@ -429,7 +437,7 @@ class Dashboard:
     def _repr_html_(self) -> str:
         """The same charts as :meth:`save_html`, for Jupyter and the book."""
         r = self.render()
-        return charts.report(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], FOOT, r["backward"])
+        return charts.report(self.title, r["status"], r["flags"], r["flags_calm"], r["charts"], tr(FOOT), r["backward"])
 
     def __repr__(self) -> str:
         serving = f"serving {self.url}" if self._server is not None else "not serving"

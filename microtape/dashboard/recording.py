@@ -39,6 +39,7 @@ class Snapshot:
     global_norm: Points
     ratios: dict[str, Points]
     tensors: Points
+    tensors_before: int | None
     latest: dict[str, list[float]]
     latest_step: int | None
     marks: list[tuple[int, str]]
@@ -69,6 +70,9 @@ class Recording:
         self.global_norm: Series = Series(max_points)
         self.ratios: dict[str, Series] = {}
         self.tensors: Series = Series(max_points)
+        self.tensors_before: int | None = None
+        """The live tensors of the process when the run began, subtracted from ``memory().num_tensors``
+        so the chart counts the run's own tensors; None once a step gave its own count."""
         self.latest: dict[str, list[float]] = {}
         self.latest_step: int | None = None
         self.weights: dict[str, list[float]] = {}
@@ -195,6 +199,7 @@ class Recording:
             global_norm=self.global_norm.points(),
             ratios={k: s.points() for k, s in self.ratios.items()},
             tensors=self.tensors.points(),
+            tensors_before=self.tensors_before,
             latest=dict(self.latest),
             latest_step=self.latest_step,
             marks=list(self.marks),

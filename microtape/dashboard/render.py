@@ -17,10 +17,11 @@ from typing import Final, TypedDict
 from . import backward_panel
 from . import charts
 from .recording import Points, Snapshot
+from ..language import N_, tr
 
 __all__ = ["FOOT", "RATIO_RULE", "Rendered", "draw", "numbers"]
 
-FOOT: Final = (
+FOOT: Final = N_(
     "Drawn by microtape's dashboard; works offline. Older points are thinned "
     "(each kept point is the largest of those it replaces)."
 )
@@ -42,47 +43,61 @@ def draw(snap: Snapshot, explode_norm: float, vanish_norm: float, finished: bool
     colors, marks = snap.colors, snap.marks
     norm_lines = [charts.Line(k, p, colors.get(k, "#000")) for k, p in snap.norms.items()]
     if snap.global_norm:
-        norm_lines.append(charts.Line("global norm", snap.global_norm, "#333333", dashed=True))
+        norm_lines.append(charts.Line(tr("global norm"), snap.global_norm, "#333333", dashed=True))
     thresholds = [
-        (explode_norm, f"exploding above {charts.short(explode_norm)}", charts.EXPLODE_COLOR),
-        (vanish_norm, f"vanishing below {charts.short(vanish_norm)}", charts.VANISH_COLOR),
+        (explode_norm, tr("exploding above {value}").format(value=charts.short(explode_norm)), charts.EXPLODE_COLOR),
+        (vanish_norm, tr("vanishing below {value}").format(value=charts.short(vanish_norm)), charts.VANISH_COLOR),
     ]
     drawn = {
-        "loss": charts.line_chart("loss", "Training loss", [charts.Line("loss", snap.loss, "#0072b2")], y_label="loss", marks=marks),
+        "loss": charts.line_chart("loss", tr("Training loss"), [charts.Line(tr("loss"), snap.loss, "#0072b2")], y_label=tr("loss"), marks=marks),
         "grads": charts.line_chart(
-            "grads", "Gradient norm per variable", norm_lines, y_label="‖gradient‖", hlines=thresholds, marks=marks,
-            note="thresholds of GradientMonitor",
+            "grads", tr("Gradient norm per variable"), norm_lines, y_label=tr("‖gradient‖"), hlines=thresholds, marks=marks,
+            note=tr("thresholds of GradientMonitor"),
         ),
         "ratio": charts.line_chart(
-            "ratio", "Update-to-weight ratio ‖Δw‖/‖w‖",
+            "ratio", tr("Update-to-weight ratio ‖Δw‖/‖w‖"),
             [charts.Line(k, p, colors.get(k, "#000")) for k, p in snap.ratios.items()],
-            y_label="ratio", hlines=[(RATIO_RULE, "rule of thumb 1e-3", "#6b6b6b")], marks=marks,
+            y_label=tr("ratio"), hlines=[(RATIO_RULE, tr("rule of thumb 1e-3"), "#6b6b6b")], marks=marks,
         ),
         "hist": charts.histogram_chart(
-            "hist", "Gradient histograms" + (f" at step {snap.latest_step}" if snap.latest_step is not None else ""),
-            [charts.Panel(k, v, colors.get(k, "#000")) for k, v in snap.latest.items()],
+            "hist", tr("Gradient histograms") + (tr(" at step {step}").format(step=snap.latest_step) if snap.latest_step is not None else ""),
+            [charts.Panel(k, v, colors.get(k, "#000")) for k, v in snap.latest.items() if len(v) > 1],
+            note=_single_note(snap.latest),
+            empty=tr("each gradient is one number: see its norm") if snap.latest else tr("no gradients logged yet"),
         ),
         "tensors": charts.line_chart(
-            "tensors", "Live tensors: memory().num_tensors", [charts.Line("tensors", snap.tensors, "#009e73")],
-            log_y=False, y_label="tensors", marks=marks, note="a leak shows as a ramp",
+            "tensors",
+            tr("Live tensors: memory().num_tensors")
+            + (tr(" − {n} alive before the run").format(n=snap.tensors_before) if snap.tensors_before is not None else ""),
+            [charts.Line(tr("tensors"), snap.tensors, "#009e73")],
+            log_y=False, y_label=tr("tensors"), marks=marks, note=tr("a leak shows as a ramp"),
         ),
     }
     last, flags, flag_count, first = snap.last_step, snap.flags, snap.flag_count, snap.first_flag
-    parts = [f"<b>step {last if last is not None else '–'}</b>"]
+    parts = ["<b>" + tr("step {step}").format(step=last if last is not None else "–") + "</b>"]
     if snap.last_loss is not None:
-        parts.append(f"loss {charts.short(snap.last_loss)}")
-    parts.append(f"{snap.steps_logged} steps logged")
-    parts.append("training finished" if finished else "training…")
+        parts.append(tr("loss {value}").format(value=charts.short(snap.last_loss)))
+    parts.append(tr("{n} steps logged").format(n=snap.steps_logged))
+    parts.append(tr("training finished") if finished else tr("training…"))
     if viewers is not None:
-        parts.append(f"{viewers} viewer{'s' if viewers != 1 else ''}")
+        parts.append((tr("{n} viewer") if viewers == 1 else tr("{n} viewers")).format(n=viewers))
     if flag_count > len(flags) and first is not None:  # the first flag of a run explains the rest
-        text = f"{flag_count} flags raised; the first:\n{first}\nthe latest:\n" + "\n".join(flags)
+        text = tr("{n} flags raised; the first:\n{first}\nthe latest:\n").format(n=flag_count, first=tr(first)) + "\n".join(map(tr, flags))
     elif flag_count:
-        text = f"{flag_count} flag{'s' if flag_count != 1 else ''} raised; the latest:\n" + "\n".join(flags)
+        text = (tr("{n} flag raised; the latest:\n") if flag_count == 1 else tr("{n} flags raised; the latest:\n")).format(n=flag_count) + "\n".join(map(tr, flags))
     else:
-        text = "no exploding or vanishing gradient flagged"
+        text = tr("no exploding or vanishing gradient flagged")
     backward = backward_panel.table(snap.backward, snap.backward_total, snap.backward_step)
     return {"charts": drawn, "status": " · ".join(parts), "flags": text, "flags_calm": not flag_count, "backward": backward}
+
+
+def _single_note(latest: dict[str, list[float]]) -> str:
+    """The histogram chart's note naming the one-entry gradients it leaves out (a histogram of one value says nothing)."""
+    single = [name for name, values in latest.items() if len(values) == 1]
+    if not single or len(single) == len(latest):
+        return ""
+    names = ", ".join(single[:3]) + (tr(" and {n} more").format(n=len(single) - 3) if len(single) > 3 else "")
+    return tr("one value, not drawn: {names}").format(names=names)
 
 
 def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, vanish_norm: float) -> dict[str, object]:
@@ -101,6 +116,7 @@ def numbers(snap: Snapshot, title: str, finished: bool, explode_norm: float, van
         "global_norm": pts(snap.global_norm),
         "update_ratio": {k: pts(p) for k, p in snap.ratios.items()},
         "tensors": pts(snap.tensors),
+        "tensors_before": snap.tensors_before,
         "marks": [[s, label] for s, label in snap.marks],
         "flags": list(snap.flags),
         "flag_count": snap.flag_count,

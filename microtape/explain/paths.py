@@ -34,6 +34,7 @@ from ..engine.primitive import Op
 from ..engine.types import Shape
 from ..engine.user_line import frame_text
 from ..errors import InvalidArgumentError, ShapeError, TapeError, explain
+from ..language import tr
 from .links import Links, links_of
 from .report import BlockedOp, GradientExplanation, GradientPath, GradientStep, line_words, through
 from .source_text import SourceTexts
@@ -431,7 +432,7 @@ class _Explainer:
         if pos is not None:
             op = self.records[pos][0]
             made = self.texts.site(self.wheres[pos], op.name, op.n_inputs).expression
-            return made or f"{op.name} at {line_words(frame_text(self.wheres[pos]))}"
+            return made or tr("{op} at {line}").format(op=op.name, line=line_words(frame_text(self.wheres[pos])))
         return ""
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass
+from typing import Final
 
+from ..language import N_, tr
 from ..engine.formatting import format_number
 from ..views.html import escape
 from ..views.places import place_of
@@ -45,10 +47,10 @@ def line_words(where: str) -> str:
         ('line 7', 'an unknown line')
     """
     shown = place_of(where)
-    if ", line " in shown:
+    if shown != where and not shown.endswith(":" + where.rpartition(":")[2]):  # a cell of a notebook: its own words
         return shown
     file, _, line = shown.rpartition(":")
-    return f"line {line}" if file and line.isdigit() else "an unknown line"
+    return tr("line {line}").format(line=line) if file and line.isdigit() else tr("an unknown line")
 
 
 @dataclass(slots=True)
@@ -147,10 +149,11 @@ class BlockedOp:
 
     def sentence(self, source: str, count: int) -> str:
         """'`relu` at line 12: derivative 0 for 128 of 128 entries; every path from `w` passes through it'."""
-        head = f"`{self.op}` at {line_words(self.where)}: derivative 0 for {self.zeros} of {self.entries} entries"
+        head = tr("`{op}` at {line}: derivative 0 for {zeros} of {entries} entries").format(
+            op=self.op, line=line_words(self.where), zeros=self.zeros, entries=self.entries)
         if self.every:
-            return f"{head}; every path from `{source}` passes through it"
-        return f"{head}; {_count(self.paths)} of the {_count(count)} paths stop there"
+            return head + tr("; every path from `{source}` passes through it").format(source=source)
+        return head + tr("; {paths} of the {count} paths stop there").format(paths=_count(self.paths), count=_count(count))
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,36 +208,43 @@ class GradientExplanation:
 
     def _header(self) -> list[str]:
         name = self._name()
-        lines = [f"d output / d {name} = {format_number(self.total)}"]
+        lines = [tr("d output / d {name} = {total}").format(name=name, total=format_number(self.total))]
         if not self.connected:
             if self.total == 0.0 and not self.notes:
-                lines.append(f"The output does not depend on {name}: no path leads back to it, so the gradient is 0.0.")
+                lines.append(tr("The output does not depend on {name}: no path leads back to it, so the gradient is 0.0.").format(name=name))
             else:
-                lines.append(
-                    f"No path that microtape can follow leads back to {name}, and the backward pass gives "
-                    f"{format_number(self.total)}: inconclusive (see below)."
-                )
+                lines.append(tr(
+                    "No path that microtape can follow leads back to {name}, and the backward pass gives "
+                    "{total}: inconclusive (see below)."
+                ).format(name=name, total=format_number(self.total)))
         elif self.grouped:
-            lines.append(
-                f"Too many paths to list ({_count(self.path_count)} paths, more than 10,000): the gradient is split by the "
-                f"{self.count} edges into the ops that read {name} (each row: the gradient that reached the output of the op, "
+            lines.append(tr(
+                "Too many paths to list ({paths} paths, more than 10,000): the gradient is split by the "
+                "{count} edges into the ops that read {name} (each row: the gradient that reached the output of the op, "
                 "times its local derivative)."
-            )
+            ).format(paths=_count(self.path_count), count=self.count, name=name))
         else:
-            lines.append(f"{self.count} path(s) from the output back to {name}; a contribution is the product of its factors.")
+            lines.append(tr("{count} path(s) from the output back to {name}; a contribution is the product of its factors.").format(count=self.count, name=name))
         return lines
+
+    def _legend(self, rows: list[Row]) -> list[str]:
+        """The line under the header that says what the short columns mean, and the one file of every line."""
+        file = _one_file(rows)
+        if file:
+            return [tr("(local: the step's local derivative; at: the input's value where it is taken; line: of {file})").format(file=file)]
+        return [tr("(local: the step's local derivative; at: the input's value where it is taken)")]
 
     def _footer(self) -> list[str]:
         """What made the gradient NaN, Inf or 0, and what could not be known."""
         lines: list[str] = []
         if self.nonfinite:
-            lines.append(f"Why the gradient is {format_number(self.total)}:" if not math.isfinite(self.total) else "Why some paths are not finite:")
+            lines.append(tr("Why the gradient is {total}:").format(total=format_number(self.total)) if not math.isfinite(self.total) else tr("Why some paths are not finite:"))
             lines += [f"  {s}" for s in self.nonfinite]
         if self.blocked:
             if self.total == 0.0 and self.stopped == self.path_count:
-                lines.append("The gradient is 0.0 because every path is stopped by a factor 0:")
+                lines.append(tr("The gradient is 0.0 because every path is stopped by a factor 0:"))
             else:
-                lines.append(f"{_count(self.stopped)} of the {_count(self.path_count)} paths stop at a factor 0:")
+                lines.append(tr("{stopped} of the {paths} paths stop at a factor 0:").format(stopped=_count(self.stopped), paths=_count(self.path_count)))
             lines += [f"  {b.sentence(self.source, self.path_count)}" for b in self.blocked]
         lines += self.notes
         return lines
@@ -244,12 +254,12 @@ class GradientExplanation:
         for path in self.paths:
             lead = (format_number(path.contribution), self._share(path.contribution))
             if self.grouped:
-                rows.append((*lead, "", "(gradient at its output)", "", format_number(path.upstream), "", ""))
+                rows.append((*lead, "", tr("(gradient at its output)"), "", format_number(path.upstream), "", ""))
                 lead = ("", "")
             rows += _path_rows(path, lead)
         others = self.count - len(self.paths)
         if others:
-            rows.append((format_number(self.rest), self._share(self.rest), "", f"({others} other {'edges' if self.grouped else 'paths'})", "", "", "", ""))
+            rows.append((format_number(self.rest), self._share(self.rest), "", (tr("({n} other edges)") if self.grouped else tr("({n} other paths)")).format(n=others), "", "", "", ""))
         return rows
 
     def _share(self, part: float) -> str:
@@ -259,11 +269,16 @@ class GradientExplanation:
 
     def __str__(self) -> str:
         lines = self._header()
-        if self.paths:
-            lines += _table(self._rows())
-        if self.grouped and self.dominant is not None:
-            lines.append(f"The largest single path contributes {format_number(self.dominant.contribution)}:")
-            lines += _table(_path_rows(self.dominant, ("", "")))
+        rows = self._rows() if self.paths else []
+        extra = _path_rows(self.dominant, ("", "")) if self.grouped and self.dominant is not None else []
+        if rows or extra:
+            lines += self._legend(rows + extra)
+        file = _one_file(rows + extra)
+        if rows:
+            lines += _table(rows, file)
+        if extra and self.dominant is not None:
+            lines.append(tr("The largest single path contributes {value}:").format(value=format_number(self.dominant.contribution)))
+            lines += _table(extra, file)
         lines += self._footer()
         return "\n".join(lines)
 
@@ -272,7 +287,7 @@ class GradientExplanation:
         if self.paths:
             parts.append(_html_table(self._rows()))
         if self.grouped and self.dominant is not None:
-            parts.append(f"<p>{escape(f'The largest single path contributes {format_number(self.dominant.contribution)}:')}</p>")
+            parts.append(f"<p>{escape(tr('The largest single path contributes {value}:').format(value=format_number(self.dominant.contribution)))}</p>")
             parts.append(_html_table(_path_rows(self.dominant, ("", ""))))
         footer = self._footer()
         if footer:
@@ -281,13 +296,27 @@ class GradientExplanation:
 
 
 def _html_table(rows: list[Row]) -> str:
-    head = "".join(f"<th>{escape(c)}</th>" for c in HEADINGS)
+    head = "".join(f"<th>{escape(tr(c))}</th>" for c in HTML_HEADINGS)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows if row != HEADINGS)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
 Row = tuple[str, str, str, str, str, str, str, str]
-HEADINGS: Row = ("contribution", "share", "step", "op", "input", "local derivative", "at", "line")
+HEADINGS: Row = (N_("contribution"), N_("share"), N_("step"), N_("op"), N_("input"), N_("local"), N_("at"), N_("line"))
+HTML_HEADINGS: Row = (
+    N_("contribution"), N_("share"), N_("step"), N_("op"), N_("input"), N_("local derivative"), N_("at"), N_("line")
+)
+TABLE_WIDTH: Final = 100
+"""The text table fits in this many characters (the book's output box holds 100 of its monospace
+font): the ``op`` and ``input`` cells are cut in the middle with '…' to keep within it."""
+MIN_CELL: Final = 16
+"""A cut cell keeps at least this many characters."""
+
+
+def _headings() -> Row:
+    """The text table's headings in the reader's language."""
+    a, b, c, d, e, f, g, h = (tr(word) for word in HEADINGS)
+    return (a, b, c, d, e, f, g, h)
 
 
 def _path_rows(path: GradientPath, lead: tuple[str, str]) -> list[Row]:
@@ -299,20 +328,60 @@ def _path_rows(path: GradientPath, lead: tuple[str, str]) -> list[Row]:
         keep = [*steps[: SHOWN_STEPS - 2], (len(steps) - SHOWN_STEPS, None), *steps[-2:]]
     for i, step in keep:
         if step is None:
-            rows.append(("", "", "...", f"({i} more steps)", "", "", "", ""))
+            rows.append(("", "", "...", tr("({n} more steps)").format(n=i), "", "", "", ""))
             continue
         value = "" if step.value is None else format_number(step.value)
         rows.append((*lead, str(i), step.op + _entry(step.entry), step.input_text(), format_number(step.local), value, place_of(step.where)))
         lead = ("", "")
     if not path.steps:
-        rows.append((*lead, "", "(the input is the output)", "", "", "", ""))
+        rows.append((*lead, "", tr("(the input is the output)"), "", "", "", ""))
     return rows
 
 
-def _table(rows: list[Row]) -> list[str]:
-    rows = [HEADINGS, *rows] if rows and rows[0] != HEADINGS else rows
+def _one_file(rows: list[Row]) -> str:
+    """The file every row's ``file:line`` names, if they all name one file (else '')."""
+    files = set()
+    for row in rows:
+        if row == HEADINGS or not row[7]:
+            continue
+        file, _, line = row[7].rpartition(":")
+        if not file or not line.isdigit() or ", line " in file:
+            return ""  # a Jupyter cell, an unknown line: the column keeps its whole text
+        files.add(file)
+    return files.pop() if len(files) == 1 else ""
+
+
+def _table(rows: list[Row], file: str = "") -> list[str]:
+    """The aligned text table: two spaces between columns; the line column shows only the line
+    number when ``file`` holds every line; ``op`` and ``input`` are cut to fit ``TABLE_WIDTH``."""
+    body = [r for r in rows if r != HEADINGS]
+    if file:
+        body = [(*r[:7], r[7].rpartition(":")[2] if r[7] else "") for r in body]
+    rows = [_headings(), *body]
     widths = [max(len(r[c]) for r in rows) for c in range(len(HEADINGS))]
-    return ["  " + "   ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    over = 2 + sum(widths) + 2 * (len(widths) - 1) - TABLE_WIDTH
+    while over > 0 and max(widths[3], widths[4]) > MIN_CELL:  # cut the wider of op and input, a character at a time
+        widths[4 if widths[4] >= widths[3] else 3] -= 1
+        over -= 1
+    return ["  " + "  ".join(_fit(cell, w).ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def _fit(cell: str, width: int) -> str:
+    """``cell`` cut in the middle with '…' to ``width`` characters, its entry (``[0, 1]``) kept whole.
+
+    Examples:
+        >>> from microtape.explain.report import _fit
+        >>> _fit("(squashed * 3.0 + u * u)[0]", 20)
+        '(squashe…+ u * u)[0]'
+    """
+    if len(cell) <= width:
+        return cell
+    head, bracket, tail = cell.rpartition("[")
+    suffix = bracket + tail if bracket and tail.endswith("]") and len(bracket + tail) < width // 2 else ""
+    text = cell[: len(cell) - len(suffix)]
+    room = width - len(suffix) - 1
+    left = (room + 1) // 2
+    return text[:left] + "…" + text[len(text) - (room - left):] + suffix
 
 
 def _simple(text: str) -> bool:
@@ -330,4 +399,4 @@ def _entry(index: tuple[int, ...]) -> str:
 
 def _count(n: int) -> str:
     """A number of paths: '1,024', or 'about 10^752' for one too long to read."""
-    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+    return f"{n:,}" if n < 10**15 else tr("about 10^{power}").format(power=len(str(n)) - 1)

@@ -18,6 +18,7 @@ from ..engine.formatting import format_values
 from ..engine.primitive import Op
 from ..engine.tensor import Grads, Tensor
 from ..engine.backward import Record, backward
+from ..language import tr
 from ..views.html import escape
 from ..views.places import place_of
 from .links import links_of
@@ -120,27 +121,28 @@ class BackwardStep:
         return list(zip(self._names, values))
 
     def _operand(self, i: int) -> str:
-        return self.operands[i] if i < len(self.operands) and self.operands[i] else f"input {i}"
+        return self.operands[i] if i < len(self.operands) and self.operands[i] else tr("input {i}").format(i=i)
 
     def __str__(self) -> str:
         grads = ", ".join(tensor_text(g) for g in self.grads)
         local = ", ".join(tensor_text(g) for g in self.local) if self.local else "?"
         acc = accumulated_text(self, " ")
         what = f" ({self.expression})" if self.expression else ""
-        return f"step {self.index}: {self.op} at {short_where(self.where)}{what}: dout {tensor_text(self.dout)} -> local {local} -> grads {grads}; so far {acc}"
+        return tr("step {index}: {op} at {where}{what}: dout {dout} -> local {local} -> grads {grads}; so far {acc}").format(
+            index=self.index, op=self.op, where=short_where(self.where), what=what, dout=tensor_text(self.dout), local=local, grads=grads, acc=acc)
 
     def __repr__(self) -> str:
         return f"BackwardStep({self.index}, {self.op!r}, where={self.where!r})"
 
     def _repr_html_(self) -> str:
         rows = [
-            ("step", str(self.index)),
-            ("op", self.op + (f" ({self.expression})" if self.expression else "")),
-            ("line", short_where(self.where)),
-            ("incoming gradient", tensor_text(self.dout)),
-            *((f"local derivative by {self._operand(i)}", tensor_text(g)) for i, g in enumerate(self.local)),
-            *((f"VJP for {self._operand(i)}", tensor_text(g)) for i, g in enumerate(self.grads)),
-            *((f"so far: {name}", tensor_text(g)) for name, g in self._accumulated_items()),
+            (tr("step"), str(self.index)),
+            (tr("op"), self.op + (f" ({self.expression})" if self.expression else "")),
+            (tr("line"), short_where(self.where)),
+            (tr("incoming gradient"), tensor_text(self.dout)),
+            *((tr("local derivative by {operand}").format(operand=self._operand(i)), tensor_text(g)) for i, g in enumerate(self.local)),
+            *((tr("VJP for {operand}").format(operand=self._operand(i)), tensor_text(g)) for i, g in enumerate(self.grads)),
+            *((tr("so far: {name}").format(name=name), tensor_text(g)) for name, g in self._accumulated_items()),
         ]
         body = "".join(f"<tr><th>{escape(k)}</th><td><code>{escape(v)}</code></td></tr>" for k, v in rows)
         return f"<table class='microtape-backward-step'>{body}</table>"

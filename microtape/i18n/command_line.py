@@ -1,10 +1,11 @@
 """The command line's parser, with its help in English or in Russian.
 
-Our own help strings are in ``HELP``, a table per language. argparse's words
-("usage:", "options", its error messages) come from gettext's ``argparse``
-domain, which has no Russian catalog; ``Parser`` and its formatter say them
-from ``ARGPARSE`` instead (standard library only, nothing global is
-patched).
+Our own help strings are in ``HELP``, in English; their Russian is in the
+package's catalog. argparse's words ("usage:", "options", its error
+messages) come from gettext's ``argparse`` domain, which has no Russian
+catalog; ``Parser`` and its formatter say them from ``ARGPARSE`` and
+``ERRORS`` through our catalog instead (standard library only, nothing
+global is patched).
 """
 
 from __future__ import annotations
@@ -17,120 +18,80 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final, NoReturn
 
-from .messages import LANGUAGES, default_language
+from ..language import LANGUAGES, tr
+from .messages import default_language
 
-__all__ = ["ARGPARSE", "HELP", "Parser", "build_parser", "language_of"]
+__all__ = ["ARGPARSE", "ERRORS", "HELP", "Parser", "build_parser", "language_of"]
 
-HELP: Final[Mapping[str, Mapping[str, str]]] = {
-    "en": {
-        "description": "microtape: learn gradient debugging",
-        "commands": "commands",
-        "lang": "language of the output and of this help (en, ru; default: $MICROTAPE_LANG, else en)",
-        "tour": "walk through the book's chapters in the terminal",
-        "chapter": "show only chapter N (0-7)",
-        "no_pause": "do not wait for Enter between chapters",
-        "selfcheck": "gradient-check every primitive against finite differences",
-        "exercises": "copy the starter exercises into a folder (never the solutions), or --list them",
-        "folder": "where to put them (made if missing)",
-        "list": "list the exercises: chapter, kind, expected minutes, points, title",
-        "force": "overwrite files that are already there",
-        "notebook": "write each starter as a Jupyter notebook (.ipynb), which grade accepts too",
-        "grade": "check exercise files or folders of them, each in its own process with a time limit",
-        "paths": "exercise files (.py or .ipynb), or folders searched for them",
-        "timeout": "seconds each file may take (default 10)",
-        "format": "text (default), json (microtape's document), gradescope (results.json), classroom50 (result.json)",
-        "json": "the same as --format json",
-        "output": "write the document (or the text) to FILE",
-        "checks": "a teacher's folder of check files: hidden checks added to the public ones",
-        "assignment": "an assignment's TOML file: its exercises, their points, its hidden checks; each PATH is one submission",
-        "require": "the exercises an assignment asks for, e.g. ex04e,ex05b (each at its own points); each PATH is one submission",
-        "seed": "seed of the checks' random inputs (default: drawn, and printed)",
-        "hint": "hint level after a failed check (default 1)",
-        "jobs": "files graded at the same time (default: CPUs)",
-        "memory": "memory limit per file where the OS allows (default 1024, 0: none)",
-        "dashboard": "the live training page in a browser (--demo trains chapter 6's recurrent net)",
-        "demo": "train the book's recurrent net (exploding, then clipped) while serving the page",
-        "host": "address to bind (default 127.0.0.1: this machine only)",
-        "port": "port to serve on (default 8765; 0 picks a free one)",
-        "steps": "training steps (default 400)",
-        "delay": "seconds to pause after each step so you can watch (default 0.03)",
-        "exit_when_done": "stop serving when training ends instead of waiting for Ctrl-C",
-        "not_seconds": "{text!r} is not a number of seconds",
-        "not_finite": "{text!r} is not a finite number of seconds (a limit of nan or inf would be no limit)",
-    },
-    "ru": {
-        "description": "microtape: учимся отлаживать градиенты",
-        "commands": "команды",
-        "lang": "язык вывода и этой справки (en, ru; по умолчанию $MICROTAPE_LANG, иначе en)",
-        "tour": "пройти главы книги в терминале",
-        "chapter": "показать только главу N (0-7)",
-        "no_pause": "не ждать Enter между главами",
-        "selfcheck": "проверить градиент каждой примитивной операции конечными разностями",
-        "exercises": "скопировать заготовки упражнений в папку (решения никогда), или вывести их список (--list)",
-        "folder": "куда их положить (папка создаётся, если её нет)",
-        "list": "список упражнений: глава, вид, ожидаемое время в минутах, баллы, название",
-        "force": "перезаписать файлы, которые уже есть",
-        "notebook": "записать каждую заготовку как блокнот Jupyter (.ipynb); grade принимает и их",
-        "grade": "проверить файлы упражнений или папки с ними, каждый файл в своём процессе с ограничением времени",
-        "paths": "файлы упражнений (.py или .ipynb) или папки, в которых они ищутся",
-        "timeout": "сколько секунд может занять каждый файл (по умолчанию 10)",
-        "format": "text (по умолчанию), json (документ microtape), gradescope (results.json), classroom50 (result.json)",
-        "json": "то же, что --format json",
-        "output": "записать документ (или текст) в файл FILE",
-        "checks": "папка преподавателя с файлами проверок: скрытые проверки в добавление к открытым",
-        "assignment": "TOML-файл задания: его упражнения, их баллы, его скрытые проверки; каждый PATH — одна сданная работа",
-        "require": "упражнения, которые требует задание, например ex04e,ex05b (каждое со своими баллами); каждый PATH — одна сданная работа",
-        "seed": "зерно случайных входов проверок (по умолчанию выбирается случайно и печатается)",
-        "hint": "уровень подсказки после непройденной проверки (по умолчанию 1)",
-        "jobs": "сколько файлов проверять одновременно (по умолчанию: число процессоров)",
-        "memory": "ограничение памяти на файл, где ОС это позволяет (по умолчанию 1024, 0: без ограничения)",
-        "dashboard": "страница обучения в браузере в реальном времени (--demo обучает рекуррентную сеть из главы 6)",
-        "demo": "обучать рекуррентную сеть из книги (сначала взрыв градиентов, затем с обрезкой), показывая страницу",
-        "host": "адрес для привязки (по умолчанию 127.0.0.1: только этот компьютер)",
-        "port": "порт сервера (по умолчанию 8765; 0 выбирает свободный)",
-        "steps": "шагов обучения (по умолчанию 400)",
-        "delay": "пауза в секундах после каждого шага, чтобы успеть посмотреть (по умолчанию 0.03)",
-        "exit_when_done": "остановить сервер, когда обучение закончится, а не ждать Ctrl-C",
-        "not_seconds": "{text!r} не число секунд",
-        "not_finite": "{text!r} не конечное число секунд (ограничение nan или inf не было бы ограничением)",
-    },
+HELP: Final[Mapping[str, str]] = {
+    "description": "microtape: learn gradient debugging",
+    "commands": "commands",
+    "lang": "language of the output and of this help (en, ru; default: $MICROTAPE_LANG, else en)",
+    "tour": "walk through the book's chapters in the terminal",
+    "chapter": "show only chapter N (0-7)",
+    "no_pause": "do not wait for Enter between chapters",
+    "selfcheck": "gradient-check every primitive against finite differences",
+    "exercises": "copy the starter exercises into a folder (never the solutions), or --list them",
+    "folder": "where to put them (made if missing)",
+    "list": "list the exercises: chapter, kind, expected minutes, points, title",
+    "force": "overwrite files that are already there",
+    "notebook": "write each starter as a Jupyter notebook (.ipynb), which grade accepts too",
+    "grade": "check exercise files or folders of them, each in its own process with a time limit",
+    "paths": "exercise files (.py or .ipynb), or folders searched for them",
+    "timeout": "seconds each file may take (default 10)",
+    "format": "text (default), json (microtape's document), gradescope (results.json), classroom50 (result.json)",
+    "json": "the same as --format json",
+    "output": "write the document (or the text) to FILE",
+    "checks": "a teacher's folder of check files: hidden checks added to the public ones",
+    "assignment": "an assignment's TOML file: its exercises, their points, its hidden checks; each PATH is one submission",
+    "require": "the exercises an assignment asks for, e.g. ex04e,ex05b (each at its own points); each PATH is one submission",
+    "seed": "seed of the checks' random inputs (default: drawn, and printed)",
+    "hint": "hint level after a failed check (default 1)",
+    "jobs": "files graded at the same time (default: CPUs)",
+    "memory": "memory limit per file where the OS allows (default 1024, 0: none)",
+    "dashboard": "the live training page in a browser (--demo trains chapter 6's recurrent net)",
+    "demo": "train the book's recurrent net (exploding, then clipped) while serving the page",
+    "host": "address to bind (default 127.0.0.1: this machine only)",
+    "port": "port to serve on (default 8765; 0 picks a free one)",
+    "steps": "training steps (default 400)",
+    "delay": "seconds to pause after each step so you can watch (default 0.03)",
+    "exit_when_done": "stop serving when training ends instead of waiting for Ctrl-C",
+    "not_seconds": "{text!r} is not a number of seconds",
+    "not_finite": "{text!r} is not a finite number of seconds (a limit of nan or inf would be no limit)",
 }
-"""The help of every command and option, by language then key (the same keys in every language)."""
+"""The help of every command and option in English, by key (their Russian is in the catalog)."""
 
-ARGPARSE: Final[Mapping[str, Mapping[str, str]]] = {
-    "en": {
-        "usage": "usage: ", "positional": "positional arguments", "options": "options",
-        "help": "show this help message and exit", "error": "{prog}: error: {message}\n",
-    },
-    "ru": {
-        "usage": "использование: ", "positional": "позиционные аргументы", "options": "параметры",
-        "help": "показать эту справку и выйти", "error": "{prog}: ошибка: {message}\n",
-    },
+ARGPARSE: Final[Mapping[str, str]] = {
+    "usage": "usage: ", "positional": "positional arguments", "options": "options",
+    "help": "show this help message and exit", "error": "{prog}: error: {message}\n",
 }
-"""argparse's own words, which it takes from gettext's ``argparse`` domain (no Russian catalog ships with Python)."""
+"""argparse's own words, which it takes from gettext's ``argparse`` domain (no Russian catalog ships with
+Python): said here in English and translated from the package's catalog instead."""
 
-_ERRORS_RU: Final[tuple[tuple[str, str], ...]] = (
-    (r"invalid choice: (.*) \(choose from (.*)\)", r"недопустимое значение: \1 (возможные: \2)"),
-    (r"the following arguments are required: (.*)", r"не хватает обязательных аргументов: \1"),
-    (r"unrecognized arguments: (.*)", r"непонятные аргументы: \1"),
-    (r"expected one argument", r"нужно одно значение"),
-    (r"invalid (\w+) value: (.*)", r"недопустимое значение (\1): \2"),
-    (r"ambiguous option: (.*) could match (.*)", r"неоднозначный параметр: \1 подходит к \2"),
-    (r"^argument ([^:]+): ", r"аргумент \1: "),
-    (r"is not a number of seconds", r"не число секунд"),
+ERRORS: Final[tuple[str, ...]] = (
+    r"invalid choice: (.*) \(choose from (.*)\)",
+    r"the following arguments are required: (.*)",
+    r"unrecognized arguments: (.*)",
+    r"expected one argument",
+    r"invalid (\w+) value: (.*)",
+    r"ambiguous option: (.*) could match (.*)",
+    r"^argument ([^:]+): ",
+    r"is not a number of seconds",
 )
+"""argparse's error messages, as patterns (in order of trial); each pattern's msgstr in the catalog is its
+replacement (``\\1`` for a group)."""
 
 
 def _translated_error(message: str, lang: str) -> str:
-    if lang != "ru":
-        return message
-    for pattern, replacement in _ERRORS_RU:
-        message = re.sub(pattern, replacement, message)
+    for pattern in ERRORS:
+        replacement = tr(pattern, lang)
+        if replacement != pattern:
+            message = re.sub(pattern, replacement, message)
     return message
 
 
 def _formatter(lang: str) -> type[argparse.HelpFormatter]:
-    words = ARGPARSE.get(lang, ARGPARSE["en"])
+    words = {key: tr(english, lang) for key, english in ARGPARSE.items()}
 
     class Formatter(argparse.HelpFormatter):
         def add_usage(self, usage: str | None, actions: object, groups: object, prefix: str | None = None) -> None:
@@ -170,8 +131,8 @@ class Parser(argparse.ArgumentParser):
     """The group of options (``-h`` first), titled in ``lang``."""
 
     def __init__(self, lang: str, **kwargs: object) -> None:
-        self.lang = lang if lang in ARGPARSE else "en"
-        words = ARGPARSE[self.lang]
+        self.lang = lang if lang in LANGUAGES else "en"
+        words = {key: tr(english, self.lang) for key, english in ARGPARSE.items()}
         super().__init__(formatter_class=_formatter(self.lang), add_help=False, **kwargs)  # type: ignore[arg-type]
         self.positional = self.add_argument_group(words["positional"])
         self.options = self.add_argument_group(words["options"])
@@ -180,8 +141,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print the usage and the error in this parser's language, then exit with status 2."""
         self.print_usage(sys.stderr)
-        words = ARGPARSE[self.lang]
-        self.exit(2, words["error"].format(prog=self.prog, message=_translated_error(message, self.lang)))
+        self.exit(2, tr(ARGPARSE["error"], self.lang).format(prog=self.prog, message=_translated_error(message, self.lang)))
 
 
 def language_of(argv: Sequence[str]) -> str:
@@ -212,9 +172,9 @@ def _seconds(lang: str) -> object:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(HELP[lang]["not_seconds"].format(text=text)) from None
+            raise argparse.ArgumentTypeError(tr(HELP["not_seconds"], lang).format(text=text)) from None
         if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(HELP[lang]["not_finite"].format(text=text))
+            raise argparse.ArgumentTypeError(tr(HELP["not_finite"], lang).format(text=text))
         return value
 
     return seconds
@@ -232,7 +192,7 @@ def build_parser(prog: str, lang: str = "en") -> Parser:
         'en'
     """
     lang = lang if lang in LANGUAGES else "en"
-    text = HELP[lang]
+    text = {key: tr(english, lang) for key, english in HELP.items()}
     parser = Parser(lang, prog=prog, description=text["description"])
     parser.options.add_argument("--lang", choices=LANGUAGES, default=lang, help=text["lang"])
     sub = parser.add_subparsers(  # each subcommand is a Parser too, in the same language

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 from typing import Final, Protocol
+from ..language import tr
 
 __all__ = ["LOADED", "CellMap", "jupyter_cell", "place", "place_of"]
 
@@ -49,9 +50,9 @@ def jupyter_cell(file: str) -> int | None:
     return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
-def place(file: str, line: int | str) -> str:
+def place(file: str, line: int | str, lang: str | None = None) -> str:
     """'ex.py:12' for a line of a file, 'ex.ipynb, cell 3, line 2' for a line of a notebook being
-    graded, 'cell 5, line 3' for a line of a Jupyter cell.
+    graded, 'cell 5, line 3' for a line of a Jupyter cell (in ``lang``, default: the reader's language).
 
     Examples:
         >>> from microtape.views.places import place
@@ -64,10 +65,10 @@ def place(file: str, line: int | str) -> str:
     code = LOADED.get(file)
     if code is not None:
         cell, within = code.locate(int(line))
-        return f"{name}, cell {cell}, line {within}"
+        return tr("{name}, cell {cell}, line {line}", lang).format(name=name, cell=cell, line=within)
     number = jupyter_cell(file)
     if number is not None:
-        return f"cell {number}, line {line}"
+        return tr("cell {cell}, line {line}", lang).format(cell=number, line=line)
     return f"{name}:{line}"
 
 

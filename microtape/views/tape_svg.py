@@ -37,10 +37,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine.formatting import format_number
+from ..language import tr
 from .html import FONT, escape, table
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
 from ..engine.backward import Record
+from .tape_text import leaf_names
 
 __all__ = ["Box", "Layout", "layout", "summary_html", "svg"]
 
@@ -103,18 +105,41 @@ def _cut(text: str) -> str:
 
 
 def _values(t: Tensor) -> str:
-    """``= 5.0`` for one entry, ``[lo, hi]`` of the finite entries otherwise, and how many are NaN or Inf."""
+    """What a box says of a tensor's values: ``= 5.0`` for one entry, every entry (``[0.5, 1.0, 1.5, 2.0]``)
+    when they fit on the box's line, else the range of the finite ones said as one
+    (``min..max -7.837..12.25 of 64``), and after a ``;`` how many are NaN or Inf (a box draws that
+    on a line of its own).
+
+    Examples:
+        >>> from microtape.views.tape_svg import _values
+        >>> _values(mt.scalar(5.0)), _values(mt.tensor([0.5, 1.0, 1.5, 2.0]))
+        ('= 5.0', '[0.5, 1.0, 1.5, 2.0]')
+        >>> _values(mt.tensor([float(i) for i in range(64)]))
+        'min..max 0.0..63.0 of 64'
+    """
     data = t._data
     if data is None:
-        return "<freed>"
+        return tr("<freed>")
     if not data:
-        return "[] (empty)"
-    finite = [v for v in data if math.isfinite(v)]
+        return tr("[] (empty)")
     if len(data) == 1:
         return "= " + format_number(data[0])
-    text = f"[{format_number(min(finite))}, {format_number(max(finite))}]" if finite else "no finite entry"
+    every = "[" + ", ".join(format_number(v) for v in data) + "]"
+    if len(every) <= MAX_CHARS:
+        return every
+    finite = [v for v in data if math.isfinite(v)]
     bad = len(data) - len(finite)
-    return text + (f" +{bad} nan/inf" if bad else "")
+    text = (
+        tr("min..max {low}..{high} of {count}").format(low=format_number(min(finite)), high=format_number(max(finite)), count=len(data))
+        if finite
+        else tr("no finite entry")
+    )
+    return text + (f"; {bad} nan/inf" if bad else "")
+
+
+def _value_lines(t: Tensor) -> tuple[str, ...]:
+    """``_values`` as a box draws it: the count of NaN and Inf on a line of its own."""
+    return tuple(_cut(part) for part in _values(t).split("; "))
 
 
 class _Graph:
@@ -153,6 +178,7 @@ def _build(
     producer: dict[int, int] = {}  # tensor id -> index of the record that made it
     leaf_of: dict[int, int] = {}  # tensor id -> its input node
     g = _Graph()
+    names = leaf_names(records, watched, variables)
     op_node: list[int] = []
     inputs_of: list[list[int]] = []
     first_reader: dict[int, int] = {}  # input node -> layer of its highest reader
@@ -166,15 +192,16 @@ def _build(
             else:
                 v = variables.get(x.id)
                 kind = "watched" if x.id in watched else "variable" if v is not None else "constant"
-                name = v.name if v is not None else f"tensor #{x.id}"
-                n = leaf_of[x.id] = g.add(f"t{x.id}", kind, (_cut(name), _cut(f"shape {x.shape}"), _cut(_values(x))), 0)
+                name = names[x.id]
+                shape = _cut(tr("shape {shape}").format(shape=x.shape))
+                n = leaf_of[x.id] = g.add(f"t{len(leaf_of)}", kind, (_cut(name), shape, *_value_lines(x)), 0)
                 first_reader[n] = len(records)
             if n not in sources:
                 sources.append(n)
         norm = grad_norms.get(out.id)
-        lines = [_cut(f"#{i} {op.name}"), _cut(f"shape {out.shape}"), _cut(_values(out))]
+        lines = [_cut(f"#{i} {op.name}"), _cut(tr("shape {shape}").format(shape=out.shape)), *_value_lines(out)]
         if norm is not None:
-            lines.append(_cut(f"|grad| {format_number(norm)}"))
+            lines.append(_cut(tr("|grad| {norm}").format(norm=format_number(norm))))
         layer = 1 + max((g.layer[s] for s in sources), default=0)
         op_node.append(g.add(f"op{i}", "op", tuple(lines), layer))
         for s in sources:
@@ -376,14 +403,14 @@ def svg(lay: Layout, title: str, note: str = "") -> str:
         f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
     ]
     x = MARGIN
-    for kind, label in (("watched", "watched"), ("variable", "variable"), ("constant", "constant"), ("op", "op")):
+    for kind, label in (("watched", tr("watched")), ("variable", tr("variable")), ("constant", tr("constant")), ("op", tr("op"))):
         dash = ' stroke-dasharray="3 2"' if kind == "constant" else ""
         rx = ' rx="5"' if kind == "op" else ""
         out.append(f'<rect x="{_f(x)}" y="{_f(MARGIN - 8)}" width="12" height="10" fill="{_FILL[kind]}" stroke="#52525b"{rx}{dash}/>')
         out.append(f'<text x="{_f(x + 16)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{label}</text>')
         x += 28 + CHAR * len(label)
     if note or not lay.boxes:
-        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or "no op recorded")}</text>')
+        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or tr("no op recorded"))}</text>')
     for points in lay.trunks:
         path = " ".join(f"{_f(px)},{_f(py)}" for px, py in points)
         out.append(f'<polyline class="mt-trunk" points="{path}" fill="none" stroke="#52525b" stroke-width="1.2"/>')
@@ -424,4 +451,4 @@ def summary_html(records: Sequence[Record], grad_norms: Mapping[int, float]) -> 
         [str(i), escape(op.name), escape(out.shape), escape(_values(out)), "-" if out.id not in grad_norms else escape(format_number(grad_norms[out.id]))]
         for i, (op, _, _, out, _) in enumerate(records)
     ]
-    return f'<div style="{FONT}">' + table(["#", "op", "output shape", "values", "|grad out|"], rows) + "</div>"
+    return f'<div style="{FONT}">' + table(["#", tr("op"), tr("output shape"), tr("values"), tr("|grad out|")], rows) + "</div>"

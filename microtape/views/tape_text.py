@@ -13,11 +13,12 @@ from typing import Literal, TypeAlias
 from ..engine.primitive import Op
 from ..engine.types import Shape
 from ..errors import InvalidArgumentError, explain
+from ..language import tr
 from ..engine.formatting import format_number
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
 
-__all__ = ["Operation", "RankDir", "dot_graph", "operations_of", "summary_table"]
+__all__ = ["Operation", "RankDir", "dot_graph", "leaf_names", "operations_of", "summary_table"]
 
 RankDir: TypeAlias = Literal["LR", "TB", "RL", "BT"]
 """``to_dot(rankdir=...)``: Graphviz's layout direction (left to right, top to bottom, and their reverses)."""
@@ -60,13 +61,44 @@ def operations_of(records: Sequence[Record]) -> list[Operation]:
     ]
 
 
+def leaf_names(records: Sequence[Record], watched: Mapping[int, Tensor], variables: Mapping[int, Variable]) -> dict[int, str]:
+    """A name for each tensor the records read that no record made: a variable's own name, else
+    ``watched 1``, ``constant 1``, ``constant 2``, ... in the order the ops first read them, so the
+    same program draws the same names in every process (a tensor's id depends on what ran before).
+
+    Examples:
+        >>> from microtape.views.tape_text import leaf_names
+        >>> x = mt.tensor([1.0, 2.0])
+        >>> with mt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = (x * 3.0 + 1.0).sum()
+        >>> sorted(leaf_names(tape._records, {x.id: x}, {}).values())
+        ['constant 1', 'constant 2', 'watched 1']
+    """
+    made = {out.id for _, _, _, out, _ in records}
+    names: dict[int, str] = {}
+    counts = {"watched": 0, "constant": 0}
+    for _, inputs, _, _, _ in records:
+        for x in inputs:
+            if x.id in made or x.id in names:
+                continue
+            v = variables.get(x.id)
+            if v is not None:
+                names[x.id] = v.name
+                continue
+            kind = "watched" if x.id in watched else "constant"
+            counts[kind] += 1
+            names[x.id] = (tr("watched {n}") if kind == "watched" else tr("constant {n}")).format(n=counts[kind])
+    return names
+
+
 def summary_table(records: Sequence[Record], grad_norms: Mapping[int, float]) -> str:
     """The text of ``GradientTape.summary()``: one row per record, with the gradient norms known so far."""
-    rows = [("#", "op", "output shape", "value range", "|grad out|")]
+    rows = [("#", tr("op"), tr("output shape"), tr("value range"), tr("|grad out|"))]
     for i, (op, _, _, out, _) in enumerate(records):
         data = out._data
         if data is None:
-            vrange = "<freed>"
+            vrange = tr("<freed>")
         elif data:
             vrange = f"[{format_number(min(data))}, {format_number(max(data))}]"
         else:
@@ -106,16 +138,17 @@ def dot_graph(
         '  node [fontname="Helvetica", fontsize=10];',
         '  edge [fontname="Helvetica", fontsize=9];',
     ]
-    seen: set[int] = set()
+    nodes: dict[int, str] = {}  # tensor id -> its node, numbered as first drawn: the same text in every process
+    labels = leaf_names(records, watched, variables)
+    for i, (op, _, _, out, _) in enumerate(records):
+        labels.setdefault(out.id, f"#{i} {op.name}")  # an op's output, by the record that made it
 
     def tensor_node(t: Tensor) -> str:
-        name = f"t{t.id}"
-        if t.id not in seen:
-            seen.add(t.id)
-            v = variables.get(t.id)
-            label = _dot_text(v.name) if v is not None else f"#{t.id}"
+        name = nodes.get(t.id)
+        if name is None:
+            name = nodes[t.id] = f"t{len(nodes)}"
             style = ', style=filled, fillcolor="#fde68a"' if t.id in watched else ""
-            lines.append(f'  {name} [shape=box, label="{label}\\n{t.shape}"{style}];')
+            lines.append(f'  {name} [shape=box, label="{_dot_text(labels[t.id])}\\n{t.shape}"{style}];')
         return name
 
     for i, (op, inputs, _, out, _) in enumerate(records):

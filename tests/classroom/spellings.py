@@ -133,6 +133,18 @@ SPELLINGS: dict[str, tuple[Edits, Edits]] = {
         (("return mt.sqrt(((points - center) ** 2.0).sum(axis=1) + 1e-14)",
           "return mt.sqrt(mt.square(points - center).sum(axis=1) + 1e-16)"),),
     ),
+    "ex09_dot_product_test": (
+        (("    _, jv = mt.jvp(f, [x], [v])", "    _, f_jvp = mt.linearize(f, [x])\n    jv = f_jvp([v])"),
+         ("[dy * x / mt.sqrt(x * x + 1.0)]", "[x * dy / mt.sqrt(mt.square(x) + 1.0)]")),
+        (("    jtu = mt.grad(lambda t: (f(t) * u).sum())(x)",
+          "    with mt.GradientTape() as tape:\n        tape.watch(x)\n        y = f(x)\n    jtu = tape.gradient(y, x, output_gradients=u)"),
+         ("return (u * jv).sum().item(), (jtu * v).sum().item()", "return float((jv * u).sum().item()), float(mt.sum(v * jtu).item())")),
+    ),
+    "ex09b_stable_loss": (
+        (("return (mt.softplus(logits) - logits * labels).mean()", "return mt.sigmoid_cross_entropy(labels, logits)"),),
+        (("return (mt.softplus(logits) - logits * labels).mean()",
+          "return (mt.maximum(logits, 0.0) - logits * labels + mt.log1p(mt.exp(-mt.abs(logits)))).mean()"),),
+    ),
 }
 
 

@@ -186,6 +186,17 @@ ROWS = [
         ("  FAIL  distance is exact, and its gradient finite even at a point on the center", "from the exact distance")),
     Row("ex07b_trace_the_nan", "maximum_guard",
         (("mt.sqrt(((points - center) ** 2.0).sum(axis=1) + 1e-14)", "mt.sqrt(mt.maximum(((points - center) ** 2.0).sum(axis=1), 1e-12))"),), True),
+    Row("ex09_dot_product_test", "dy_forgotten_again", (("[dy * x / mt.sqrt(x * x + 1.0)]", "[x / mt.sqrt(x * x + 1.0)]"),), False,
+        ("  PASS  dot_test returns <u, J v> and <J^T u, v>", "  FAIL  soft_abs's VJP is right for every dy", "hint: did you multiply by dy?")),
+    Row("ex09_dot_product_test", "one_side_twice", (("return (u * jv).sum().item(), (jtu * v).sum().item()", "return (u * jv).sum().item(), (u * jv).sum().item()"),), False,
+        ("  PASS  dot_test returns <u, J v> and <J^T u, v>", "  FAIL  dot_test tells a VJP that ignores dy from a right one")),
+    Row("ex09_dot_product_test", "finite_difference_side",  # allowed: J v from a central difference is a dot-product test too
+        (("    _, jv = mt.jvp(f, [x], [v])", "    jv = (f(x + v * 1e-6) - f(x - v * 1e-6)) / 2e-6"),), True),
+    Row("ex09b_stable_loss", "naive_again", (("return (mt.softplus(logits) - logits * labels).mean()",
+        "return -(labels * mt.log(mt.sigmoid(logits)) + (1.0 - labels) * mt.log(1.0 - mt.sigmoid(logits))).mean()"),), False,
+        ("  FAIL  bce is exact for small and large logits", "an overflow (or a log of 0) on the way")),
+    Row("ex09b_stable_loss", "builtin_loss",  # allowed: the statement says so
+        (("return (mt.softplus(logits) - logits * labels).mean()", "return mt.sigmoid_cross_entropy(labels, logits)"),), True),
 ]
 
 SPECIAL = {

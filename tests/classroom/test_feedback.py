@@ -51,6 +51,7 @@ E5, E5B, E5C, E6, E6B, E6C, E7, E7B = (
     "ex05_stop_the_leak", "ex05b_tidy_too_eager", "ex05c_leaky_loop", "ex06_exploding_rnn", "ex06b_learning_rate", "ex06c_rescue_the_run",
     "ex07_profile_memory", "ex07b_trace_the_nan",
 )
+E9, E9B = "ex09_dot_product_test", "ex09b_stable_loss"
 LSE = "    top = z.max(axis=-1, keepdims=True)\n    return top + mt.log(mt.exp(z - top).sum(axis=-1, keepdims=True))"
 CLIP = "    clipped, _ = mt.clip_by_global_norm(grads, max_norm)\n    return clipped"
 
@@ -306,6 +307,31 @@ WRONG = [
       "with the center [0.0, 0.0] on one of the points", "the gradient is [nan, nan]: not finite."),
     w(E7B, "fit runs to the end with finite losses that fall", "its distance is not finite", (("+ 1e-14)", ")"),),
       "fit uses your distance(), which fails its check above: fix distance() first."),
+    # ex09
+    w(E9, "dot_test returns <u, J v> and <J^T u, v>", "cotangent left out", (("(f(t) * u).sum()", "f(t).sum()"),),
+      "dot_test of W @ tanh(x) at x = [", "is wrong at entry 1: "),
+    w(E9, "dot_test returns <u, J v> and <J^T u, v>", "a list", (("return (u * jv).sum().item(), (jtu * v).sum().item()", "return [(u * jv).sum().item(), (jtu * v).sum().item()]"),),
+      "dot_test(...) returned list, expected a tuple of two floats."),
+    w(E9, "dot_test returns <u, J v> and <J^T u, v>", "tensors", (("return (u * jv).sum().item(), (jtu * v).sum().item()", "return (u * jv).sum(), (jtu * v).sum()"),),
+      "the first side", "Tensor"),
+    w(E9, "dot_test tells a VJP that ignores dy from a right one", "one side twice",
+      (("return (u * jv).sum().item(), (jtu * v).sum().item()", "return (jtu * v).sum().item(), (jtu * v).sum().item()"),),
+      "with a VJP that ignores dy gave", "the two sides must differ there."),
+    w(E9, "soft_abs's VJP is right for every dy", "dy forgotten", (("[dy * x / mt.sqrt(x * x + 1.0)]", "[x / mt.sqrt(x * x + 1.0)]"),),
+      "soft_abs at [0.5, -1.5, 2.0, 0.1]: check_grads failed", "hint: did you multiply by dy?"),
+    w(E9, "soft_abs's VJP is right for every dy", "forward changed", (("mt.sqrt(x * x + 1.0), lambda", "mt.sqrt(x * x + 2.0), lambda"),),
+      "soft_abs([0.5, -1.5, 2.0, 0.1]) is wrong at entry 0: "),
+    # ex09b
+    w(E9B, "bce is exact for small and large logits", "naive", (("return (mt.softplus(logits) - logits * labels).mean()",
+      "return -(labels * mt.log(mt.sigmoid(logits)) + (1.0 - labels) * mt.log(1.0 - mt.sigmoid(logits))).mean()"),),
+      "bce(labels, [2.0, -3.0, 40.0, -800.0, 1000.0]) = inf: an overflow (or a log of 0) on the way."),
+    w(E9B, "bce is exact for small and large logits", "sign of the label term", (("- logits * labels", "+ logits * labels"),),
+      "bce([0.0, 1.0, 0.0, 1.0, 0.5], [2.0, -3.0, 40.0, -800.0, 1000.0]) is wrong: "),
+    w(E9B, "its gradient is (sigmoid(z) - labels) / n, finite everywhere", "cut", (("return (mt.softplus(logits) - logits * labels).mean()",
+      "return mt.tensor((mt.softplus(logits) - logits * labels).mean().item())"),),
+      "the gradient of bce with respect to the logits is None: the path from the logits is cut."),
+    w(E9B, "its gradient is (sigmoid(z) - labels) / n, finite everywhere", "a hidden NaN", (("- logits * labels).mean()", "- logits * labels + 0.0 * mt.sqrt(logits - logits)).mean()"),),
+      "the gradient of bce at the logits [2.0, -3.0, 40.0, -800.0, 1000.0] has 5 non-finite entries (the first is nan)."),
 ]
 
 

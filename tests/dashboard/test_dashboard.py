@@ -414,3 +414,52 @@ def test_the_demos_backward_panel_names_the_demos_lines_and_stays_small() -> Non
         assert isinstance(row, dict) and "demo.py:" in str(row["where"]), row["where"]
         assert all(len(str(row[k])) < 400 for k in ("dout", "grads", "accumulated")), row
     assert len(json.dumps(data)) < 100_000
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_live_script_is_the_one_the_policy_allows_in_every_language(lang: str) -> None:
+    """The server's Content-Security-Policy allows the page's script by its SHA-256: the script must be
+    the same bytes in every language (a Russian word spliced into it was refused by the browser, and the
+    charts stopped growing), and the words it may show come from the status line's attributes."""
+    import base64
+    import hashlib
+
+    from microtape.dashboard import charts, server
+
+    mt.set_language("ru" if lang == "ru" else "en")
+    try:
+        page = charts.page("t", "s", "f", True, {}, "foot", live=True)
+    finally:
+        mt.set_language(None)
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.DOTALL)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in server.CSP
+    stopped = re.search(r'data-stopped="([^"]*)"', page)
+    assert stopped is not None
+    assert stopped.group(1) == ("скрипт обучения больше не отдаёт эту страницу" if lang == "ru" else "the training script has stopped serving this page")
+
+
+def test_one_entry_gradients_get_no_histogram_and_the_tensor_chart_counts_the_run() -> None:
+    """A histogram of one value says nothing (the chapter's w and b drew one bar each); the tensor chart
+    counted every tensor of the process (462 in the book's build) where a reader wants the run's own."""
+    kept = [mt.scalar(float(i)) for i in range(5)]  # alive before the run: not the run's
+    first = {"w": mt.scalar(0.5), "b": mt.scalar(-0.25)}
+    second = {"w": mt.tensor([0.5, 0.1, -0.3]), "b": mt.scalar(-0.25)}
+    dash = mt.Dashboard()
+    before = mt.memory().num_tensors
+    made = mt.tensor([1.0, 2.0])  # the run's one tensor
+    dash.log(0, loss=1.0, grads=first)
+    hist = dash.render()["charts"]["hist"]
+    assert 'class="mt-bar"' not in hist and "each gradient is one number: see its norm" in hist
+    dash.log(1, loss=0.5, grads=second)
+    rendered = dash.render()["charts"]
+    assert rendered["hist"].count('class="mt-panel-title"') == 1  # w only
+    assert "one value, not drawn: b" in rendered["hist"]
+    data = dash.data()
+    assert data["tensors_before"] == before
+    assert data["tensors"] == [[0, 1.0], [1, 1.0]]  # `made`, whatever else the process holds
+    assert f"memory().num_tensors − {before} alive before the run" in rendered["tensors"]
+    dash.log(2, loss=0.25, tensors=40)  # a count the caller gives is charted as given
+    assert dash.data()["tensors"] == [[0, 1.0], [1, 1.0], [2, 40.0]] and dash.data()["tensors_before"] is None
+    del kept, made

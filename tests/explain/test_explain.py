@@ -227,7 +227,8 @@ def test_the_table_and_its_html_escape_user_text() -> None:
     assert callable(f)
     e = mt.explain_gradient(f, [x])
     text = str(e)
-    assert "d output / d x = " in text and "<b>evil&.py:2" in text and "100.0 %" in text
+    assert "d output / d x = " in text and "line: of <b>evil&.py)" in text and "100.0 %" in text
+    assert text.splitlines()[-1].endswith("  2")  # one file holds every line: the column shows the number
     page = e._repr_html_()
     assert "&lt;b&gt;evil&amp;.py:2" in page and "<b>" not in page and "<table>" in page
 
@@ -274,3 +275,22 @@ def test_chapter_6s_exploding_recurrent_net_is_explained_by_its_recurrent_weight
     assert all(r in w_values for r in recurrent[1:])  # d(h @ W)/dh is an entry of W
     assert times >= 10 and abs(factor) > 1.0, (factor, times)
     assert "The largest single path contributes" in str(e)
+
+
+def test_the_text_table_fits_the_books_output_box() -> None:
+    """Long expressions and op names are cut in the middle (their entry kept), so no row of the table
+    is wider than ``TABLE_WIDTH`` characters and the book's output box never wraps one."""
+    from microtape.explain.report import TABLE_WIDTH
+
+    def guarded(t: Tensor) -> Tensor:
+        return mt.where(t.greater(0.0), mt.sqrt(t) * 2.0 + mt.exp(t * 0.5 - 1.0), mt.scalar(0.0)).sum()
+
+    e = mt.explain_gradient(guarded, [mt.tensor([0.0, 4.0])], index=1)
+    text = str(e)
+    table = [line for line in text.splitlines() if line.startswith("  ") and not line.startswith("  `")]
+    assert table[0].split() == ["contribution", "share", "step", "op", "input", "local", "at", "line"]
+    assert max(len(line) for line in table) <= TABLE_WIDTH, "\n".join(table)
+    cut = [cell for line in table for cell in line.split("  ") if "…" in cell]
+    assert cut and all(cell.strip().endswith("[1]") for cell in cut), cut  # the entry survives the cut
+    assert table[1].split()[-1] == str(guarded.__code__.co_firstlineno + 1)  # the line of the return, as a number
+    assert e._repr_html_().count("local derivative") == 1  # the HTML table keeps the long heading, uncut

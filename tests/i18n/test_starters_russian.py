@@ -18,10 +18,13 @@ from microtape import cli
 from microtape.exercise import Fail, seed_checks
 from microtape.book import resources, statements
 from microtape.classroom.catalog import load_exercise
-from microtape.i18n.starters_ru import CODE_COMMENTS, STARTERS_RU
+from microtape.i18n.starters_ru import CODE_COMMENTS
+from microtape.language import messages
 
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 STARTERS = resources.starter_files()
+RUSSIAN = messages("ru")
+"""The package catalog's Russian, English -> Russian."""
 
 
 def texts(source: str) -> list[str]:
@@ -47,8 +50,8 @@ def code_of(source: str) -> str:
 
 def test_every_text_of_every_starter_has_its_russian() -> None:
     missing = [f"{p.name}: {text}" for p in STARTERS for text in texts(p.read_text(encoding="utf-8"))
-               if text not in STARTERS_RU and text not in CODE_COMMENTS]
-    assert not missing, "no Russian in microtape/i18n/starters_ru.py for:\n" + "\n".join(missing)
+               if text not in RUSSIAN and text not in CODE_COMMENTS]
+    assert not missing, "no Russian in microtape/locale/ru/LC_MESSAGES/microtape.po for:\n" + "\n".join(missing)
 
 
 @pytest.mark.parametrize("path", STARTERS, ids=lambda p: p.name)
@@ -57,7 +60,7 @@ def test_a_russian_starter_reads_russian_and_keeps_the_code(path: Path) -> None:
     russian = statements.translate_starter(statements.translate_code(english), statements.catalog("ru"))
     compile(russian, path.name, "exec")
     assert code_of(russian) == code_of(english), "the code changed"
-    left = [t for t in texts(russian) if not CYRILLIC.search(t) and t not in CODE_COMMENTS and STARTERS_RU.get(t) != t]
+    left = [t for t in texts(russian) if not CYRILLIC.search(t) and t not in CODE_COMMENTS and RUSSIAN.get(t) != t]
     assert not left, f"English left in the Russian {path.name}: {left}"
     assert len(russian.splitlines()) >= len(english.splitlines()) - 2
 

@@ -3,7 +3,8 @@
 Every function that calls a user's function with tensors types a lambda's
 parameters as tensors, under mypy as under pyright: ``grad``, ``grads``,
 ``value_and_grad``, ``value_and_grads``, ``check_grads``, ``numerical_grad``,
-``explain_gradient`` and ``custom_grad`` (``tests/test_typing.py`` lists
+``explain_gradient``, ``custom_grad``, ``jvp``, ``linearize`` and ``hvp``
+(``tests/test_typing.py`` lists
 them). Settings with a fixed set of values are ``Literal`` types, and every
 attribute of a tensor is read-only. tests/test_typing.py runs this file as
 user_gradients.py (see there): the ``assert_type`` lines must hold, and each
@@ -40,6 +41,13 @@ assert_type(mt.numerical_grad(lambda t: t.exp(), [x], method="forward"), list[mt
 assert_type(mt.numerical_grad(lambda a, b: a - b, [x, y]), list[mt.Tensor])
 assert_type(mt.explain_gradient(lambda t: (t * t).sum(), [x]), mt.GradientExplanation)
 assert_type(mt.explain_gradient(lambda a, b: (a * b).sum(), [x, y], wrt=1), mt.GradientExplanation)
+assert_type(mt.jvp(lambda t: t.sin(), [x], [y]), tuple[mt.Tensor, mt.Tensor])
+assert_type(mt.jvp(lambda a, b: a * b, [x, y], [y, x]), tuple[mt.Tensor, mt.Tensor])
+assert_type(mt.hvp(lambda t: (t * t * t).sum(), [x], [y]), tuple[mt.Tensor, list[mt.Tensor]])
+assert_type(mt.hvp(lambda a, b: (a * b).sum(), [x, y], [y, x]), tuple[mt.Tensor, list[mt.Tensor]])
+value_at, f_jvp = mt.linearize(lambda t: t.exp(), [x])
+assert_type(f_jvp([y]), mt.Tensor)
+assert_type(mt.linearize(lambda a, b: a - b, [x, y])[0], mt.Tensor)
 
 # custom_grad: f's parameters are tensors, and so is what its grad_fn is given
 square = mt.custom_grad(lambda t: (t**2, lambda dy: dy * 2.0 * t))
@@ -84,6 +92,9 @@ def what_the_runtime_refuses() -> None:
     mt.numerical_grad(lambda t: t.no_such_method(), [x])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     mt.explain_gradient(lambda t: t.no_such_method(), [x])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     mt.custom_grad(lambda t: t.no_such_method())  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
+    mt.jvp(lambda t: t.no_such_method(), [x], [y])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
+    mt.linearize(lambda t: t.no_such_method(), [x])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
+    mt.hvp(lambda t: t.no_such_method(), [x], [y])  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     # with two parameters too (mypy then reports the lambda against the one-input overload)
     mt.grads(lambda a, b: a * b.no_such_method())  # type: ignore[misc, arg-type]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
     mt.check_grads(lambda a, b: a.no_such_method() * b, [x, y])  # type: ignore[misc, arg-type]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownLambdaType]
@@ -106,4 +117,4 @@ def what_the_runtime_refuses() -> None:
     w.name = "another"  # type: ignore[misc]  # pyright: ignore[reportAttributeAccessIssue]
 
 
-print("lambdas:", square(x), product(x, y), trace.first is None, leaks.count)
+print("lambdas:", square(x), product(x, y), trace.first is None, leaks.count, value_at)

@@ -1,7 +1,6 @@
 """Exercise 1: variables, and an SGD step that updates them in place.
 
-Chapter 1, "Variables and updating parameters" (Функция tf.variable и
-обновление параметров).
+Chapter 1, "Variables" (Функция tf.variable и обновление параметров).
 
 A ``mt.Variable`` is the one tensor whose values change. Optimizers train
 the trainable ones; a non-trainable variable is state they must not touch.

@@ -1,7 +1,6 @@
 """Exercise 3: a second derivative with nested tapes, and SGD with a tape.
 
-Chapter 3, "Recording operations with GradientTape" (Отслеживание операций
-с tf.GradientTape).
+Chapter 3, "The tape" (Отслеживание операций с tf.GradientTape).
 
 A tape records what runs inside its ``with`` block, including another
 tape's backward pass. So a gradient computed inside an outer tape can be

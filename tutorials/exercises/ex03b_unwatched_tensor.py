@@ -1,7 +1,6 @@
 """Exercise 3b: a tape that returns None, and a tape asked twice.
 
-Chapter 3, "Recording operations with GradientTape" (Отслеживание операций
-с tf.GradientTape).
+Chapter 3, "The tape" (Отслеживание операций с tf.GradientTape).
 
 ``model(x)`` is a tiny network with trainable weights W and V. Two helpers
 ask a ``GradientTape`` for gradients, and both are broken:

@@ -1,6 +1,6 @@
 """Exercise 7: measure memory and profile a function.
 
-Chapter 7, "Built-in analysis tools" (Встроенные функции для анализа).
+Chapter 7, "Analysis tools" (Встроенные функции для анализа).
 
 ``mt.memory()`` counts what is alive now; ``mt.profile(fn)`` runs ``fn``
 and reports the kernels (ops) it ran, how many tensors and bytes it left

@@ -1,6 +1,6 @@
 """Exercise 7b: trace a NaN back to where it came from.
 
-Chapter 7, "Built-in analysis tools" (Встроенные функции для анализа).
+Chapter 7, "Analysis tools" (Встроенные функции для анализа).
 
 ``fit`` moves a center towards a cloud of points by gradient descent on
 the mean distance from the center to the points. It starts the center
