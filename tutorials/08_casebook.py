@@ -125,7 +125,7 @@ first_anomaly(lambda: mt.grad(case3)(mt.scalar(1000.0)))
 
 
 def case3_fixed(a: mt.Tensor) -> mt.Tensor:
-    return mt.where(a.less_equal(0.0), mt.exp(mt.where(a.less_equal(0.0), a, 0.0)), 1.0 + a)
+    return mt.where(a.less_equal(0.0), mt.exp(mt.where(a.less_equal(0.0), a, mt.scalar(0.0))), 1.0 + a)
 
 
 print("fixed gradient:", mt.grad(case3_fixed)(mt.scalar(1000.0)))
@@ -155,7 +155,7 @@ print(trace4.first.op, trace4.first.phase, "| hint:", trace4.hint)
 
 
 def case4_fixed(x: mt.Tensor, n: mt.Tensor) -> mt.Tensor:
-    y = x / mt.where(n.equal(0.0), 1.0, n)
+    y = x / mt.where(n.equal(0.0), mt.scalar(1.0), n)
     return mt.where(n.equal(0.0), 0.0, y).sum()  # type: ignore[arg-type]
 
 
@@ -249,6 +249,37 @@ print("on logits:", mt.grad(lambda z: mt.sigmoid_cross_entropy(mt.tensor([0.0]),
 # The check fails, as it must, and names no culprit: every VJP here is right,
 # the formula is what overflows. :func:`microtape.sigmoid_cross_entropy`
 # works on the logits, and its gradient ``sigmoid(z) - label`` is finite.
+#
+# The overflow does not come out of nowhere. Drawn over a range of logits,
+# each form's distance from the exact loss, log(1 + eᶻ), shows
+# ``1 - sigmoid(z)`` running out of digits: the loss on probabilities
+# wobbles more and more, and then it is ``inf``.
+import matplotlib.pyplot as plt
+
+from microtape.book.figures import figure_words
+
+words = figure_words()
+zs = [25.0 + 0.05 * i for i in range(301)]
+exact = [z + math.log1p(math.exp(-z)) for z in zs]
+on_probabilities = [bce(mt.tensor([z])).item() for z in zs]
+on_logits = [mt.sigmoid_cross_entropy(mt.tensor([0.0]), mt.tensor([z])).item() for z in zs]
+first_inf = next(z for z, v in zip(zs, on_probabilities) if math.isinf(v))
+print(f"the loss on probabilities is inf from z = {first_inf:.2f}")
+fig, ax = plt.subplots(figsize=(6.4, 4.2))
+ax.plot(zs, [v - e if math.isfinite(v) else math.nan for v, e in zip(on_probabilities, exact)],
+        label=words["ch8_probabilities"])
+ax.plot(zs, [v - e for v, e in zip(on_logits, exact)], label=words["ch8_logits"])
+ax.axvline(first_inf, color="C0", linestyle=":")
+ax.set_xlabel(words["ch8_xlabel"])
+ax.set_ylabel(words["ch8_ylabel"])
+ax.set_title(words["ch8_title"])
+ax.legend(loc="lower left")
+fig.tight_layout()
+
+# %%
+# The dotted line is where ``sigmoid(z)`` rounds to exactly 1. From about
+# z = 33 up to it, the loss on probabilities is off by more and more, in the
+# end by tenths; the loss on logits stays on the exact curve all the way.
 #
 # Case 9: a ReLU on the output layer
 # ----------------------------------
