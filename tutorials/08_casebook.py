@@ -452,6 +452,7 @@ print("tensors after opt.dispose():", mt.memory().num_tensors - before15)
 #
 # What we built
 # -------------
+#
 # Fifteen bugs people met, each found by a tool of this book and fixed.
 # The pattern repeats: read the symptom, let the tool name the op and the
 # line, apply the fix, and run again.
