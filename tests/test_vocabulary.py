@@ -67,9 +67,11 @@ CHAPTERS: dict[int, tuple[str, str, str]] = {
     5: ("The computation graph", "Граф вычислений", "Особенности работы с графом вычислений"),
     6: ("In practice", "На практике", "Практическое применение"),
     7: ("Analysis tools", "Инструменты анализа", "Встроенные функции для анализа"),
+    8: ("Casebook", "Разбор случаев", "— (после раздела 7)"),
     9: ("Numerics", "Численные методы", "— (после раздела 4)"),
 }
 BEYOND_THE_TEXT: dict[int, tuple[str, str]] = {
+    8: ("Casebook: real gradient bugs", "Разбор случаев: настоящие ошибки в градиентах"),
     9: ("Numerics: stable losses, modes and precision", "Численные методы: устойчивые потери, режимы и точность"),
 }
 """Headings (English, Russian) of the chapters that follow no section of the Russian text."""

@@ -78,6 +78,12 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         # chapter 7
         "ch7_title": "mt.profile: the forward pass (blue), then the backward pass (orange)",
         "ch7_ylabel": "bytes added",
+        # chapter 8
+        "ch8_title": "Binary cross-entropy at label 0, minus the exact loss",
+        "ch8_probabilities": "−log(1 − sigmoid(z)): on probabilities",
+        "ch8_logits": "sigmoid_cross_entropy: on logits",
+        "ch8_xlabel": "logit z",
+        "ch8_ylabel": "computed loss − exact loss",
         # chapter 9
         "ch9_fd_title": "A central difference of exp at 1 in float64 and in float32",
         "ch9_float64": "float64 (Python floats)",
@@ -130,6 +136,11 @@ FIGURE_WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "ch6_clip_title": "Обучение RNN без обрезки и с обрезкой по глобальной норме",
         "ch7_title": "mt.profile: прямой проход (синий), затем обратный (оранжевый)",
         "ch7_ylabel": "добавлено байт",
+        "ch8_title": "Бинарная перекрёстная энтропия при метке 0 минус точная потеря",
+        "ch8_probabilities": "−log(1 − sigmoid(z)): на вероятностях",
+        "ch8_logits": "sigmoid_cross_entropy: на логитах",
+        "ch8_xlabel": "логит z",
+        "ch8_ylabel": "вычисленная потеря − точная потеря",
         "ch9_fd_title": "Центральная разность exp в точке 1 во float64 и во float32",
         "ch9_float64": "float64 (числа Python)",
         "ch9_float32": "float32 (каждое значение округлено)",

@@ -149,8 +149,46 @@ def _items(lines: list[str]) -> list[list[str]]:
     return items
 
 
+_TABLE_BORDER = re.compile(r"^=+( +=+)+$")
+
+
+def _table_text(lines: list[str], catalog: dict[str, str], lang: str) -> list[str]:
+    r"""A reST simple table as terminal lines: one item per row, the other columns under it.
+
+    The columns are where the border's runs of ``=`` start; each cell is
+    looked up by its text, the message id Sphinx gives a table cell. A
+    table's rows are too wide for a terminal side by side, so a row reads as
+    its first cell, then each other cell after its column's heading.
+
+    Examples:
+        >>> from microtape.book.prose import _table_text
+        >>> table = ["=====  ======", "Case   Fix", "=====  ======", "a NaN  a ``where``", "=====  ======"]
+        >>> print("\n".join(_table_text(table, {"Fix": "Исправление"}, "ru")))
+        - a NaN
+           Исправление: a where
+    """
+    starts = [m.start() for m in re.finditer(r"=+", lines[0])]
+    rows = [[line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)])]
+            for line in lines if not _TABLE_BORDER.match(line.strip())]
+    borders = [i for i, line in enumerate(lines) if _TABLE_BORDER.match(line.strip())]
+    header = rows.pop(0) if len(borders) > 2 else []
+    # A cell that is only code has no words to translate, and Sphinx makes no message of it.
+    cells = [[plain(catalog.get(cell, cell) if re.search(r"\w", re.sub(r"``.*?``", "", cell)) else cell, lang)
+              for cell in row] for row in rows]
+    heads = [plain(catalog.get(cell, cell), lang) for cell in header]
+    out: list[str] = []
+    for row in cells:
+        out += _wrap(row[0], "  ", "- ")
+        for i, cell in enumerate(row[1:], start=1):
+            label = f"{heads[i]}: " if i < len(heads) and heads[i] else ""
+            out += _wrap(cell, "      ", "   " + label)
+    return out
+
+
 def _block_text(lines: list[str], catalog: dict[str, str], lang: str) -> list[str]:
     """One block of prose (lines between blank lines) as terminal lines."""
+    if _TABLE_BORDER.match(lines[0].strip()):
+        return _table_text(lines, catalog, lang)
     if len(lines) == 2 and _UNDERLINE.match(lines[1].strip()) and lines[0].strip():
         title = plain(catalog.get(lines[0].strip(), lines[0].strip()), lang)
         return [title, lines[1].strip()[0] * len(title)]

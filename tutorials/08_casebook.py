@@ -1,0 +1,458 @@
+"""
+Casebook: real gradient bugs
+============================
+
+The chapters so far showed each tool on an example made for it. Here the
+examples come from people: every case below was reported in the public
+tracker of an autodiff library (TensorFlow.js, TensorFlow, PyTorch, JAX,
+HIPS autograd, candle, dfdx), and the link says where. For each case you get
+the reporter's symptom in a sentence or two, the bug rebuilt in microtape,
+the tool of this book that finds it (run for real, its output printed as it
+came), and the fix, run again to show that it works. Before each tool runs,
+a *predict* line asks you to guess what it will say.
+
+The reproductions are our own code, in float64: where a report needed
+float32 to overflow, the numbers are moved to where float64 overflows.
+The chapter ends with a table from symptom to tool to fix.
+"""
+
+# %%
+# Two helpers: ``first_anomaly`` runs a computation under
+# :func:`microtape.detect_anomaly` and prints the error's first line (the op,
+# the pass, the line) and its hint; ``warned`` runs a computation and prints
+# the warnings microtape gives instead of letting them pass by.
+import math
+import warnings
+from collections.abc import Callable
+
+import microtape as mt
+
+
+def first_anomaly(run: Callable[[], object]) -> None:
+    try:
+        with mt.detect_anomaly():
+            run()
+    except mt.AnomalyError as err:
+        print(str(err).splitlines()[0])
+        print("hint:", err.hint)
+    else:
+        print("no anomaly")
+
+
+def warned(run: Callable[[], object]) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run()
+    for w in caught:
+        print(type(w.message).__name__ + ":", str(w.message).splitlines()[0])
+
+
+# %%
+# Case 1: a ``where`` that hides the square root of a negative number
+# --------------------------------------------------------------------
+#
+# *Report* (https://github.com/tensorflow/tensorflow/issues/38349): the loss
+# picks ``sqrt(x)`` only where ``x > 0``, and yet its gradient is NaN. The
+# branch that is not picked is still computed, and its NaN comes back as
+# ``0 · nan`` on the way back.
+#
+# *Predict:* which op will :func:`~microtape.detect_anomaly` name, and in
+# which pass?
+
+
+def case1(x: mt.Tensor) -> mt.Tensor:
+    return mt.where(x.greater(0.0), mt.sqrt(x), 0.0).sum()  # type: ignore[arg-type]
+
+
+x1 = mt.tensor([-4.0, 9.0])
+print("gradient:", mt.grad(case1)(x1))
+first_anomaly(lambda: mt.grad(case1)(x1))
+
+# %%
+# The fix is the hint: a second ``where`` gives ``sqrt`` a safe input where
+# its result is thrown away, so no NaN exists to leak.
+
+
+def case1_fixed(x: mt.Tensor) -> mt.Tensor:
+    return mt.where(x.greater(0.0), mt.sqrt(mt.where(x.greater(0.0), x, 1.0)), 0.0).sum()  # type: ignore[arg-type]
+
+
+print("fixed gradient:", mt.grad(case1_fixed)(x1))
+
+# %%
+# Case 2: a reciprocal guarded at zero
+# ------------------------------------
+#
+# *Report* (https://github.com/tensorflow/tensorflow/issues/118674):
+# ``where(x > 0, 1/x, 1)`` is 1 at ``x = 0``, a constant, so its gradient
+# should be 0; it comes out NaN. *Predict:* forward or backward?
+
+
+def case2(x: mt.Tensor) -> mt.Tensor:
+    return mt.where(x.greater(0.0), 1.0 / x, 1.0)  # type: ignore[arg-type]
+
+
+print("gradient:", mt.grad(case2)(mt.scalar(0.0)))
+first_anomaly(lambda: mt.grad(case2)(mt.scalar(0.0)))
+
+
+def case2_fixed(x: mt.Tensor) -> mt.Tensor:
+    return mt.where(x.greater(0.0), 1.0 / mt.where(x.greater(0.0), x, 1.0), 1.0)  # type: ignore[arg-type]
+
+
+print("fixed gradient:", mt.grad(case2_fixed)(mt.scalar(0.0)))
+
+# %%
+# The forward ``1/0`` is ``inf``; ``where`` drops it, but the VJP of ``div``
+# multiplies the zero it receives by ``-1/x²`` = ``-inf``, and ``0 · inf``
+# is NaN. The inner ``where`` divides by 1 instead.
+#
+# Case 3: ``exp`` that overflows in the branch not taken
+# ------------------------------------------------------
+#
+# *Report* (https://github.com/pytorch/pytorch/issues/68425): a piecewise
+# function that uses ``exp(a)`` for ``a <= 0`` and ``1 + a`` above has a NaN
+# gradient at large ``a`` (float32 overflows at 100, float64 at about 710).
+# *Predict:* NaN or Inf first?
+
+
+def case3(a: mt.Tensor) -> mt.Tensor:
+    return mt.where(a.less_equal(0.0), mt.exp(a), 1.0 + a)
+
+
+print("gradient:", mt.grad(case3)(mt.scalar(1000.0)))
+first_anomaly(lambda: mt.grad(case3)(mt.scalar(1000.0)))
+
+
+def case3_fixed(a: mt.Tensor) -> mt.Tensor:
+    return mt.where(a.less_equal(0.0), mt.exp(mt.where(a.less_equal(0.0), a, mt.scalar(0.0))), 1.0 + a)
+
+
+print("fixed gradient:", mt.grad(case3_fixed)(mt.scalar(1000.0)))
+
+# %%
+# Case 4: divide, then replace the zeros on the next line
+# -------------------------------------------------------
+#
+# *Report* (https://github.com/pytorch/pytorch/issues/16317): a mean over
+# counts that may be zero divides first and then swaps the NaN for 0 with a
+# ``where``. The value is right, the gradient is not. Here the trace mode
+# shows the whole chain: where the NaN was made, and what it went through.
+# *Predict:* which line does ``trace.first`` name?
+
+
+def case4(x: mt.Tensor, n: mt.Tensor) -> mt.Tensor:
+    y = x / n
+    return mt.where(n.equal(0.0), 0.0, y).sum()  # type: ignore[arg-type]
+
+
+xs4 = [mt.tensor([0.0, 1.0]), mt.tensor([0.0, 2.0])]
+print("gradient for x:", mt.grads(case4)(xs4)[0])
+with mt.detect_anomaly(mode="trace") as trace4:
+    mt.grads(case4)(xs4)
+assert trace4.first is not None
+print(trace4.first.op, trace4.first.phase, "| hint:", trace4.hint)
+
+
+def case4_fixed(x: mt.Tensor, n: mt.Tensor) -> mt.Tensor:
+    y = x / mt.where(n.equal(0.0), mt.scalar(1.0), n)
+    return mt.where(n.equal(0.0), 0.0, y).sum()  # type: ignore[arg-type]
+
+
+print("fixed gradient for x:", mt.grads(case4_fixed)(xs4)[0])
+
+# %%
+# Case 5: the log of a softmax
+# ----------------------------
+#
+# *Report* (https://github.com/tensorflow/models/pull/181): a cross-entropy
+# written as ``-sum(labels * log(softmax(z)))`` turns into NaN once the logits
+# are far apart, because a probability rounds to exactly 0. The usual patch,
+# ``log(p + 1e-7)``, removes the NaN and with it the gradient.
+# *Predict:* what does the patched gradient look like?
+labels5 = mt.tensor([0.0, 1.0, 0.0])
+z5 = mt.tensor([1000.0, 0.0, -1000.0])
+
+
+def case5(z: mt.Tensor) -> mt.Tensor:
+    return -(labels5 * mt.log(mt.softmax(z))).sum()
+
+
+print("loss:", case5(z5))
+first_anomaly(lambda: mt.grad(case5)(z5))
+print("epsilon patch:", mt.grad(lambda z: -(labels5 * mt.log(mt.softmax(z) + 1e-7)).sum())(z5))
+print("log_softmax:  ", mt.grad(lambda z: -(labels5 * mt.log_softmax(z)).sum())(z5))
+
+# %%
+# The patched gradient is all zeros: the model would stop learning exactly
+# where it is most wrong. ``log_softmax`` computes ``z - logsumexp(z)``,
+# which never forms the zero probability, and its gradient
+# ``softmax(z) - labels`` is the right one.
+#
+# Case 6: a softmax over a row that is masked completely
+# ------------------------------------------------------
+#
+# *Report* (https://github.com/pytorch/pytorch/issues/41508): in attention,
+# a query that may look at nothing has every score set to ``-inf``, and its
+# softmax row is NaN. *Predict:* which op makes the first NaN, inside softmax?
+scores6 = mt.tensor([[0.3, 1.2, -0.4], [-math.inf, -math.inf, -math.inf]])
+print(mt.softmax(scores6))
+first_anomaly(lambda: mt.softmax(scores6))
+print(mt.softmax(mt.tensor([[0.3, 1.2, -0.4], [-1e9, -1e9, -1e9]])))
+
+# %%
+# Subtracting the row's maximum (to keep ``exp`` from overflowing) meets
+# ``-inf - (-inf)``, which is NaN. A large finite mask such as ``-1e9`` keeps
+# the arithmetic finite: the masked row becomes uniform, and the caller can
+# zero it out afterwards.
+#
+# Case 7: the length of a vector at zero
+# --------------------------------------
+#
+# *Report* (https://github.com/HIPS/autograd/issues/151): the gradient of
+# ``sqrt(sum(x*x))`` at ``x = 0`` is NaN. The function has a cone there, and
+# ``sqrt``'s derivative at 0 is infinite. *Predict:* forward or backward?
+
+
+def length(x: mt.Tensor) -> mt.Tensor:
+    return mt.sqrt((x * x).sum())
+
+
+print("gradient:", mt.grad(length)(mt.zeros((3,))))
+first_anomaly(lambda: mt.grad(length)(mt.zeros((3,))))
+print("mt.norm's gradient:", mt.grad(mt.norm)(mt.zeros((3,))))
+
+# %%
+# :func:`microtape.norm` documents its choice at 0: the zero subgradient, as
+# TensorFlow and PyTorch return. Where the squared length is what you need,
+# ``(x * x).sum()`` has no kink at all.
+#
+# Case 8: binary cross-entropy on probabilities
+# ---------------------------------------------
+#
+# *Report* (https://github.com/huggingface/candle/issues/2561): the loss
+# ``-log(1 - sigmoid(z))`` is ``inf`` at ``z = 40``, and the gradient NaN,
+# because ``sigmoid(40)`` rounds to 1. *Predict:* will
+# :func:`~microtape.check_grads` pass this NaN, and will it blame ``log``'s VJP?
+
+
+def bce(z: mt.Tensor) -> mt.Tensor:
+    return -mt.log(1 - mt.sigmoid(z)).sum()  # the label is 0
+
+
+report8 = mt.check_grads(bce, [mt.tensor([40.0])])
+print(report8.verdict, "| culprit:", report8.culprit)
+print(report8.rows[0].why)
+print("on logits:", mt.grad(lambda z: mt.sigmoid_cross_entropy(mt.tensor([0.0]), z))(mt.tensor([40.0])))
+
+# %%
+# The check fails, as it must, and names no culprit: every VJP here is right,
+# the formula is what overflows. :func:`microtape.sigmoid_cross_entropy`
+# works on the logits, and its gradient ``sigmoid(z) - label`` is finite.
+#
+# The overflow does not come out of nowhere. Drawn over a range of logits,
+# each form's distance from the exact loss, log(1 + eᶻ), shows
+# ``1 - sigmoid(z)`` running out of digits: the loss on probabilities
+# wobbles more and more, and then it is ``inf``.
+import matplotlib.pyplot as plt
+
+from microtape.book.figures import figure_words
+
+words = figure_words()
+zs = [25.0 + 0.05 * i for i in range(301)]
+exact = [z + math.log1p(math.exp(-z)) for z in zs]
+on_probabilities = [bce(mt.tensor([z])).item() for z in zs]
+on_logits = [mt.sigmoid_cross_entropy(mt.tensor([0.0]), mt.tensor([z])).item() for z in zs]
+first_inf = next(z for z, v in zip(zs, on_probabilities) if math.isinf(v))
+print(f"the loss on probabilities is inf from z = {first_inf:.2f}")
+fig, ax = plt.subplots(figsize=(6.4, 4.2))
+ax.plot(zs, [v - e if math.isfinite(v) else math.nan for v, e in zip(on_probabilities, exact)],
+        label=words["ch8_probabilities"])
+ax.plot(zs, [v - e for v, e in zip(on_logits, exact)], label=words["ch8_logits"])
+ax.axvline(first_inf, color="C0", linestyle=":")
+ax.set_xlabel(words["ch8_xlabel"])
+ax.set_ylabel(words["ch8_ylabel"])
+ax.set_title(words["ch8_title"])
+ax.legend(loc="lower left")
+fig.tight_layout()
+
+# %%
+# The dotted line is where ``sigmoid(z)`` rounds to exactly 1. From about
+# z = 33 up to it, the loss on probabilities is off by more and more, in the
+# end by tenths; the loss on logits stays on the exact curve all the way.
+#
+# Case 9: a ReLU on the output layer
+# ----------------------------------
+#
+# *Report* (https://github.com/chelsea0x3b/dfdx/issues/486): a regression
+# net with a ``relu`` on its output never learns; every gradient is zero.
+# The weights start so that every output is negative, and the ``relu``'s
+# derivative there is 0. *Predict:* what share of zeros will
+# :func:`~microtape.grad_stats` report?
+w9 = mt.variable(mt.tensor([[-0.5], [-0.8]]), name="w9")
+x9 = mt.tensor([[1.0, 2.0], [0.5, 1.5]])
+_, grads9 = mt.variable_grads(lambda: (mt.relu(x9 @ w9) - 1.0).square().mean())
+print(mt.grad_stats(grads9)["w9"])
+_, grads9_fixed = mt.variable_grads(lambda: ((x9 @ w9) - 1.0).square().mean())
+print(mt.grad_stats(grads9_fixed)["w9"])
+
+# %%
+# Every entry of the gradient is zero, a dead unit. A regression output
+# needs no activation; without the ``relu`` the gradient is alive.
+#
+# Case 10: a gradient check that cries wolf at a kink
+# ---------------------------------------------------
+#
+# *Report* (https://github.com/pytorch/pytorch/issues/114234): checking
+# ``relu`` at inputs that are exactly 0 fails, though its VJP is fine: a
+# central difference across the kink gives 1/2. *Predict:* FAILED, or
+# something else?
+report10 = mt.check_grads(mt.relu, [mt.tensor([[0.0, 0.7], [-0.2, 0.0]])])
+print(report10.verdict)
+print(report10.rows[0].why)
+print(mt.check_grads(mt.relu, [mt.tensor([[0.3, 0.7], [-0.2, -0.5]])]).verdict)
+
+# %%
+# The checker says *kink*, not *failed*: at a point where the function has no
+# derivative, no finite difference can judge the VJP. Checking away from the
+# kink gives a clean pass.
+#
+# Case 11: a tensor the tape never watched
+# ----------------------------------------
+#
+# *Report* (https://github.com/tensorflow/tensorflow/issues/29942): the
+# gradient with respect to ``x`` is ``None``, though ``z`` clearly depends
+# on it. ``x`` was computed before the tape opened, and a tape only watches
+# trainable variables by itself. *Predict:* what does microtape warn?
+x0 = mt.variable(mt.scalar(1.0), name="x0")
+x11 = x0 + 3.0
+with mt.GradientTape(persistent=True) as tape11:
+    z11 = x11 * x0
+warned(lambda: print("gradients:", tape11.gradient(z11, [x11, x0])))
+tape11.release()
+with mt.GradientTape() as tape11_fixed:
+    tape11_fixed.watch(x11)
+    z11 = x11 * x0
+print("watched:", tape11_fixed.gradient(z11, [x11, x0]))
+
+# %%
+# Case 12: a copy through plain numbers cuts the graph
+# ----------------------------------------------------
+#
+# *Report* (https://github.com/tensorflow/tensorflow/issues/37501): "Gradients
+# do not exist for variables": an embedding's values went through a
+# conversion to host numbers and back, and no path from the loss reaches it.
+# *Predict:* which call does the warning name?
+w12 = mt.variable(mt.tensor([0.5, -0.5]), name="w12")
+emb = mt.variable(mt.tensor([1.0, 2.0]), name="emb")
+
+
+def case12() -> mt.Tensor:
+    features = mt.tensor(emb.data_sync())  # the values, copied: no path back to emb
+    return ((features * w12).sum() - 1.0) ** 2.0
+
+
+warned(lambda: mt.variable_grads(case12, [w12, emb]))
+_, grads12 = mt.variable_grads(lambda: ((emb * w12).sum() - 1.0) ** 2.0, [w12, emb])
+print("fixed, emb's gradient:", grads12[emb])
+
+# %%
+# Case 13: an ``assign`` inside the tape
+# --------------------------------------
+#
+# *Report* (https://github.com/tensorflow/tensorflow/issues/30234): the loss
+# is computed from a variable that was just updated with ``assign_add(x)``,
+# and the gradient with respect to ``x`` is ``None``: an assignment is not a
+# differentiable op. *Predict:* does microtape stay silent?
+v13 = mt.variable(mt.scalar(1.0), name="v13")
+x13 = mt.scalar(2.0)
+with mt.GradientTape(persistent=True) as tape13:
+    tape13.watch(x13)
+    v13.assign_add(x13)
+    loss13 = v13 * v13
+warned(lambda: print("gradient:", tape13.gradient(loss13, x13)))
+tape13.release()
+v13.assign(mt.scalar(1.0))
+with mt.GradientTape() as tape13_fixed:
+    tape13_fixed.watch(x13)
+    loss13 = (v13 + x13) * (v13 + x13)
+print("without the assign:", tape13_fixed.gradient(loss13, x13))
+
+# %%
+# Case 14: a custom gradient with no second derivative
+# ----------------------------------------------------
+#
+# *Report* (https://github.com/jax-ml/jax/issues/21220): the custom rule of
+# ``x³`` reads a saved ``x²``, and the second derivative comes out wrong:
+# the saved value is a constant to the outer derivative. *Predict:* does a
+# first-order check see anything?
+
+
+def cube(x: mt.Tensor, save: Callable[[list[mt.Tensor]], None]) -> tuple[mt.Tensor, Callable[..., mt.Tensor]]:
+    save([x * x])
+    return x * x * x, lambda dy, saved: dy * 3.0 * saved[0]
+
+
+cube_op: Callable[[mt.Tensor], mt.Tensor] = mt.custom_grad(cube)
+x14 = mt.tensor([0.5, -1.5])
+print("order 1:", mt.check_grads(lambda t: cube_op(t).sum(), [x14]).verdict)
+print("order 2:", mt.check_grads(lambda t: cube_op(t).sum(), [x14], order=2).verdict)
+
+
+def cube_fixed(x: mt.Tensor) -> tuple[mt.Tensor, Callable[[mt.Tensor], mt.Tensor]]:
+    return x * x * x, lambda dy: dy * 3.0 * x * x
+
+
+cube_fixed_op: Callable[[mt.Tensor], mt.Tensor] = mt.custom_grad(cube_fixed)
+print("fixed, order 2:", mt.check_grads(lambda t: cube_fixed_op(t).sum(), [x14], order=2).verdict)
+
+# %%
+# The first derivative is right; only ``order=2`` catches it. Computing the
+# rule from ``x`` itself keeps the rule differentiable.
+#
+# Case 15: optimizer state that outlives the model
+# ------------------------------------------------
+#
+# *Report* (https://github.com/tensorflow/tfjs/issues/4647): in TF.js, the
+# tensor count keeps growing after a model is disposed; the optimizer still
+# holds its per-variable state. *Predict:* will
+# :func:`~microtape.leak_check` call this a leak?
+w15 = mt.variable(mt.tensor([1.0, 2.0]), name="w15")
+before15 = mt.memory().num_tensors
+opt15 = mt.train.momentum(0.001, 0.9)
+with mt.leak_check(on_leak="ignore") as leaks15:
+    opt15.minimize(lambda: (w15 * w15).sum())
+print(leaks15)
+opt15.dispose()
+print("tensors after opt.dispose():", mt.memory().num_tensors - before15)
+
+# %%
+# Not a leak, and the report says so: the new tensor is optimizer state, with
+# its owner and its name, and ``opt.dispose()`` frees it.
+#
+# Symptom, tool, fix
+# ------------------
+#
+# =========================================  ==========================================  =============================================
+# Symptom                                    Tool                                         Fix
+# =========================================  ==========================================  =============================================
+# NaN gradient through a ``where``           ``detect_anomaly`` (names op, pass, line)    a second ``where`` gives the op a safe input
+# NaN or zero gradient of ``log(softmax)``   ``detect_anomaly``, compare with the patch   ``log_softmax``, ``softmax_cross_entropy``
+# NaN row of a masked softmax                ``detect_anomaly`` (``inf - inf``)           a finite mask such as ``-1e9``
+# NaN gradient of a length at zero           ``detect_anomaly`` (``sqrt`` backward)       ``mt.norm``, or the squared length
+# ``inf`` loss, NaN gradient, BCE            ``check_grads`` (no culprit, origin)         ``sigmoid_cross_entropy`` on the logits
+# all-zero gradient                          ``grad_stats`` (share of zeros)              remove the ``relu``, re-initialise
+# gradient check fails at a kink             ``check_grads`` (says *kink*)                check away from the kink
+# ``None`` for a tensor made before a tape   ``tape.gradient``'s warning                  ``tape.watch(x)`` inside the tape
+# "gradients do not exist"                   ``variable_grads``'s warning                 stay in tensor ops, no ``data_sync``
+# ``None`` after an ``assign``               ``tape.gradient``'s warning                  compute with ops, assign after the step
+# wrong second derivative                    ``check_grads(..., order=2)``                write the rule with the inputs' ops
+# tensor count grows after dispose           ``leak_check`` (names optimizer state)       ``opt.dispose()``
+# =========================================  ==========================================  =============================================
+#
+# What we built
+# -------------
+#
+# Fifteen bugs people met, each found by a tool of this book and fixed.
+# The pattern repeats: read the symptom, let the tool name the op and the
+# line, apply the fix, and run again.
