@@ -190,7 +190,7 @@ ROWS = [
         ("  PASS  rooted keeps its values", "  FAIL  the gradient of rooted is finite", "not finite.")),
     Row("ex08a_masked_sqrt", "epsilon_shift", (("mt.sqrt(safe)", "mt.sqrt(mt.abs(x) + 1e-6)"),), False,
         ("  FAIL  rooted keeps its values",)),
-    Row("ex08b_log_of_softmax", "epsilon_again", (("mt.log_softmax(z)", "mt.log(mt.softmax(z) + 1e-7)"),), False,
+    Row("ex08b_log_of_softmax", "epsilon_again", (("mt.log_softmax(z)", "mt.log(mt.softmax(z) + 1e-9)"),), False,
         ("  FAIL  cross_entropy is exact", "  FAIL  its gradient is (softmax(z) - labels) / rows")),
     Row("ex08b_log_of_softmax", "builtin_loss",  # allowed: the op computes the same loss
         (("return -(labels * mt.log_softmax(z)).sum(axis=-1).mean()", "return mt.softmax_cross_entropy(labels, z)"),), True),
@@ -202,7 +202,7 @@ ROWS = [
         ("  PASS  cube_op is x³", "  FAIL  its second derivative is 6x")),
     Row("ex08d_second_derivative", "order_one", (('ORDER_2_VERDICT = "FAILED"', 'ORDER_2_VERDICT = "passed"'),), False,
         ("  FAIL  ORDER_2_VERDICT is the verdict",)),
-    Row("ex08e_masked_softmax", "inf_again", (("- 1e9)", "- math.inf)"), ("import microtape as mt", "import math\n\nimport microtape as mt")), False,
+    Row("ex08e_masked_softmax", "inf_again", (("- 1e9)", "- float('inf'))"),), False,
         ("  PASS  masked_softmax keeps its values", "  FAIL  its gradient is finite and right", "non-finite entries")),
     Row("ex08e_masked_softmax", "no_outer_where", (("return mt.where(keep.greater(0.5), mt.softmax(scores + bias), mt.zeros_like(scores))", "return mt.softmax(scores + bias)"),), False,
         ("  FAIL  masked_softmax keeps its values",)),
