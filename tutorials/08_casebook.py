@@ -617,7 +617,7 @@ print("fixed:", mt.check_grads(lambda x, b: (add_bias_fixed_op(x, b) ** 2.0).sum
 # NaN gradient of a length at zero           ``detect_anomaly`` (``sqrt`` backward)       ``mt.norm``, or the squared length
 # ``inf`` loss, NaN gradient, BCE            ``check_grads`` (no culprit, origin)         ``sigmoid_cross_entropy`` on the logits
 # all-zero gradient                          ``grad_stats`` (share of zeros)              remove the ``relu``, re-initialise
-# gradient check fails at a kink             ``check_grads`` (says *kink*)                check away from the kink
+# gradient check fails at a kink             ``check_grads`` (row status *kink*)          check away from the kink
 # ``None`` for a tensor made before a tape   ``tape.gradient``'s warning                  ``tape.watch(x)`` inside the tape
 # "gradients do not exist"                   ``variable_grads``'s warning                 stay in tensor ops, no ``data_sync``
 # ``None`` after an ``assign``               ``tape.gradient``'s warning                  compute with ops, assign after the step
