@@ -698,3 +698,5 @@ relu_tape.release()
 # exercises in ``tutorials/exercises`` and check each one with
 # ``python -m microtape grade FILE``. To replay any chapter in a terminal, run
 # ``python -m microtape tour --chapter N``.
+#
+# Next, :doc:`08_casebook` turns from the tools to the bugs people met.

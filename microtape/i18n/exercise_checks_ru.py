@@ -18,6 +18,13 @@ from typing import Final
 __all__ = ["PATTERNS_CHECKS"]
 
 PATTERNS_CHECKS: Final[tuple[str, ...]] = (
+    r"the gradient of rooted at (?P<xs>.+) is (?P<v>.+) at x = (?P<x>.+): not finite\.",
+    r"cross_entropy\(labels, (?P<z>.+)\) = (?P<v>.+): a log of 0 \(or an overflow\) on the way\.",
+    r"ZERO_SHARE = (?P<v>.+), but grad_stats reports another share of zeros for w at the start\.",
+    r"ORDER_2_VERDICT is (?P<v>.+), expected a str\.",
+    r"ORDER_2_VERDICT = (?P<v>.+), but check_grads gives another verdict at order 2\.",
+    r"the second derivative of cube_op at (?P<xs>.+) is None: the outer derivative does not see the rule depend on x\.",
+    r"the gradient of masked_softmax at the scores (?P<s>.+), keep = (?P<k>.+), has (?P<n>\d+) non-finite entries \(the first is (?P<v>.+)\)\.",
     r"dot_test\(\.\.\.\) returned (?P<t>\w+), expected a tuple of two floats\.",
     r"dot_test of x² with a VJP that ignores dy gave (?P<a>.+) and (?P<b>.+), at x = (?P<x>.+), u = (?P<u>.+), v = (?P<v>.+): the two sides must differ there\.",
     r"bce\(labels, (?P<z>.+)\) = (?P<v>.+): an overflow \(or a log of 0\) on the way\.",

@@ -133,6 +133,32 @@ SPELLINGS: dict[str, tuple[Edits, Edits]] = {
         (("return mt.sqrt(((points - center) ** 2.0).sum(axis=1) + 1e-14)",
           "return mt.sqrt(mt.square(points - center).sum(axis=1) + 1e-16)"),),
     ),
+    "ex08a_masked_sqrt": (
+        (("safe = mt.where(x.greater(0.0), x, mt.ones_like(x))", "safe = mt.where(x.greater(0.0), x, mt.ones_like(x) * 4.0)"),),
+        (("return mt.where(x.greater(0.0), mt.sqrt(safe), mt.zeros_like(x))", "return mt.where(x.less_equal(0.0), mt.zeros_like(x), safe ** 0.5)"),),
+    ),
+    "ex08b_log_of_softmax": (
+        (("return -(labels * mt.log_softmax(z)).sum(axis=-1).mean()",
+          "return -(labels * (z - mt.logsumexp(z, axis=-1, keepdims=True))).sum(axis=-1).mean()"),),
+        (("return -(labels * mt.log_softmax(z)).sum(axis=-1).mean()", "return mt.softmax_cross_entropy(labels, z)"),),
+    ),
+    "ex08c_dead_relu": (
+        (("ZERO_SHARE = 100.0", "ZERO_SHARE = 100"), ("return x @ w", "return mt.matmul(x, w)")),
+        (("ZERO_SHARE = 100.0", "ZERO_SHARE = 1e2"), ("return x @ w", "return (x @ w) * 1.0")),
+    ),
+    "ex08d_second_derivative": (
+        (("lambda dy: dy * 3.0 * x * x", "lambda dy: 3.0 * mt.square(x) * dy"),),
+        (("lambda dy: dy * 3.0 * x * x", "lambda dy: dy * (x * x * 3.0)"),),
+    ),
+    "ex08e_masked_softmax": (
+        (("zeros_like(scores) - 1e9)", "zeros_like(scores) - 1e30)"),),
+        (("bias = mt.where(keep.greater(0.5), mt.zeros_like(scores), mt.zeros_like(scores) - 1e9)", "bias = (1.0 - keep) * -1e9"),),
+    ),
+    "ex08f_optimizer_state": (
+        (("    mt.dispose(w)\n    OPTIMIZER.dispose()", "    OPTIMIZER.dispose()\n    w.dispose()"),),
+        (("    w = mt.variable([[0.0], [0.0]])\n", "    w = mt.variable([[0.0], [0.0]])\n    OPTIMIZER = mt.train.momentum(LR, 0.9)  # one per run\n"),
+         ("    OPTIMIZER.dispose()", "    OPTIMIZER.dispose()  # frees the slot now, not when the optimizer is collected")),
+    ),
     "ex09_dot_product_test": (
         (("    _, jv = mt.jvp(f, [x], [v])", "    _, f_jvp = mt.linearize(f, [x])\n    jv = f_jvp([v])"),
          ("[dy * x / mt.sqrt(x * x + 1.0)]", "[x * dy / mt.sqrt(mt.square(x) + 1.0)]")),

@@ -51,6 +51,9 @@ E5, E5B, E5C, E6, E6B, E6C, E7, E7B = (
     "ex05_stop_the_leak", "ex05b_tidy_too_eager", "ex05c_leaky_loop", "ex06_exploding_rnn", "ex06b_learning_rate", "ex06c_rescue_the_run",
     "ex07_profile_memory", "ex07b_trace_the_nan",
 )
+E8A, E8B, E8C, E8D, E8E, E8F = (
+    "ex08a_masked_sqrt", "ex08b_log_of_softmax", "ex08c_dead_relu", "ex08d_second_derivative", "ex08e_masked_softmax", "ex08f_optimizer_state",
+)
 E9, E9B = "ex09_dot_product_test", "ex09b_stable_loss"
 LSE = "    top = z.max(axis=-1, keepdims=True)\n    return top + mt.log(mt.exp(z - top).sum(axis=-1, keepdims=True))"
 CLIP = "    clipped, _ = mt.clip_by_global_norm(grads, max_norm)\n    return clipped"
@@ -307,6 +310,57 @@ WRONG = [
       "with the center [0.0, 0.0] on one of the points", "the gradient is [nan, nan]: not finite."),
     w(E7B, "fit runs to the end with finite losses that fall", "its distance is not finite", (("+ 1e-14)", ")"),),
       "fit uses your distance(), which fails its check above: fix distance() first."),
+    # ex08a
+    w(E8A, "rooted keeps its values: √x where x > 0, 0 elsewhere", "shifted by an epsilon", (("mt.sqrt(safe)", "mt.sqrt(safe + 1e-3)"),),
+      "rooted([-4.0, 0.0, 2.25, 9.0]) is wrong at entry 2: "),
+    w(E8A, "the gradient of rooted is finite: 1/(2√x) where x > 0, 0 elsewhere", "one where only", (("mt.sqrt(safe)", "mt.sqrt(x)"),),
+      "the gradient of rooted at [-4.0, 0.0, 2.25, 9.0] is nan at x = -4.0: not finite."),
+    w(E8A, "the gradient of rooted is finite: 1/(2√x) where x > 0, 0 elsewhere", "cut", (("return mt.where(x.greater(0.0), mt.sqrt(safe), mt.zeros_like(x))", "return mt.tensor(mt.where(x.greater(0.0), mt.sqrt(safe), mt.zeros_like(x)).data_sync())"),),
+      "the gradient of rooted(x).sum() is None: the path from x is cut."),
+    # ex08b
+    w(E8B, "cross_entropy is exact, for logits near and far apart", "epsilon", (("mt.log_softmax(z)", "mt.log(mt.softmax(z) + 1e-7)"),),
+      "cross_entropy([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[1000.0, 0.0, -1000.0], [0.5, -0.5, 2.0]]) is wrong: "),
+    w(E8B, "cross_entropy is exact, for logits near and far apart", "log of a zero", (("mt.log_softmax(z)", "mt.log(mt.softmax(z))"),),
+      "= nan: a log of 0 (or an overflow) on the way."),
+    w(E8B, "its gradient is (softmax(z) - labels) / rows", "cut", (("return -(labels * mt.log_softmax(z)).sum(axis=-1).mean()",
+      "return mt.tensor(-(labels * mt.log_softmax(z)).sum(axis=-1).mean().item())"),),
+      "the gradient of cross_entropy with respect to the logits is None: the path from the logits is cut."),
+    w(E8B, "its gradient is (softmax(z) - labels) / rows", "summed over the rows", ((".sum(axis=-1).mean()", ".sum()"),),
+      "the gradient of cross_entropy at the logits [[1000.0, 0.0, -1000.0], [0.5, -0.5, 2.0]] is wrong at entry 0: about 2 times too large"),
+    # ex08c
+    w(E8C, "ZERO_SHARE is the share of zeros grad_stats reports", "a fraction", (("ZERO_SHARE = 100.0", "ZERO_SHARE = 1.0"),),
+      "ZERO_SHARE = 1.0, but grad_stats reports another share of zeros for w at the start."),
+    w(E8C, "ZERO_SHARE is the share of zeros grad_stats reports", "with a % sign", (("ZERO_SHARE = 100.0", 'ZERO_SHARE = "100.0%"'),),
+      "ZERO_SHARE returned str '100.0%', not a number."),
+    w(E8C, "predict is linear: its outputs may be negative", "relu kept", (("return x @ w", "return mt.relu(x @ w)"),),
+      "predict([[1.0, 2.0], [0.5, 1.5]], w = [-0.5, -0.8]) is wrong at entry 0: it is 0 and should not be"),
+    w(E8C, "fit learns: its losses are those of gradient descent, and they fall", "a leaky relu", (("return x @ w", "return mt.maximum(x @ w, 0.01 * (x @ w))"),),
+      "the losses of fit(30, 0.1) is wrong at entry 0: "),
+    # ex08d
+    w(E8D, "ORDER_2_VERDICT is the verdict check_grads gives at order 2", "order 1's", (('ORDER_2_VERDICT = "FAILED"', 'ORDER_2_VERDICT = "passed"'),),
+      "ORDER_2_VERDICT = 'passed', but check_grads gives another verdict at order 2."),
+    w(E8D, "ORDER_2_VERDICT is the verdict check_grads gives at order 2", "a bool", (('ORDER_2_VERDICT = "FAILED"', "ORDER_2_VERDICT = False"),),
+      "ORDER_2_VERDICT is False, expected a str."),
+    w(E8D, "cube_op is x³, and its first derivative 3x²", "factor 2", (("lambda dy: dy * 3.0 * x * x", "lambda dy: dy * 2.0 * x * x"),),
+      "the first derivative of cube_op at [0.5, -1.5, 2.0] is wrong at entry 0: "),
+    w(E8D, "its second derivative is 6x", "a constant again", (("lambda dy: dy * 3.0 * x * x", "lambda dy: dy * 3.0 * mt.stop_gradient(x * x)"),),
+      "the second derivative of cube_op at [0.5, -1.5, 2.0] is None: the outer derivative does not see the rule depend on x."),
+    # ex08e
+    w(E8E, "masked_softmax keeps its values: a softmax over the kept entries, 0 elsewhere", "no outer where",
+      (("return mt.where(keep.greater(0.5), mt.softmax(scores + bias), mt.zeros_like(scores))", "return mt.softmax(scores + bias)"),),
+      "masked_softmax([[0.3, 1.2, -0.4], [2.0, -1.0, 0.5]], keep = [[1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]) is wrong at entry 3: "),
+    w(E8E, "its gradient is finite and right, also in a row that keeps nothing", "-inf again", (("- 1e9)", "- math.inf)"), ("import microtape as mt", "import math\n\nimport microtape as mt")),
+      "the gradient of masked_softmax at the scores [[0.3, 1.2, -0.4], [2.0, -1.0, 0.5]], keep = [[1.0, 1.0, 0.0], [0.0, 0.0, 0.0]], has 3 non-finite entries (the first is nan)."),
+    w(E8E, "its gradient is finite and right, also in a row that keeps nothing", "cut",
+      (("return mt.where(keep.greater(0.5), mt.softmax(scores + bias), mt.zeros_like(scores))", "return mt.tensor(mt.where(keep.greater(0.5), mt.softmax(scores + bias), mt.zeros_like(scores)).data_sync(), shape=scores.shape)"),),
+      "the gradient of masked_softmax with respect to the scores is None: the path from the scores is cut."),
+    # ex08f
+    w(E8F, "train returns the losses of momentum, as floats", "tensors", (("return loss.item()", "return loss"),),
+      "train(...) loss 0"),
+    w(E8F, "train returns the losses of momentum, as floats", "after the update", (("losses: list[float] = []", "losses: list[float] = []\n    OPTIMIZER.minimize(lambda: loss_fn(w), var_list=[w])"),),
+      "the losses of train(5) is wrong at entry 0: "),
+    w(E8F, "train leaves no tensors behind, however many times it runs", "state kept", (("    OPTIMIZER.dispose()", "    pass"),),
+      "1 call(s) of train(4) left 1 tensor(s) alive; training must leave memory flat."),
     # ex09
     w(E9, "dot_test returns <u, J v> and <J^T u, v>", "cotangent left out", (("(f(t) * u).sum()", "f(t).sum()"),),
       "dot_test of W @ tanh(x) at x = [", "is wrong at entry 1: "),
