@@ -11,6 +11,11 @@ W has shape (8, n) and x length n (n = 16, 64, 256; 4 with ``--quick``).
   gradients along v (one at x and one per step, for the kink check). The
   baseline is the same Taylor test in plain Python: 6 calls of a list f and
   the hand-written gradient, dotted with v. Info rows.
+* ``check_grads(mode="fast", modes=("rev", "fwd"))`` of sum(f): what the
+  forward-mode tests (the JVP against the difference along v, and the
+  dot-product test) add to the fast reverse check. The baseline is the same
+  check with the default ``modes=("rev",)``; the ratio is the cost of the
+  ``fwd`` mode, an info row.
 
 Run: ``python bench/forward.py [--quick] [--repeat N]``.
 """
@@ -83,6 +88,10 @@ def run(cfg: Config) -> list[Row]:
             assert report.verdict == "passed", report
             t = compare(lambda: mt.taylor_test(loss, [tw, tx], [tvw, tvx]), lambda: plain_taylor(w, x, vw, vx), cfg)
             rows.append(Row(f"taylor_test of sum(tanh(W @ x)), n={n}, 5 steps", fmt_time(t.a), fmt_time(t.b) + " (plain-Python Taylor test)", t.ratio, "(info)", None))
+            both = mt.check_grads(loss, [tw, tx], mode="fast", modes=("rev", "fwd"))
+            assert both.ok and both.tests == {"rev": "passed", "fwd": "passed", "dot": "passed"}, both
+            t = compare(lambda: mt.check_grads(loss, [tw, tx], mode="fast", modes=("rev", "fwd")), lambda: mt.check_grads(loss, [tw, tx], mode="fast"), cfg)
+            rows.append(Row(f"check_grads fast, modes=(rev, fwd), n={n}", fmt_time(t.a), fmt_time(t.b) + " (modes=(rev,): the fwd mode's cost)", t.ratio, "(info)", None))
         finally:
             mt.dispose([tw, tx, tvw, tvx])
     return rows

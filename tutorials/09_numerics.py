@@ -493,6 +493,21 @@ print(f"<u, Jv> {left:.6f}   <J^T u, v> {right:.6f}   <u, finite difference> {nu
 # ``op(x)`` rather than its sum. But that costs a backward pass per output
 # entry and two calls of f per input entry. The dot-product test costs the
 # same for a million entries as for three.
+#
+# ``check_grads`` runs both tests itself when asked for the forward mode,
+# as JAX's ``check_grads(modes=["fwd", "rev"])`` does. With
+# ``modes=("rev", "fwd")`` it adds rows marked ``fwd`` (each entry of J v
+# against the difference along v) and one marked ``dot`` (the dot-product
+# test), says which test failed, and names the op whose VJP is not linear
+# in its cotangent:
+report = mt.check_grads(lambda t: square_op(t).sum(), [x_dot], modes=("rev", "fwd"))
+print(report.tests)
+print(report.culprit)
+
+# %%
+# The reverse check passed and the two forward tests failed: only a VJP
+# that ignores its cotangent does that. With the default ``modes=("rev",)``
+# the report is the one the earlier chapters print.
 
 # %%
 # The Taylor test

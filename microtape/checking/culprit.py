@@ -26,7 +26,7 @@ from .numerical import Culprit, Fn, GradCheckRow, as_output, compare_along, run_
 from ..autodiff.gradient_tape import GradientTape
 from ..engine.tensor import Grads, Tensor
 
-__all__ = ["find_culprit", "rounding_scale"]
+__all__ = ["find_culprit", "find_dot_culprit", "rounding_scale"]
 
 
 # -- culprit finding ---------------------------------------------------------------
@@ -467,3 +467,110 @@ def find_culprit(
             "Only ops a tape records are examined."
         )
     return None
+
+
+# -- the dot-product test, op by op ---------------------------------------------------------
+
+
+def _linear_op(op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object], rng: random.Random) -> _Verdict:
+    """Whether one op's VJP is linear in its cotangent at the inputs it saw:
+    ``⟨vjp(w₁ + w₂), v⟩ = ⟨vjp(w₁), v⟩ + ⟨vjp(w₂), v⟩`` at random ``w₁``, ``w₂``, ``v``, up to rounding."""
+    from .forward_tests import dot_agrees  # forward_tests imports autodiff.forward, which this module's importers load first
+
+    def run() -> _Verdict:
+        xs = [new(Tensor, list(d), s, "tensor") for d, s in inputs]
+        out, fresh = _forward_at(op, xs, params, record=False)
+        w1 = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
+        w2 = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
+        real = params.get("n_inputs")
+        n = real if isinstance(real, int) else len(inputs)
+        vs = [[rng.uniform(-1.0, 1.0) for _ in d] for d, _ in inputs[:n]]
+
+        def along(w: list[float]) -> tuple[float, float]:
+            dxs = _vjp(op, w, out, xs, fresh)
+            products = [a * b for dx, v in zip(dxs, vs) if dx is not None for a, b in zip(dx.data_sync(), v)]
+            return safe_total(products), safe_total(abs(p) for p in products if math.isfinite(p))
+
+        (one, s1), (two, s2) = along(w1), along(w2)
+        both, s12 = along([a + b for a, b in zip(w1, w2)])
+        agrees = dot_agrees(both, one + two, s1 + s2 + s12)
+        return agrees, both, one + two, ""
+
+    result = run_paused(run)
+    assert isinstance(result, tuple)
+    return result
+
+
+def _taped_in_dy(op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object], rng: random.Random) -> _Verdict:
+    """Whether a tape differentiates one op's VJP in its cotangent correctly: for a linear VJP,
+    ``⟨w, ∂⟨vjp(w), v⟩/∂w⟩ = ⟨vjp(w), v⟩`` (forward mode's ``J v`` is that gradient)."""
+    from .forward_tests import dot_agrees
+
+    def run() -> _Verdict:
+        xs = [new(Tensor, list(d), s, "tensor") for d, s in inputs]
+        out, fresh = _forward_at(op, xs, params, record=False)
+        w = new(Tensor, [rng.uniform(-1.0, 1.0) for _ in range(out.size)], out.shape, "tensor")
+        with GradientTape(watch_accessed_variables=False) as tape:
+            tape.watch(w)
+            assert op.vjp is not None
+            dxs = op.vjp(w, out, *xs, **fresh)
+            vs = [new(Tensor, [rng.uniform(-1.0, 1.0) for _ in range(dx.size)], dx.shape, "tensor") for dx in dxs if dx is not None]
+            terms = [(dx * v).sum() for dx, v in zip([dx for dx in dxs if dx is not None], vs)]
+            total = terms[0] if terms else None
+            for term in terms[1:]:
+                total = total + term if total is not None else term
+        if total is None:
+            return True, 0.0, 0.0, ""
+        jv = tape.gradient(total, w, unconnected_gradients="zero")
+        assert jv is not None
+        products = [a * b for a, b in zip(w.data_sync(), jv.data_sync())]
+        left, right = safe_total(products), total.item()
+        scale = safe_total(abs(p) for p in products if math.isfinite(p)) + safe_total(
+            abs(a * b) for dx, v in zip([dx for dx in dxs if dx is not None], vs)
+            for a, b in zip(dx.data_sync(), v.data_sync()) if math.isfinite(a * b))
+        return dot_agrees(left, right, scale), left, right, ""
+
+    result = run_paused(run)
+    assert isinstance(result, tuple)
+    return result
+
+
+def find_dot_culprit(
+    f: Fn, xs: list[Tensor], eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4, seed: int = 0,
+    notes: list[str] | None = None,
+) -> Culprit | None:
+    """The op behind a failed dot-product test: the first whose VJP is not linear in its cotangent.
+
+    microtape's ``J v`` is the VJP of the VJP, so ``⟨w, J v⟩ = ⟨Jᵀw, v⟩``
+    fails only when some op's VJP is not linear in its cotangent ``dy`` (it
+    ignores ``dy``, squares it, adds a constant: ``culprit.test == "dot"``),
+    or when a tape differentiates a VJP wrongly in ``dy`` (it reads ``dy``
+    out as numbers: ``"dot-tape"``). Every op ``f`` ran is tested for
+    each, at the inputs it saw, with no step to choose; if none fails, the
+    second-order search of :func:`find_culprit` looks for an op whose VJP a
+    tape differentiates wrongly in its inputs.
+
+    Examples:
+        >>> from microtape.checking.culprit import find_dot_culprit
+        >>> def square(x):
+        ...     return x * x, lambda dy: 2.0 * x  # BUG: forgets dy
+        >>> culprit = find_dot_culprit(lambda x: mt.custom_grad(square)(x).sum(), [mt.tensor([1.0, 3.0])])
+        >>> culprit.op, culprit.test
+        ('custom_grad(square)', 'dot')
+    """
+    recorder = _OpRecorder()
+    with arena.observing(recorder):
+        run_paused(lambda: values_at(f, [list(x._values()) for x in xs], [x.shape for x in xs]))
+    rng = random.Random(seed)
+    for test, check in (("dot", _linear_op), ("dot-tape", _taped_in_dy)):
+        for op, inputs, params, where in recorder.calls:
+            try:
+                ok, analytic, numeric, _ = check(op, inputs, params, rng)
+            except Exception:  # noqa: BLE001 - a diagnostic must not replace the report; the search below runs
+                continue
+            if ok is False:
+                real = params.get("n_inputs")
+                shapes = tuple(s for _, s in (inputs[:real] if isinstance(real, int) else inputs))
+                saved = len(inputs) - real if isinstance(real, int) else 0
+                return Culprit(op.name, where, shapes, analytic, numeric, "", 1, saved, op.rerun is not None, test)
+    return find_culprit(f, xs, eps, atol, rtol, seed, order=2, notes=notes)

@@ -22,7 +22,8 @@ from itertools import product
 from typing import Literal, TypeAlias, cast, overload
 
 from ..engine.types import Shape, is_int, is_number
-from .culprit import find_culprit, rounding_scale
+from .culprit import find_culprit, find_dot_culprit, rounding_scale
+from .forward_tests import forward_rows
 from .report_html import gradcheck_html
 from ..errors import GradientCheckError, InvalidArgumentError, ShapeError, explain
 from ..language import N_, tr
@@ -36,10 +37,13 @@ from ..engine.tensor import Tensor, TensorFn
 
 _WORDS = (N_("passed"), N_("FAILED"), N_("inconclusive"), N_("ok"), N_("FAIL"), N_("kink"))  # verdicts and statuses, printed with tr
 
-__all__ = ["Culprit", "GradCheckMode", "GradCheckOrder", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
+__all__ = ["Culprit", "GradCheckADMode", "GradCheckMode", "GradCheckOrder", "GradCheckReport", "GradCheckRow", "check_grads", "numerical_grad"]
 
 GradCheckMode: TypeAlias = Literal["full", "fast"]
 """``check_grads(mode=...)``: every entry of the Jacobian, or one random directional derivative."""
+GradCheckADMode: TypeAlias = Literal["rev", "fwd"]
+"""``check_grads(modes=...)``: ``"rev"``, the VJP against central differences; ``"fwd"``, the JVP against
+the directional difference and the VJP against the JVP by the dot-product test (as in ``jax.test_util.check_grads``)."""
 GradCheckOrder: TypeAlias = Literal[1, 2]
 """``check_grads(order=...)``: the gradient, or also the gradient of the gradient."""
 
@@ -71,6 +75,26 @@ class GradCheckReport:
     notes: list[str] = field(default_factory=list)
     origin: str | None = None
     """Where a non-finite analytic gradient came from, as ``detect_anomaly(mode="trace")`` traces it."""
+    modes: tuple[str, ...] = ("rev",)
+    """The tests that ran (``check_grads(modes=...)``); ``tests`` has each one's verdict."""
+
+    @property
+    def tests(self) -> dict[str, str]:
+        """Each test's verdict, by the ``test`` of its rows: ``"rev"``, and with ``"fwd"`` in ``modes``
+        also ``"fwd"`` (the JVP against the directional difference) and ``"dot"`` (the dot-product test).
+
+        Examples:
+            >>> mt.check_grads(mt.tanh, [mt.tensor([0.5])], modes=("rev", "fwd")).tests
+            {'rev': 'passed', 'fwd': 'passed', 'dot': 'passed'}
+        """
+        names = [m for m in ("rev", "fwd") if m in self.modes] + (["dot"] if "fwd" in self.modes else [])
+        found: dict[str, str] = {}
+        for name in names:
+            statuses = {r.status for r in self.rows if r.test == name}
+            found[name] = "FAILED" if "FAIL" in statuses else "inconclusive" if "inconclusive" in statuses or not statuses else "passed"
+        if found.get("rev") == "passed" and any("returned a gradient of shape" in n for n in self.notes):
+            found["rev"] = "FAILED"
+        return found
 
     @property
     def failures(self) -> list[GradCheckRow]:
@@ -109,6 +133,8 @@ class GradCheckReport:
             + tr("{n} evaluations of f").format(n=self.evaluations)
         )
         lines = [head]
+        if self.modes != ("rev",):
+            lines.append(tr("  tests: {tests}").format(tests=", ".join(f"{name} {tr(v)}" for name, v in self.tests.items())))
         shown = self.rows[:10]
         if shown:
             lines.append(
@@ -119,8 +145,9 @@ class GradCheckReport:
                 idx = ",".join(map(str, r.index)) or "()"
                 out = ",".join(map(str, r.output)) or "()"
                 ordr = "" if r.order == 1 else tr(" (order {order})").format(order=r.order)
+                who = r.test if r.test != "rev" else str(r.input)  # a fwd or dot row belongs to no one input
                 lines.append(
-                    f"  {r.input:<6}{idx:<10}{out:<8}{format_number(r.analytic):>11}{format_number(r.numeric):>11}"
+                    f"  {who:<6}{idx:<10}{out:<8}{format_number(r.analytic):>11}{format_number(r.numeric):>11}"
                     f"{r.abs_error:>10.2e}{r.rel_error:>10.2e}  {tr(r.status)}{ordr}"
                 )
             if len(self.rows) > len(shown):
@@ -355,31 +382,37 @@ def _fast(
 def check_grads(
     f: Callable[[Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
     mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+    modes: Sequence[GradCheckADMode] = ("rev",),
 ) -> GradCheckReport: ...
 @overload
 def check_grads(
     f: Callable[[Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
     mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+    modes: Sequence[GradCheckADMode] = ("rev",),
 ) -> GradCheckReport: ...
 @overload
 def check_grads(
     f: Callable[[Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
     mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+    modes: Sequence[GradCheckADMode] = ("rev",),
 ) -> GradCheckReport: ...
 @overload
 def check_grads(
     f: Callable[[Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
     mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+    modes: Sequence[GradCheckADMode] = ("rev",),
 ) -> GradCheckReport: ...
 @overload
 def check_grads(
     f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
     mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+    modes: Sequence[GradCheckADMode] = ("rev",),
 ) -> GradCheckReport: ...
 @overload
 def check_grads(
     f: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor], Tensor], inputs: Tensor | Sequence[Tensor], *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4,
     mode: GradCheckMode = "full", order: GradCheckOrder = 1, seed: int | None = None,
+    modes: Sequence[GradCheckADMode] = ("rev",),
 ) -> GradCheckReport: ...
 
 
@@ -393,6 +426,7 @@ def check_grads(
     mode: GradCheckMode = "full",
     order: GradCheckOrder = 1,
     seed: int | None = None,
+    modes: Sequence[GradCheckADMode] = ("rev",),
 ) -> GradCheckReport:
     """Compare the analytic gradients of ``f(*inputs)`` with finite differences.
 
@@ -417,6 +451,20 @@ def check_grads(
     ``order=2``, also the first op whose VJP a tape cannot differentiate
     correctly).
 
+    ``modes=("rev", "fwd")`` adds the forward-mode tests of JAX's
+    ``check_grads``: the JVP ``J v`` (``mt.jvp``) along a random unit
+    direction ``v``, entry by entry against the central difference along
+    ``v`` (rows whose ``test`` is ``"fwd"``), and the *dot-product test*
+    ``⟨w, J v⟩ = ⟨Jᵀw, v⟩`` at a random cotangent ``w`` (one row, ``"dot"``),
+    exact up to rounding with no step to choose. microtape's ``J v`` is the
+    VJP of the VJP, so that test catches what no finite difference of
+    ``op(x).sum()`` can: a VJP right only for the cotangent 1 (it forgets
+    ``dy``, or squares it); the culprit is then the op whose VJP is not
+    linear in its cotangent (``culprit.test == "dot"``) or that a tape
+    differentiates wrongly in it (``"dot-tape"``). ``report.tests`` says
+    which test failed; a NaN on either side never agrees. The default,
+    ``("rev",)``, prints what it always printed.
+
     float64 makes ``eps=1e-6`` work; float32 frameworks need ``eps`` near
     1e-3, since the difference of two nearby float32 values keeps few digits.
 
@@ -431,6 +479,14 @@ def check_grads(
         (0,)
         >>> [row.status for row in mt.check_grads(mt.abs, [mt.tensor([0.0])]).rows]
         ['kink']
+        >>> def square(t):
+        ...     return t * t, lambda dy: 2.0 * t  # BUG: forgets dy; the sum below sends dy = 1
+        >>> loss = lambda t: mt.custom_grad(square)(t).sum()
+        >>> mt.check_grads(loss, [mt.tensor([1.0, -2.0])]).ok
+        True
+        >>> report = mt.check_grads(loss, [mt.tensor([1.0, -2.0])], modes=("rev", "fwd"))
+        >>> report.tests, report.culprit.op
+        ({'rev': 'passed', 'fwd': 'FAILED', 'dot': 'FAILED'}, 'custom_grad(square)')
     """
     check_fn(f, "check_grads")
     xs = check_inputs(inputs, "check_grads")
@@ -457,10 +513,11 @@ def check_grads(
             explain(f"seed={seed!r} is not an int.", "The seed picks the random directions of fast mode.", "pass seed=0, or leave it out."),
             value=seed,
         )
+    tests = _check_modes(modes)
     rng = random.Random(0 if seed is None else seed)
-    report = _check(f, xs, eps, atol, rtol, mode, rng, 1, f)
+    report = _tested(f, xs, eps, atol, rtol, mode, rng, 1, f, tests)
     if order == 2:
-        second = _check(_gradient_of(f, len(xs)), xs, eps, atol, rtol, mode, rng, 2, f)
+        second = _tested(_gradient_of(f, len(xs)), xs, eps, atol, rtol, mode, rng, 2, f, tests)
         report = GradCheckReport(
             ok=report.ok and second.ok,
             max_abs_error=max(report.max_abs_error, second.max_abs_error),
@@ -475,7 +532,64 @@ def check_grads(
             culprit=report.culprit or second.culprit,
             notes=report.notes + second.notes,
             origin=report.origin or second.origin,
+            modes=tests,
         )
+    return report
+
+
+def _check_modes(modes: object) -> tuple[str, ...]:
+    """``modes`` as a tuple of distinct tests, "rev" first; an error that says what to pass otherwise."""
+    given = tuple(modes) if isinstance(modes, (list, tuple)) else None
+    if given is None or not given or any(m not in ("rev", "fwd") for m in given) or len(set(given)) != len(given):
+        shown = repr(modes)
+        raise InvalidArgumentError(
+            explain(
+                N_('modes={0} is not a list of distinct tests among "rev" and "fwd".').format(shown[:80]),
+                N_('"rev" checks the VJP against central differences; "fwd" checks the JVP against a '
+                   "directional difference and the VJP against the JVP by the dot-product test."),
+                N_('pass modes=("rev", "fwd") for both, or modes=("rev",) (the default).'),
+            ),
+            value=modes,
+        )
+    return tuple(m for m in ("rev", "fwd") if m in given)
+
+
+def _tested(
+    f: Fn, xs: list[Tensor], eps: float, atol: float, rtol: float, mode: str, rng: random.Random, order: int,
+    source: Fn, tests: tuple[str, ...],
+) -> GradCheckReport:
+    """The report of one order: the reverse check (``_check``) and, with ``"fwd"``, the forward-mode rows."""
+    if "fwd" not in tests:
+        return _check(f, xs, eps, atol, rtol, mode, rng, order, source)
+    base = _check(f, xs, eps, atol, rtol, mode, rng, order, source) if "rev" in tests else None
+    rows, calls = forward_rows(f, xs, eps, atol, rtol, rng, order)
+    rows = sorted((base.rows if base is not None else []) + rows, key=_badness)
+    notes = list(base.notes) if base is not None else []
+    failed = any(r.status == "FAIL" for r in rows) or (base is not None and not base.ok and base.verdict == "FAILED")
+    ok = (base is None or base.ok) and not any(r.status in ("FAIL", "inconclusive") for r in rows)
+    compared = [r for r in rows if r.status in ("ok", "FAIL")]
+    report = GradCheckReport(
+        ok=ok and not failed,
+        max_abs_error=max((r.abs_error for r in compared), default=0.0),
+        max_rel_error=max((r.rel_error for r in compared), default=0.0),
+        rows=rows,
+        mode=mode,
+        order=order,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        evaluations=(base.evaluations if base is not None else 0) + calls,
+        culprit=base.culprit if base is not None else None,
+        notes=notes,
+        origin=base.origin if base is not None else None,
+        modes=tests,
+    )
+    forward_failed = any(r.status == "FAIL" and r.test != "rev" for r in rows)
+    if forward_failed and report.culprit is None:
+        if order == 1:
+            report.culprit = find_dot_culprit(f, xs, eps, atol, rtol, notes=report.notes)
+        else:
+            report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2, notes=report.notes)
     return report
 
 

@@ -243,6 +243,11 @@ class GradCheckRow:
     why: str = ""
     """For every status but ``ok``: what was seen (which side is not finite, the slopes of a kink,
     the rounding floor, a jump) and what to try."""
+    test: str = "rev"
+    """Which test made the row (``check_grads(modes=...)``): ``"rev"``, the VJP against central differences;
+    ``"fwd"``, entry ``output`` of the JVP ``J v`` against the central difference along a random direction
+    ``v``; ``"dot"``, the dot-product test, ``analytic`` ⟨w, J v⟩ (forward mode) against ``numeric`` ⟨Jᵀw, v⟩
+    (the VJP). A ``fwd`` or ``dot`` row belongs to no one input: its ``input`` is -1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,11 +271,31 @@ class Culprit:
     """How many tensors a ``custom_grad``'s ``f`` saved for its ``grad_fn`` (``save([...])``)."""
     custom: bool = False
     """Whether the op is a ``custom_grad`` (its VJP is the user's ``grad_fn``), not a primitive."""
+    test: str = "rev"
+    """What found it: ``"rev"``, finite differences; with ``check_grads(modes=("rev", "fwd"))`` also
+    ``"dot"``, its VJP is not linear in the cotangent (``analytic`` is ⟨vjp(w₁ + w₂), v⟩, ``numeric``
+    ⟨vjp(w₁) + vjp(w₂), v⟩), or ``"dot-tape"``, a tape differentiates its VJP wrongly in the cotangent
+    (``analytic`` is ⟨w, ∂⟨vjp(w), v⟩/∂w⟩, ``numeric`` ⟨vjp(w), v⟩, equal for a VJP a tape follows)."""
 
     def __str__(self) -> str:
         shapes = ", ".join(str(s) for s in self.input_shapes)
         what = (tr("the VJP of {op}") if self.order == 1 else tr("the second derivative through the VJP of {op}")).format(op=repr(self.op))
         head = tr("culprit: {what} (inputs {shapes}) called at {where}").format(what=what, shapes=shapes, where=self.where)
+        if self.test == "dot-tape":
+            return "\n".join([
+                head,
+                tr("  a tape cannot differentiate its VJP in the cotangent: <w, d<vjp(w), v>/dw> = {a}, but <vjp(w), v> = {b} "
+                   "at random w and v").format(a=f"{self.analytic:.7g}", b=f"{self.numeric:.7g}"),
+                "  " + tr("hint") + ": " + tr(self.second_order_hint()),
+            ])
+        if self.test == "dot":
+            return "\n".join([
+                head,
+                tr("  its VJP is not linear in the cotangent: <vjp(w1 + w2), v> = {a}, <vjp(w1) + vjp(w2), v> = {b} "
+                   "at random w1, w2 and v").format(a=f"{self.analytic:.7g}", b=f"{self.numeric:.7g}"),
+                "  " + tr("hint") + ": " + tr("a VJP must return J^T dy for every cotangent dy: multiply the local "
+                                              "derivative by dy, and add nothing that does not depend on dy"),
+            ])
         if self.analytic != self.analytic and self.numeric != self.numeric:
             return f"{head}\n  {tr(self.detail)}"
         own = re.fullmatch(r"for input (\d+)\[(.*)\], with the gradient that reached it,", self.detail)

@@ -37,6 +37,7 @@ assert_type(mt.grads(lambda a, b: (a * b).sum())([x, y]), list[mt.Tensor])
 assert_type(mt.value_and_grads(lambda a, b: (a * b).sum())([x, y]), tuple[mt.Tensor, list[mt.Tensor]])
 assert_type(mt.check_grads(lambda t: t.tanh(), [x]), mt.GradCheckReport)
 assert_type(mt.check_grads(lambda a, b: a * b, [x, y], mode="fast", order=2, seed=0), mt.GradCheckReport)
+assert_type(mt.check_grads(lambda t: t.tanh(), [x], modes=("rev", "fwd")), mt.GradCheckReport)
 assert_type(mt.numerical_grad(lambda t: t.exp(), [x], method="forward"), list[mt.Tensor])
 assert_type(mt.numerical_grad(lambda a, b: a - b, [x, y]), list[mt.Tensor])
 assert_type(mt.explain_gradient(lambda t: (t * t).sum(), [x]), mt.GradientExplanation)
@@ -105,6 +106,7 @@ def what_the_runtime_refuses() -> None:
     # a setting outside its values
     mt.check_grads(lambda t: t * t, [x], mode="fulll")  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
     mt.check_grads(lambda t: t * t, [x], order=3)  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
+    mt.check_grads(lambda t: t * t, [x], modes=("rev", "fwdd"))  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
     mt.numerical_grad(lambda t: t * t, [x], method="backward")  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
     mt.taylor_test(lambda t: (t * t).sum(), [x], order=3)  # type: ignore[call-overload]  # pyright: ignore[reportArgumentType, reportCallIssue]
     mt.detect_anomaly(mode="trase")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
