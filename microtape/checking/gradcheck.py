@@ -156,24 +156,29 @@ class GradCheckReport:
         lines.extend("  " + tr("why") + ": " + tr(why) for why in whys[:3])
         if len(whys) > 3:
             lines.append(tr("  ... and {n} more reasons (row.why has each)").format(n=len(whys) - 3))
-        rule = tr("an entry fails when abs err > atol {atol} + rtol {rtol} * |numeric|").format(
-            atol=f"{self.atol:g}", rtol=f"{self.rtol:g}")
-        checked = len(self.rows) - doubtful
-        if doubtful and not checked:
-            lines.append(tr("  worst abs err: none, no entry could be checked; {rule}").format(rule=rule))
-        else:
-            among = tr(" among the {n} entries checked").format(n=checked) if doubtful else ""
-            lines.append(tr("  worst abs err {abs}, worst rel err {rel}{among}; {rule}").format(
-                abs=f"{self.max_abs_error:.2e}", rel=f"{self.max_rel_error:.2e}", among=among, rule=rule))
+        lines.append(self._footer())
         if self.culprit is not None:
             lines.append("  " + str(self.culprit).replace("\n", "\n  "))
         lines.extend("  " + tr("note") + ": " + tr(n) for n in self.notes)
         return "\n".join(lines)
 
+    def _footer(self) -> str:
+        """The line with the worst errors and the rule an entry is judged by."""
+        doubtful = len(self.inconclusive)
+        rule = tr("an entry fails when abs err > atol {atol} + rtol {rtol} * |numeric|").format(
+            atol=f"{self.atol:g}", rtol=f"{self.rtol:g}")
+        checked = len(self.rows) - doubtful
+        if doubtful and not checked:
+            return tr("  worst abs err: none, no entry could be checked; {rule}").format(rule=rule)
+        among = tr(" among the {n} entries checked").format(n=checked) if doubtful else ""
+        return tr("  worst abs err {abs}, worst rel err {rel}{among}; {rule}").format(
+            abs=f"{self.max_abs_error:.2e}", rel=f"{self.max_rel_error:.2e}", among=among, rule=rule)
+
     def _repr_html_(self) -> str:  # Jupyter: rows coloured by status, the culprit and its line highlighted
         lines = str(self).split("\n")
-        footer = next(line for line in lines if line.startswith("  worst abs err"))
-        return gradcheck_html(lines[0], footer.strip(), self.rows, self.culprit, self.notes)
+        footer = self._footer()
+        tests = lines[1] if self.modes != ("rev",) else ""
+        return gradcheck_html(lines[0], footer.strip(), self.rows, self.culprit, self.notes, self.ok, tests)
 
     def raise_if_failed(self) -> GradCheckReport:
         """Raise :class:`~microtape.GradientCheckError` with the table unless the check passed

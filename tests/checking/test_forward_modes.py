@@ -214,3 +214,18 @@ def test_a_vjp_right_only_at_dy_1_is_named_by_the_dot_product_test(name: str, fa
     assert report.tests["dot"] == "FAILED", str(report)
     assert report.culprit is not None and report.culprit.op == name and report.culprit.test == "dot", str(report)
     assert report.culprit.where.endswith(f":{SMALL_LINE}")
+
+
+def test_the_html_report_speaks_the_text_report_s_language() -> None:
+    op = mt.custom_grad(_square_forgot_dy)
+    mt.set_language("ru")
+    try:
+        failed = mt.check_grads(lambda t: op(t).sum(), [X], modes=("rev", "fwd"))._repr_html_()
+        passed = mt.check_grads(mt.tanh, [X])._repr_html_()
+    finally:
+        mt.set_language(None)
+    assert "тесты: rev пройдена" in failed and "виновная операция" in failed and "<b>ОШИБКА</b>" in failed
+    assert "culprit" not in failed and ">fwd<" in failed and ">dot<" in failed
+    english = mt.check_grads(mt.tanh, [X])._repr_html_()
+    head = lambda html: html.split("</div>")[0]  # noqa: E731 - the headline's box, coloured by the verdict
+    assert head(passed).replace("пройдена", "") != head(passed) and head(english).split('"')[3] == head(passed).split('"')[3]
