@@ -227,5 +227,8 @@ def test_the_html_report_speaks_the_text_report_s_language() -> None:
     assert "тесты: rev пройдена" in failed and "виновная операция" in failed and "<b>ОШИБКА</b>" in failed
     assert "culprit" not in failed and ">fwd<" in failed and ">dot<" in failed
     english = mt.check_grads(mt.tanh, [X])._repr_html_()
-    head = lambda html: html.split("</div>")[0]  # noqa: E731 - the headline's box, coloured by the verdict
+
+    def head(html: str) -> str:  # the headline's box, coloured by the verdict
+        return html.split("</div>")[0]
+
     assert head(passed).replace("пройдена", "") != head(passed) and head(english).split('"')[3] == head(passed).split('"')[3]
