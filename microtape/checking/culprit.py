@@ -21,6 +21,7 @@ from ..engine import user_line, arena
 from ..engine.primitive import Op
 from ..engine.arena import DISPATCH, TensorBase, new
 from ..engine.types import Shape
+from ..language import N_
 from ..ops.floats import safe_total
 from .numerical import Culprit, Fn, GradCheckRow, as_output, compare_along, run_paused, values_at
 from ..autodiff.gradient_tape import GradientTape
@@ -128,10 +129,9 @@ def _check_op(
         dxs = _vjp(op, v, out, xs, fresh)
         for i, ((_, s), dx) in enumerate(zip(inputs, dxs)):
             if dx is not None and dx.shape != s:
-                return False, math.nan, math.nan, (
-                    f"it returns a gradient of shape {dx.shape} for input {i}, which has shape {s}: "
-                    "a VJP must sum over the axes broadcasting added or stretched (unbroadcast)"
-                )
+                return False, math.nan, math.nan, N_(
+                    "it returns a gradient of shape {0} for input {1}, which has shape {2}: "
+                    "a VJP must sum over the axes broadcasting added or stretched (unbroadcast)").format(dx.shape, i, s)
         unsure = False
         out_scale = _weight(out.data_sync(), v)
         for i, ((d, _), dx) in enumerate(zip(inputs, dxs)):
@@ -144,7 +144,7 @@ def _check_op(
 
             verdict = _judge(analytic, along, eps, atol, rtol, _weight(d, g) + out_scale)
             if verdict is False:
-                return False, analytic, (along(eps) - along(-eps)) / (2 * eps), f"input {i}"
+                return False, analytic, (along(eps) - along(-eps)) / (2 * eps), N_("input {0}").format(i)
             unsure = unsure or verdict is None
         return (None if unsure else True), 0.0, 0.0, ""
 
@@ -198,7 +198,7 @@ def _check_op2(
 
             verdict = _judge(analytic, along, eps, atol, rtol, _weight(d, g.data_sync()) if g is not None else 0.0)
             if verdict is False:
-                return False, analytic, (along(eps) - along(-eps)) / (2 * eps), f"input {i}"
+                return False, analytic, (along(eps) - along(-eps)) / (2 * eps), N_("input {0}").format(i)
             unsure = unsure or verdict is None
         return (None if unsure else True), 0.0, 0.0, ""
 
@@ -442,7 +442,8 @@ def find_culprit(
             ok, analytic, numeric, detail = check(op, inputs, params, eps, atol, rtol, rng)
         except Exception as err:  # noqa: BLE001 - a diagnostic must not replace the report
             if notes is not None:  # the error's own text is the op's business, not the report's
-                notes.append(f"could not re-check {op.name!r} called at {where} on its own: it raised {type(err).__name__} when run again at the inputs it saw")
+                notes.append(N_("could not re-check {0} called at {1} on its own: it raised {2} when run again at the inputs it saw").format(
+                    repr(op.name), where, type(err).__name__))
             continue
         real = params.get("n_inputs")  # a custom_grad's record also holds the tensors f saved
         if ok is False:
@@ -451,21 +452,30 @@ def find_culprit(
             return Culprit(op.name, where, shapes, analytic, numeric, detail, order, saved, op.rerun is not None)
         (unsure if ok is None else checked).append(op.name)
     if notes is not None:
-        what = "the second derivative through the VJP" if order == 2 else "the VJP"
-        names = ", ".join(f"{name} x{checked.count(name)}" for name in dict.fromkeys(checked)) or "none"
-        doubt = ""
+        names = ", ".join(f"{name} x{checked.count(name)}" for name in dict.fromkeys(checked))
+        names = f" ({names})" if names else ""
+        counts = (len(checked) + len(unsure), len(recorder.calls), f"{atol:g}", f"{rtol:g}", len(checked), names)
+        if order == 2:
+            note = N_("no culprit at order 2: re-checked the second derivative through the VJP of {0} of the {1} op call(s) f made, "
+                      "each at the inputs it saw, against finite differences with atol={2}, rtol={3}: {4} agree{5}. "
+                      "Only ops a tape records are examined.")
+            doubting = N_("no culprit at order 2: re-checked the second derivative through the VJP of {0} of the {1} op call(s) f made, "
+                          "each at the inputs it saw, against finite differences with atol={2}, rtol={3}: {4} agree{5}. {6} "
+                          "Only ops a tape records are examined.")
+        else:
+            note = N_("no culprit at order 1: re-checked the VJP of {0} of the {1} op call(s) f made, "
+                      "each at the inputs it saw, against finite differences with atol={2}, rtol={3}: {4} agree{5}. "
+                      "Only ops a tape records are examined.")
+            doubting = N_("no culprit at order 1: re-checked the VJP of {0} of the {1} op call(s) f made, "
+                          "each at the inputs it saw, against finite differences with atol={2}, rtol={3}: {4} agree{5}. {6} "
+                          "Only ops a tape records are examined.")
         if unsure:
             listed = ", ".join(f"{name} x{unsure.count(name)}" for name in dict.fromkeys(unsure))
-            doubt = (
-                f" For {len(unsure)} more ({listed}) finite differences could not tell (outside the op's "
-                "domain, a jump, or below the rounding floor at the inputs it saw)."
-            )
-        notes.append(
-            f"no culprit at order {order}: re-checked {what} of {len(checked) + len(unsure)} of the "
-            f"{len(recorder.calls)} op call(s) f made, each at the inputs it saw, against finite differences "
-            f"with atol={atol:g}, rtol={rtol:g}: {len(checked)} agree ({names}).{doubt} "
-            "Only ops a tape records are examined."
-        )
+            doubt = N_("For {0} more ({1}) finite differences could not tell (outside the op's domain, a jump, "
+                       "or below the rounding floor at the inputs it saw).").format(len(unsure), listed)
+            notes.append(doubting.format(*counts, doubt))
+        else:
+            notes.append(note.format(*counts))
     return None
 
 

@@ -197,8 +197,11 @@ def _shape_note(err: ShapeError) -> str:
     """Whose VJP returned a wrongly shaped gradient, and for which of the op's inputs."""
     got, want = err.shapes
     bad = getattr(err, "input", None)
-    which = f"its input {bad}; " if is_int(bad) else ""
-    return f"the VJP of {err.op!r} returned a gradient of shape {got} for an input of shape {want} ({which}did it forget to sum over broadcast axes?)"
+    if is_int(bad):
+        return N_("the VJP of {0} returned a gradient of shape {1} for an input of shape {2} (its input {3}; "
+                  "did it forget to sum over broadcast axes?)").format(repr(err.op), got, want, bad)
+    return N_("the VJP of {0} returned a gradient of shape {1} for an input of shape {2} "
+              "(did it forget to sum over broadcast axes?)").format(repr(err.op), got, want)
 
 
 def _shape_notes(failures: dict[str, list[int]]) -> list[str]:
@@ -206,9 +209,9 @@ def _shape_notes(failures: dict[str, list[int]]) -> list[str]:
     notes = []
     for why, inputs in failures.items():
         if len(inputs) == 1:
-            notes.append(f"{why}, so the analytic gradient of input {inputs[0]} cannot be computed")
+            notes.append(N_("{0}, so the analytic gradient of input {1} cannot be computed").format(why, inputs[0]))
         else:  # the tape refuses a VJP's result as a whole, whichever input was asked for
-            notes.append(f"{why}, so the analytic gradients of inputs {', '.join(map(str, inputs))} cannot be computed")
+            notes.append(N_("{0}, so the analytic gradients of inputs {1} cannot be computed").format(why, ", ".join(map(str, inputs))))
     return notes
 
 
@@ -499,23 +502,25 @@ def check_grads(
     given_mode, given_order = cast(object, mode), cast(object, order)  # checked: an untyped caller may pass anything
     if given_mode not in ("full", "fast"):
         raise InvalidArgumentError(
-            explain(f'mode={mode!r} is not "full" or "fast".', "full compares every entry; fast one random direction.", 'use mode="full" for small inputs.'),
+            explain(N_('mode={0} is not "full" or "fast".').format(repr(mode)), N_("full compares every entry; fast one random direction."),
+                    N_('use mode="full" for small inputs.')),
             value=mode,
         )
     if given_order not in (1, 2) or isinstance(given_order, bool):
         raise InvalidArgumentError(
-            explain(f"order={order!r} is not 1 or 2.", "order=2 also checks the gradient of the gradient.", "use order=1 or order=2."),
+            explain(N_("order={0} is not 1 or 2.").format(repr(order)), N_("order=2 also checks the gradient of the gradient."), N_("use order=1 or order=2.")),
             value=order,
         )
     for name, tol in (("atol", atol), ("rtol", rtol)):
         if not is_number(tol) or not tol >= 0:
             raise InvalidArgumentError(
-                explain(f"{name}={tol!r} must be a non-negative number.", "Tolerances bound the allowed error.", f"for example {name}=1e-5."),
+                explain(N_("{0}={1} must be a non-negative number.").format(name, repr(tol)), N_("Tolerances bound the allowed error."),
+                        N_("for example {0}=1e-5.").format(name)),
                 value=tol,
             )
     if seed is not None and not is_int(seed):
         raise InvalidArgumentError(
-            explain(f"seed={seed!r} is not an int.", "The seed picks the random directions of fast mode.", "pass seed=0, or leave it out."),
+            explain(N_("seed={0} is not an int.").format(repr(seed)), N_("The seed picks the random directions of fast mode."), N_("pass seed=0, or leave it out.")),
             value=seed,
         )
     tests = _check_modes(modes)
@@ -645,7 +650,7 @@ def _check(
         row, evaluations = _fast(f, xs, eps, atol, rtol, rng)
         if row.status == "ok":
             return GradCheckReport(True, row.abs_error, row.rel_error, [_with_order(row, order)], "fast", order, eps, atol, rtol, evaluations)
-        notes.append(f"fast mode: the directional derivative was {row.status}; ran the full check to name entries")
+        notes.append(N_("fast mode: the directional derivative was {0}; ran the full check to name entries").format(row.status))
     rows, n, shape_notes, out_shape = _full(f, xs, eps, atol, rtol, order)
     evaluations += n
     notes.extend(shape_notes)
@@ -671,14 +676,15 @@ def _check(
     if nonfinite:
         worst = nonfinite[0]
         report.origin = _origin(f, xs, worst, out_shape)
-        made = f"; {report.origin}" if report.origin else ""
-        notes.append(
-            f"the analytic gradient is not finite at {len(nonfinite)} entr{'y' if len(nonfinite) == 1 else 'ies'} "
-            f"(input {worst.input}, index {worst.index or '()'}: {format_number(worst.analytic)}){made}. "
-            "No VJP is blamed for it: an op whose derivative is infinite at its input is right to say so. "
-            'To follow the value op by op, run the backward pass inside `with mt.detect_anomaly(mode="trace") as trace:` '
-            "and print(trace)"
-        )
+        where = (len(nonfinite), worst.input, worst.index or "()", format_number(worst.analytic))
+        advice = N_("No VJP is blamed for it: an op whose derivative is infinite at its input is right to say so. "
+                    'To follow the value op by op, run the backward pass inside `with mt.detect_anomaly(mode="trace") as trace:` '
+                    "and print(trace)")
+        if report.origin:
+            notes.append(N_("the analytic gradient is not finite at {0} of the entries (input {1}, index {2}: {3}); {4}. {5}").format(
+                *where, report.origin, advice))
+        else:
+            notes.append(N_("the analytic gradient is not finite at {0} of the entries (input {1}, index {2}: {3}). {4}").format(*where, advice))
     if measured or shape_notes:
         failing = measured[0] if measured else None  # the worst entry the finite differences measured
         report.culprit = find_culprit(f, xs, eps, atol, rtol, notes=report.notes, row=failing if order == 1 else None)
@@ -686,11 +692,10 @@ def _check(
             report.culprit = find_culprit(source, xs, eps, atol, rtol, order=2, notes=report.notes)
     elif not ok and not nonfinite:
         doubt = next(r for r in rows if r.status == "inconclusive")
-        notes.append(
-            "inconclusive: no entry failed, but finite differences could not check "
-            f"{sum(1 for r in rows if r.status == 'inconclusive')} of them, so no op is blamed "
-            f"(the first: input {doubt.input}, index {doubt.index or '()'}: {doubt.why})"
-        )
+        notes.append(N_(
+            "inconclusive: no entry failed, but finite differences could not check {0} of them, so no op is blamed "
+            "(the first: input {1}, index {2}: {3})").format(
+                sum(1 for r in rows if r.status == "inconclusive"), doubt.input, doubt.index or "()", doubt.why))
     return report
 
 

@@ -59,9 +59,9 @@ def as_output(y: object) -> Tensor:
     if not isinstance(y, Tensor):
         raise InvalidArgumentError(
             explain(
-                f"check_grads: f must return a tensor, got {type(y).__name__}: {y!r:.60}.",
-                "The checker differentiates a tensor-valued function f(*inputs).",
-                "return the result of microtape ops, for example (x * x).sum().",
+                N_("check_grads: f must return a tensor, got {0}: {1}.").format(type(y).__name__, f"{y!r:.60}"),
+                N_("The checker differentiates a tensor-valued function f(*inputs)."),
+                N_("return the result of microtape ops, for example (x * x).sum()."),
             ),
             value=y,
         )
@@ -95,9 +95,9 @@ def check_fn(f: object, api: str) -> None:
     if not callable(f):
         raise InvalidArgumentError(
             explain(
-                f"{api}(f, inputs) needs a function, got {type(f).__name__}: {f!r:.60}.",
-                "It calls f(*inputs).",
-                f"write mt.{api}(lambda x: (x * x).sum(), [x]).",
+                N_("{0}(f, inputs) needs a function, got {1}: {2}.").format(api, type(f).__name__, f"{f!r:.60}"),
+                N_("It calls f(*inputs)."),
+                N_("write mt.{0}(lambda x: (x * x).sum(), [x]).").format(api),
             ),
             value=f,
         )
@@ -108,9 +108,9 @@ def check_inputs(inputs: object, api: str) -> list[Tensor]:
     if not isinstance(items, (list, tuple)) or not items:
         raise InvalidArgumentError(
             explain(
-                f"{api}: inputs must be a tensor or a non-empty list of tensors, got {type(inputs).__name__}.",
-                "f is called as f(*inputs).",
-                f"write mt.{api}(f, [x, y]).",
+                N_("{0}: inputs must be a tensor or a non-empty list of tensors, got {1}.").format(api, type(inputs).__name__),
+                N_("f is called as f(*inputs)."),
+                N_("write mt.{0}(f, [x, y]).").format(api),
             ),
             value=inputs,
         )
@@ -119,8 +119,8 @@ def check_inputs(inputs: object, api: str) -> list[Tensor]:
         if not isinstance(x, Tensor):
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: inputs[{i}] is a {type(x).__name__}, not a tensor: {x!r:.60}.",
-                    "Every input must be a tensor.",
+                    N_("{0}: inputs[{1}] is a {2}, not a tensor: {3}.").format(api, i, type(x).__name__, f"{x!r:.60}"),
+                    N_("Every input must be a tensor."),
                     conversion_hint(x),
                 ),
                 value=x,
@@ -135,18 +135,18 @@ def check_eps(eps: float, method: str = "central") -> None:
     if not (is_number(eps) and 0.0 < eps < 1.0):
         raise InvalidArgumentError(
             explain(
-                f"eps={eps!r} is not a usable step.",
-                "The finite-difference step must be a small positive number (0 < eps < 1).",
-                "use eps=1e-6 in float64.",
+                N_("eps={0} is not a usable step.").format(repr(eps)),
+                N_("The finite-difference step must be a small positive number (0 < eps < 1)."),
+                N_("use eps=1e-6 in float64."),
             ),
             value=eps,
         )
     if method not in ("central", "forward"):
         raise InvalidArgumentError(
             explain(
-                f'method={method!r} is not "central" or "forward".',
-                "Central differences are accurate to O(eps²), forward ones to O(eps).",
-                'use method="central".',
+                N_('method={0} is not "central" or "forward".').format(repr(method)),
+                N_("Central differences are accurate to O(eps²), forward ones to O(eps)."),
+                N_('use method="central".'),
             ),
             value=method,
         )
@@ -304,7 +304,7 @@ class Culprit:
         elif self.detail.startswith("for input "):
             along = self.detail
         else:
-            along = tr("along a random direction of {detail}").format(detail=self.detail) if self.detail else tr("along a random direction")
+            along = tr("along a random direction of {detail}").format(detail=tr(self.detail)) if self.detail else tr("along a random direction")
         rel = relative_error(self.analytic, self.numeric)
         lines = [
             head,
@@ -319,21 +319,19 @@ class Culprit:
     def second_order_hint(self) -> str:
         """Why a tape differentiates this VJP wrongly, by what it reads: saved tensors, or values a tape never saw."""
         if self.saved:
-            return (
-                f"grad_fn reads the {self.saved} tensor(s) f saved with save([...]): f's forward pass is not recorded, "
+            return N_(
+                "grad_fn reads the {0} tensor(s) f saved with save([...]): f's forward pass is not recorded, "
                 "so to the tape that differentiates grad_fn they are constants; compute them inside grad_fn from "
-                "the inputs it closes over (x * x there, not a saved x * x)"
-            )
+                "the inputs it closes over (x * x there, not a saved x * x)").format(self.saved)
         if self.custom:
-            return (
+            return N_(
                 "grad_fn uses values no tape recorded: a tensor made in f (its forward pass is not recorded) or "
                 "numbers read out with .data_sync() or .item(); compute them inside grad_fn with microtape ops "
                 "on the inputs it closes over"
             )
-        return (
-            f"the VJP of {self.op!r} computes its gradient from values a tape cannot see (numbers read out with "
-            ".data_sync() or .item(), or tensors made from them): write it with microtape ops on its inputs"
-        )
+        return N_(
+            "the VJP of {0} computes its gradient from values a tape cannot see (numbers read out with "
+            ".data_sync() or .item(), or tensors made from them): write it with microtape ops on its inputs").format(repr(self.op))
 
 
 # -- comparing: can the finite difference be trusted? ---------------------------------

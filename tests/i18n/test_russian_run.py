@@ -39,14 +39,22 @@ from microtape.language import chosen, use
 from ..test_docs import english_words
 
 ROOT = Path(__file__).resolve().parents[2]
-NAMES = frozenset(OPS) | {"selfcheck", "check_grads", "dout", "VJP", "custom_grad", "cube", "center", "energy", "mode", "order", "eps", "atol", "rtol", "out"}
+NAMES = frozenset(OPS) | {"selfcheck", "check_grads", "dout", "VJP", "custom_grad", "cube", "center", "energy", "mode", "order", "eps", "atol", "rtol", "out", "inputs"}
 """Names a Russian text writes as they are: ops, commands, arguments of check_grads."""
+VALUES = frozenset({"nan", "inf", "int", "float", "str", "bool", "list", "tuple", "dict", "None", "True", "False", "NoneType"})
+"""Values and Python's type names, as a message shows them (``получен list``, ``равен nan``)."""
+_CODE = re.compile(
+    r"(?<!\w)--[\w-]+"  # an option (--seed, --lang)
+    r"|`[^`\n]*`"  # code in backquotes
+    r"|'[^'\n]*'|\"[^\"\n]*\""  # a quoted value: a repr ('oops'), a string argument ("full")
+    r"|\b[\w.]+\((?:[^()\n]|\([^()\n]*\))*\)"  # a call written out: mt.slice(t, begin, size), f(x + eps)
+)
 
 
 def english(text: str) -> list[str]:
-    """The English words of a terminal text, outside names and values."""
-    text = re.sub(r"(?<!\w)--[\w-]+|`[^`\n]*`", " ", text)  # an option (--seed, --lang), code in backquotes
-    return [w for w in english_words(f"<p>{html.escape(text)}</p>") if w not in NAMES]
+    """The English words of a terminal text, outside names, values and code."""
+    text = _CODE.sub(" ", text)
+    return [w for w in english_words(f"<p>{html.escape(text)}</p>") if w not in NAMES and w not in VALUES]
 
 
 @pytest.fixture
@@ -60,6 +68,11 @@ def russian() -> Iterator[None]:
 def test_the_scanner_finds_english_and_lets_names_pass() -> None:
     assert english("шаг 1: mul в x.py:3, check_grads: пройдена") == []
     assert {"the", "wrong"} <= set(english("the answer went wrong: шаг 1"))
+    # values, reprs, string arguments and calls written out are code, not prose
+    assert english("получен list: 'oops'; mode='x' — не \"full\" и не \"fast\"; равен nan") == []
+    assert english("подсказка: mt.slice(t, begin, size) вырезает блок, f(x + eps) и f(g(x))") == []
+    found = english("the 'quoted' words are code, but these are not")
+    assert {"words", "code", "these"} <= set(found) and "quoted" not in found
 
 
 def test_selfcheck_in_russian(capsys: pytest.CaptureFixture[str]) -> None:
