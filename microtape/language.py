@@ -124,10 +124,17 @@ def _templates(lang: str) -> list[tuple[re.Pattern[str], str]]:
         found: list[tuple[re.Pattern[str], str]] = []
         for msgid, msgstr in messages(lang).items():
             if _FIELD.search(msgid) and not re.search(r"\{[^\d}]", msgid):
-                pattern = "".join(
-                    f"(?P<f{part}>.*?)" if i % 2 else re.escape(part) for i, part in enumerate(_FIELD.split(msgid))
-                )
-                found.append((re.compile(pattern, re.DOTALL), msgstr))
+                seen: set[str] = set()
+                parts = []
+                for i, part in enumerate(_FIELD.split(msgid)):
+                    if not i % 2:
+                        parts.append(re.escape(part))
+                    elif part in seen:  # a field used twice ("write {0} = 10, or {0} = true") holds one value
+                        parts.append(f"(?P=f{part})")
+                    else:
+                        seen.add(part)
+                        parts.append(f"(?P<f{part}>.*?)")
+                found.append((re.compile("".join(parts), re.DOTALL), msgstr))
         found.sort(key=lambda item: -len(item[0].pattern))  # the most specific template first
         _TEMPLATES[lang] = found
     return _TEMPLATES[lang]

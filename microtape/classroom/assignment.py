@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..language import N_
 from ..errors import InvalidArgumentError, explain
 from .catalog import list_exercises, load_exercise
 
@@ -91,7 +92,7 @@ def shares(weights: Sequence[int], total: int) -> list[int]:
 
 
 def _refused(what: str, hint: str) -> InvalidArgumentError:
-    return InvalidArgumentError(explain(what, "An assignment lists exercises the grader knows, each with its points (a whole number, 0 or more).", hint))
+    return InvalidArgumentError(explain(what, N_("An assignment lists exercises the grader knows, each with its points (a whole number, 0 or more)."), hint))
 
 
 def _exercise_named(given: str, where: str, checks: Path | None) -> str:
@@ -101,8 +102,8 @@ def _exercise_named(given: str, where: str, checks: Path | None) -> str:
         found = [given]
     if len(found) != 1:
         raise _refused(
-            f"{where}: {given!r} is not an exercise the grader knows.",
-            f"name it in full or by its first part (ex04e for ex04e_wrong_factor); the exercises are {', '.join(known)}.",
+            N_("{0}: {1} is not an exercise the grader knows.").format(where, repr(given)),
+            N_("name it in full or by its first part (ex04e for ex04e_wrong_factor); the exercises are {0}.").format(", ".join(known)),
         )
     return found[0]
 
@@ -120,7 +121,7 @@ def require(names: str, checks: Path | None = None) -> Assignment:
     """
     wanted = [part.strip() for part in names.split(",") if part.strip()]
     if not wanted:
-        raise _refused("--require names no exercise.", "write --require ex04e,ex05b (the exercises, separated by commas).")
+        raise _refused(N_("--require names no exercise."), N_("write --require ex04e,ex05b (the exercises, separated by commas)."))
     exercises = tuple(dict.fromkeys(_exercise_named(name, "--require", checks) for name in wanted))
     return Assignment(tuple((name, None) for name in exercises), checks=checks, names=exercises)
 
@@ -139,8 +140,8 @@ def _value(text: str, where: str) -> object:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" and text[0] not in text[1:-1] and "\\" not in text:
         return text[1:-1]
     raise _refused(
-        f"{where}: the value {text!r} is more TOML than this Python reads (Python 3.10 has no tomllib).",
-        "write a whole number, true or false, or a string in quotes; or grade with Python 3.11 or later.",
+        N_("{0}: the value {1} is more TOML than this Python reads (Python 3.10 has no tomllib).").format(where, repr(text)),
+        N_("write a whole number, true or false, or a string in quotes; or grade with Python 3.11 or later."),
     )
 
 
@@ -178,7 +179,7 @@ def parse_toml(text: str, where: str = "the assignment", subset: bool = False) -
         try:
             loaded = tomllib.loads(text)
         except tomllib.TOMLDecodeError as err:
-            raise _refused(f"{where} is not TOML: {err}.", "see 'Assignments' on the teachers' page for an example file.") from None
+            raise _refused(N_("{0} is not TOML: {1}.").format(where, err), N_("see 'Assignments' on the teachers' page for an example file.")) from None
         out: dict[str, dict[str, object]] = {k: dict(v) for k, v in loaded.items() if isinstance(v, dict)}
         loose = {k: v for k, v in loaded.items() if not isinstance(v, dict)}
         return {"": loose, **out} if loose else out
@@ -188,21 +189,21 @@ def parse_toml(text: str, where: str = "the assignment", subset: bool = False) -
         line = _without_comment(raw).strip()
         if not line:
             continue
-        at = f"{where}, line {number}"
+        at = N_("{0}, line {1}").format(where, number)
         header = re.fullmatch(rf"\[\s*({_KEY})\s*\]", line)
         if header:
             table = header.group(1)
             if table in tables:
-                raise _refused(f"{at}: the table [{table}] comes twice.", "write each table once.")
+                raise _refused(N_("{0}: the table [{1}] comes twice.").format(at, table), N_("write each table once."))
             tables[table] = {}
             continue
         match = _LINE.match(line)
         if not match:
-            raise _refused(f"{at}: {raw.strip()!r} is not a line of the TOML this Python reads.", "write [table] headers and key = value lines.")
+            raise _refused(N_("{0}: {1} is not a line of the TOML this Python reads.").format(at, repr(raw.strip())), N_("write [table] headers and key = value lines."))
         key = match.group("key").strip('"')
         entries = tables.setdefault(table, {})
         if key in entries:
-            raise _refused(f"{at}: the key {key!r} comes twice.", "write each exercise once.")
+            raise _refused(N_("{0}: the key {1} comes twice.").format(at, repr(key)), N_("write each exercise once."))
         entries[key] = _value(match.group("value"), at)
     return tables
 
@@ -223,37 +224,38 @@ def read_assignment(path: Path) -> Assignment:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
-        raise _refused(f"{where}: cannot be read ({getattr(err, 'strerror', None) or err}).", "pass the path of the assignment's TOML file.") from None
+        raise _refused(N_("{0}: cannot be read ({1}).").format(where, getattr(err, "strerror", None) or err), N_("pass the path of the assignment's TOML file.")) from None
     tables = parse_toml(text, where)
     if "" in tables:
-        raise _refused(f"{where}: {', '.join(tables[''])} outside any table.", "put name and checks under [assignment], the exercises under [exercises].")
+        raise _refused(N_("{0}: {1} outside any table.").format(where, ", ".join(tables[""])), N_("put name and checks under [assignment], the exercises under [exercises]."))
     unknown = sorted(set(tables) - {"assignment", "exercises"})
     if unknown:
-        raise _refused(f"{where}: unknown table(s) {', '.join(f'[{t}]' for t in unknown)}.", "an assignment has [assignment] (name, checks) and [exercises].")
+        raise _refused(N_("{0}: unknown table(s) {1}.").format(where, ", ".join(f"[{t}]" for t in unknown)), N_("an assignment has [assignment] (name, checks) and [exercises]."))
     head = tables.get("assignment", {})
     extra = sorted(set(head) - {"name", "checks"})
     if extra:
-        raise _refused(f"{where}: [assignment] has unknown key(s) {', '.join(extra)}.", "[assignment] takes name and checks (a folder of hidden checks).")
+        raise _refused(N_("{0}: [assignment] has unknown key(s) {1}.").format(where, ", ".join(extra)), N_("[assignment] takes name and checks (a folder of hidden checks)."))
     name, folder = head.get("name"), head.get("checks")
     if name is not None and not isinstance(name, str):
-        raise _refused(f"{where}: name = {name!r} is not a string.", 'write name = "Week 4".')
+        raise _refused(N_("{0}: name = {1} is not a string.").format(where, repr(name)), N_('write name = "Week 4".'))
     checks: Path | None = None
     if folder is not None:
         if not isinstance(folder, str):
-            raise _refused(f"{where}: checks = {folder!r} is not a string.", 'write checks = "hidden_checks" (a folder beside the file).')
+            raise _refused(N_("{0}: checks = {1} is not a string.").format(where, repr(folder)), N_('write checks = "hidden_checks" (a folder beside the file).'))
         checks = (path.parent / folder).resolve()
     listed = tables.get("exercises", {})
     if not listed:
-        raise _refused(f"{where} lists no exercise.", "add an [exercises] table: one line per exercise, e.g. ex04e_wrong_factor = 10.")
+        raise _refused(N_("{0} lists no exercise.").format(where), N_("add an [exercises] table: one line per exercise, e.g. ex04e_wrong_factor = 10."))
     exercises: list[tuple[str, int | None]] = []
     for given, points in listed.items():
         full = _exercise_named(given, where, checks)
         if any(full == e for e, _ in exercises):
-            raise _refused(f"{where}: {full} is listed twice.", "list each exercise once.")
+            raise _refused(N_("{0}: {1} is listed twice.").format(where, full), N_("list each exercise once."))
         if points is True:
             exercises.append((full, None))
         elif type(points) is int and points >= 0:
             exercises.append((full, points))
         else:
-            raise _refused(f"{where}: {given} = {points!r} is not a number of points.", f"write {given} = 10, or {given} = true for the points its checks are worth.")
+            raise _refused(N_("{0}: {1} = {2} is not a number of points.").format(where, given, repr(points)),
+                           N_("write {0} = 10, or {0} = true for the points its checks are worth.").format(given))
     return Assignment(tuple(exercises), name, checks, str(path), tuple(e for e, _ in exercises))

@@ -112,7 +112,7 @@ from ..errors import InvalidArgumentError, explain
 from .formats import FORMATS, STATUSES, GradeFormat, document, report, table_head, table_row, table_summary
 from .proxy import LoopbackTransport
 from ..i18n.messages import LANGUAGES, Language, default_language, say
-from ..language import tr
+from ..language import N_, tr
 from ..i18n.grader_ru import add_russian
 
 __all__ = [
@@ -490,14 +490,14 @@ def _write_atomically(path: Path, text: str) -> None:
 def _assignment_of(assignment: str | Path | None, require: str | None, checks_dir: Path | None) -> Assignment:
     if assignment is not None and require is not None:
         raise InvalidArgumentError(explain(
-            "--assignment and --require both say what to grade.", "An assignment is given once.",
-            "keep --assignment FILE (its [exercises]), or --require ex04e,ex05b alone.",
+            N_("--assignment and --require both say what to grade."), N_("An assignment is given once."),
+            N_("keep --assignment FILE (its [exercises]), or --require ex04e,ex05b alone."),
         ))
     asked = read_assignment(Path(assignment)) if assignment is not None else require_exercises(str(require), checks_dir)
     if asked.checks is not None and checks_dir is not None and asked.checks != checks_dir:
         raise InvalidArgumentError(explain(
-            f"--checks {str(checks_dir)!r} and the assignment's checks = {str(asked.checks)!r} both name hidden checks.",
-            "Hidden checks are given once.", "keep the one in the assignment file, or drop its checks line.",
+            N_("--checks {0} and the assignment's checks = {1} both name hidden checks.").format(repr(str(checks_dir)), repr(str(asked.checks))),
+            N_("Hidden checks are given once."), N_("keep the one in the assignment file, or drop its checks line."),
         ))
     return asked
 

@@ -229,3 +229,50 @@ def test_the_grader_s_own_new_messages_read_in_russian() -> None:
     untranslated = [line for line in lines if not CYRILLIC.search(grader_ru.translate_line(line))]
     assert not untranslated, untranslated
     assert grader_ru.translate_line(lines[-1]).endswith("полностью?")  # one question mark, no full stop after it
+
+
+@pytest.mark.parametrize(
+    ("toml", "args", "english_part"),
+    [
+        (None, ["--require", "ex99"], "is not an exercise the grader knows"),
+        (None, ["--require", " , "], "names no exercise"),
+        ("[exercises]\nex04e = 10\n[extra]\n", [], "unknown table(s)"),
+        ("name = 'w'\n[exercises]\nex04e = 10\n", [], "outside any table"),
+        ("[assignment]\nlevel = 3\n[exercises]\nex04e = 10\n", [], "unknown key(s)"),
+        ("[assignment]\nname = 4\n[exercises]\nex04e = 10\n", [], "is not a string"),
+        ("[assignment]\nname = 'w'\n", [], "lists no exercise"),
+        ("[exercises]\nex04e = 'ten'\n", [], "is not a number of points"),
+        ("[exercises]\nex04e = 10\nex04e_wrong_factor = 5\n", [], "is listed twice"),
+        ("[exercises]\nex04e = 10\n", ["--require", "ex04e"], "both say what to grade"),
+        ("[exercises\n", [], "is not TOML"),
+    ],
+)
+def test_a_teacher_s_assignment_refusals_read_in_russian(tmp_path: Path, toml: str | None, args: list[str], english_part: str) -> None:
+    """--assignment and --require refusals: what is wrong with the file, the rule and the hint, all in Russian."""
+    from microtape import cli
+    from microtape.language import chosen
+
+    from ..i18n.test_russian_run import english
+
+    before = chosen()
+    assert cli.main(["exercises", str(tmp_path / "ex"), "--lang", "en"]) == 0
+    starter = tmp_path / "ex" / "ex04e_wrong_factor.py"
+    given = list(args)
+    if toml is not None:
+        (tmp_path / "week.toml").write_text(toml, encoding="utf-8")
+        given += ["--assignment", str(tmp_path / "week.toml")]
+    for lang in ("en", "ru"):
+        done = subprocess.run(
+            [sys.executable, "-m", "microtape", "grade", str(starter), "--lang", lang, *given],
+            capture_output=True, text=True, timeout=120,
+        )
+        said = done.stdout + done.stderr
+        assert done.returncode != 0, said
+        if lang == "en":
+            assert english_part in said, said
+        else:
+            assert english_part not in said and "подсказка" in said, said
+            keys = {"grade", "name", "checks", "level", "true"}  # the command, and the TOML an assignment is written in
+            said = re.sub(r"не TOML: [^\n]*", "не TOML: ", said)  # tomllib's own message, Python's English
+            assert [w for w in english(said.replace(str(tmp_path), "")) if w not in keys] == [], said
+    assert chosen() == before
