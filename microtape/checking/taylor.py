@@ -64,7 +64,9 @@ class TaylorReport:
     step ``hs[k]``; ``orders[m][k]`` is ``log2(remainders[m][k] / remainders[m][k + 1])``, NaN
     where a remainder is at the rounding floor ``floors[k]`` (not measured). ``crossed[k]``
     is True where the derivative along the direction changes over step ``k`` by so much that it
-    explains the remainder (a kink between ``x`` and ``x + h v``).
+    explains the remainder (a kink between ``x`` and ``x + h v``). ``reason`` and ``notes``
+    are English, the data a test reads; ``str()`` and the notebook view print them in the
+    language ``mt.set_language`` chose.
 
     Examples:
         >>> report = mt.taylor_test(lambda x: (x ** 3).sum(), [mt.tensor([1.0, 2.0])])
