@@ -31,6 +31,7 @@ from ..engine.arena import new
 from ..engine.tensor import Tensor, TensorFn, TensorLike
 from ..engine.types import is_int, is_number
 from ..errors import InvalidArgumentError, ShapeError, explain
+from ..language import N_, tr
 from ..ops.floats import safe_total
 from ..views.html import BAD, FONT, GOOD, WARN, escape, table
 from .culprit import rounding_scale
@@ -50,6 +51,9 @@ LOW: Final = 0.3
 EXPLAINED: Final = 1.5
 """A remainder up to this many times ``h`` times the change of the derivative along the step is explained by that change."""
 
+_WORDS: Final = (N_("passed"), N_("failed"), N_("inconclusive"), N_("order"), N_("floor"), N_("kink"), N_("crossed"))
+"""The verdicts and the table's words, kept as values and printed with ``tr``."""
+
 
 @dataclass(frozen=True)
 class TaylorReport:
@@ -60,7 +64,9 @@ class TaylorReport:
     step ``hs[k]``; ``orders[m][k]`` is ``log2(remainders[m][k] / remainders[m][k + 1])``, NaN
     where a remainder is at the rounding floor ``floors[k]`` (not measured). ``crossed[k]``
     is True where the derivative along the direction changes over step ``k`` by so much that it
-    explains the remainder (a kink between ``x`` and ``x + h v``).
+    explains the remainder (a kink between ``x`` and ``x + h v``). ``reason`` and ``notes``
+    are English, the data a test reads; ``str()`` and the notebook view print them in the
+    language ``mt.set_language`` chose.
 
     Examples:
         >>> report = mt.taylor_test(lambda x: (x ** 3).sum(), [mt.tensor([1.0, 2.0])])
@@ -95,8 +101,10 @@ class TaylorReport:
     def headline(self) -> str:
         """The report's first line: the verdict and what was expanded."""
         return (
-            f"taylor_test {self.verdict}: order {self.order}, {len(self.hs)} steps from h0={self.hs[0]:g}, "
-            f"f(x) = {self.value:.7g}, gradient along v = {self.derivative:.7g}"
+            tr("taylor_test {verdict}: order {order}, {n} steps from h0={h0}, f(x) = {value}, gradient along v = {slope}").format(
+                verdict=tr(self.verdict), order=self.order, n=len(self.hs), h0=f"{self.hs[0]:g}",
+                value=f"{self.value:.7g}", slope=f"{self.derivative:.7g}",
+            )
             + (f", vᵀHv = {self.curvature:.7g}" if self.curvature is not None else "")
         )
 
@@ -105,8 +113,8 @@ class TaylorReport:
         names = ["|f(x+hv) - f(x)|", "... - h ∇f·v", "... - h²/2 vᵀHv"][: len(self.remainders)]
         out = ["h"]
         for name in names:
-            out += [name, "order"]
-        return out + ["floor", "kink"]
+            out += [name, tr("order")]
+        return out + [tr("floor"), tr("kink")]
 
     def cells(self) -> list[list[str]]:
         """The table's rows as text: a remainder at its floor is marked ``*``, an order not measured ``-``."""
@@ -118,7 +126,7 @@ class TaylorReport:
                 mark = "*" if math.isfinite(r) and r <= self.floors[k] else ""
                 p = self.orders[m][k - 1] if k else math.nan
                 row += [f"{r:.3e}{mark}", "" if k == 0 else ("-" if p != p else f"{p:.2f}")]
-            rows.append(row + [f"{self.floors[k]:.1e}", "crossed" if self.crossed[k] else ""])
+            rows.append(row + [f"{self.floors[k]:.1e}", tr("crossed") if self.crossed[k] else ""])
         return rows
 
     def __str__(self) -> str:
@@ -126,9 +134,9 @@ class TaylorReport:
         widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
         lines = [self.headline(), "  " + "  ".join(c.rjust(w) for c, w in zip(columns, widths))]
         lines += ["  " + "  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells]
-        lines.append("  (* at the rounding floor: not measured; order: log2 of the remainder's ratio to the previous step's)")
-        lines.append(f"  why: {self.reason}")
-        lines.extend(f"  note: {n}" for n in self.notes)
+        lines.append("  " + tr("(* at the rounding floor: not measured; order: log2 of the remainder's ratio to the previous step's)"))
+        lines.append(f"  {tr('why')}: {tr(self.reason)}")
+        lines.extend(f"  {tr('note')}: {tr(n)}" for n in self.notes)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:  # Jupyter: the verdict coloured, the table, a log-log plot of the remainders
@@ -139,8 +147,8 @@ class TaylorReport:
             f'<div style="{FONT}"><div style="{style}; padding: 4px 6px; font-weight: bold">{escape(self.headline())}</div>',
             table(self.columns(), rows, row_styles=styles),
             _plot(self),
-            f'<div style="margin: 4px 0">why: {escape(self.reason)}</div>',
-            *(f'<div style="color: #52525b">note: {escape(n)}</div>' for n in self.notes),
+            f'<div style="margin: 4px 0">{escape(tr("why"))}: {escape(tr(self.reason))}</div>',
+            *(f'<div style="color: #52525b">{escape(tr("note"))}: {escape(tr(n))}</div>' for n in self.notes),
             "</div>",
         ])
 
@@ -174,9 +182,9 @@ def _plot(report: TaylorReport) -> str:
     )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{ht:.0f}" role="img">'
-        f"<title>remainders against h, log-log</title>"
+        f"<title>{escape(tr('remainders against h, log-log'))}</title>"
         f'<rect x="0" y="0" width="{w:.0f}" height="{ht:.0f}" fill="white" stroke="#d4d4d8"/>{lines}{labels}'
-        f'<text x="{pad:.0f}" y="{ht - 6:.0f}" font-size="10">log10 h: {x0:.2f} to {x1:.2f}</text></svg>'
+        f'<text x="{pad:.0f}" y="{ht - 6:.0f}" font-size="10">{escape(tr("log10 h: {x0} to {x1}").format(x0=f"{x0:.2f}", x1=f"{x1:.2f}"))}</text></svg>'
     )
 
 
@@ -241,6 +249,58 @@ def _text(v: float) -> str:
 
 
 @dataclass(frozen=True)
+class _Reasons:
+    """What :func:`_judge` says about one term, written out for it (so a translation can agree with the term)."""
+
+    exact: str
+    fell: str
+    one_step: str
+    passed: str
+    kink: str
+    failed: str
+    between: str
+
+
+_REASONS: Final = {
+    1: _Reasons(
+        exact=N_("the gradient term cancels f's change down to rounding at every step: f is linear along the direction, "
+                 "and the gradient is exact"),
+        fell=N_("the remainder with the gradient term falls from {0} at h={1} to below the rounding floor at h={2}: "
+                "faster than order 1, as a correct gradient's does"),
+        one_step=N_("the remainder with the gradient term is measurable at only one step (h={0}), the others are at f's "
+                    "rounding floor or not finite: too few steps to measure an order; try a larger h0"),
+        passed=N_("the remainder with the gradient term shrinks like h^{0} at the smallest steps, as a correct gradient's does "
+                  "(a wrong one leaves order 1)"),
+        kink=N_("a kink (or another non-smooth point) lies between x and x + h·v: the derivative along the direction changes "
+                "by {0} over the step even at h={1}, which explains the remainder (order {2}); the Taylor test cannot judge "
+                "the gradient there: try a smaller h0, so that x + h0·v stays on one side of it, or another point"),
+        failed=N_("the remainder with the gradient term shrinks like h^{0}, not h^2: the gradient along the direction is wrong "
+                  "(it gives {1}, f's change says about {2} at h={3})"),
+        between=N_("the remainder with the gradient term shrinks like h^{0} at the smallest steps, between order 1 (a wrong "
+                   "gradient) and 2 (a correct one): not clear enough to tell; try more steps or a smaller h0"),
+    ),
+    2: _Reasons(
+        exact=N_("the Hessian term cancels f's change down to rounding at every step: f is quadratic along the direction, "
+                 "and the second derivative is exact"),
+        fell=N_("the remainder with the Hessian term falls from {0} at h={1} to below the rounding floor at h={2}: "
+                "faster than order 2, as a correct second derivative's does"),
+        one_step=N_("the remainder with the Hessian term is measurable at only one step (h={0}), the others are at f's "
+                    "rounding floor or not finite: too few steps to measure an order; try a larger h0"),
+        passed=N_("the remainder with the Hessian term shrinks like h^{0} at the smallest steps, as a correct second "
+                  "derivative's does (a wrong one leaves order 2)"),
+        kink=N_("a kink (or another non-smooth point) lies between x and x + h·v: the derivative along the direction changes "
+                "by {0} over the step even at h={1}, which explains the remainder (order {2}); the Taylor test cannot judge "
+                "the second derivative there: try a smaller h0, so that x + h0·v stays on one side of it, or another point"),
+        failed=N_("the remainder with the Hessian term shrinks like h^{0}, not h^3: the second derivative along the direction "
+                  "is wrong (it gives {1}, f's change says about {2} at h={3})"),
+        between=N_("the remainder with the Hessian term shrinks like h^{0} at the smallest steps, between order 2 (a wrong "
+                   "second derivative) and 3 (a correct one): not clear enough to tell; try more steps or a smaller h0"),
+    ),
+}
+"""The reasons :func:`_judge` gives, by term: 1 the gradient term, 2 the Hessian term (English: the data; ``tr`` prints them)."""
+
+
+@dataclass(frozen=True)
 class _Judged:
     verdict: TaylorVerdict
     reason: str
@@ -258,7 +318,7 @@ def _judge(
     alone makes (a kink crossed), not evidence against the term under test.
     """
     want, low = m + 1, m
-    term, what = ("gradient term", "gradient") if m == 1 else ("Hessian term", "second derivative")
+    says = _REASONS[m]
     n = len(hs)
     orders = [_order_of(rs[k], rs[k + 1], floors[k], floors[k + 1]) if usable[k] and usable[k + 1] else math.nan for k in range(n - 1)]
     explained = [
@@ -269,48 +329,31 @@ def _judge(
     near = [orders[k] if k < n - 1 else orders[k - 1] for k in range(n)]
     explained = [e and near[k] <= low + LOW for k, e in enumerate(explained)]
     measurable = [k for k in range(n) if usable[k] and rs[k] > floors[k]]
-    shape = "linear" if m == 1 else "quadratic"
     if not measurable:
-        return _Judged("passed", f"the {term} cancels f's change down to rounding at every step: f is {shape} along the direction, and the {what} is exact"), orders, explained
+        return _Judged("passed", says.exact), orders, explained
     pairs = [k for k in range(n - 1) if orders[k] == orders[k]]
     if not pairs:
         k = measurable[-1]
         if k + 1 < n and usable[k + 1] and rs[k] > 4 * floors[k + 1] >= 4 * rs[k + 1]:
-            return _Judged("passed", (
-                f"the remainder with the {term} falls from {rs[k]:.2g} at h={hs[k]:g} to below the rounding floor at h={hs[k + 1]:g}: "
-                f"faster than order {low}, as a correct {what}'s does"
-            )), orders, explained
-        return _Judged("inconclusive", (
-            f"the remainder with the {term} is measurable at only one step (h={hs[k]:g}), the others are at f's rounding floor "
-            "or not finite: too few steps to measure an order; try a larger h0"
-        )), orders, explained
+            return _Judged("passed", says.fell.format(f"{rs[k]:.2g}", f"{hs[k]:g}", f"{hs[k + 1]:g}")), orders, explained
+        return _Judged("inconclusive", says.one_step.format(f"{hs[k]:g}")), orders, explained
     k = pairs[-1]
     p = orders[k]
     notes: tuple[str, ...] = ()
     crossed_large = [hs[j] for j in range(k) if explained[j]]
     if p >= want - HIGH:
         if crossed_large:
-            notes = (f"the steps h >= {min(crossed_large):g} cross a kink (the derivative along the direction jumps there); the verdict rests on the smaller steps",)
-        return _Judged("passed", (
-            f"the remainder with the {term} shrinks like h^{p:.2f} at the smallest steps, as a correct {what}'s does "
-            f"(a wrong one leaves order {low})"
-        ), notes), orders, explained
+            notes = (N_("the steps h >= {0} cross a kink (the derivative along the direction jumps there); the verdict rests on "
+                        "the smaller steps").format(f"{min(crossed_large):g}"),)
+        return _Judged("passed", says.passed.format(f"{p:.2f}"), notes), orders, explained
     if p <= low + LOW:
         if explained[k] and explained[k + 1]:
             h = hs[k + 1]
-            return _Judged("inconclusive", (
-                f"a kink (or another non-smooth point) lies between x and x + h·v: the derivative along the direction changes "
-                f"by {_text(changes[k + 1])} over the step even at h={h:g}, which explains the remainder (order {p:.2f}); the "
-                f"Taylor test cannot judge the {what} there: try a smaller h0, so that x + h0·v stays on one side of it, or another point"
-            )), orders, explained
-        return _Judged("failed", (
-            f"the remainder with the {term} shrinks like h^{p:.2f}, not h^{want}: the {what} along the direction is wrong "
-            f"(it gives {expected_term:.7g}, f's change says about {measured(k + 1):.7g} at h={hs[k + 1]:g})"
+            return _Judged("inconclusive", says.kink.format(_text(changes[k + 1]), f"{h:g}", f"{p:.2f}")), orders, explained
+        return _Judged("failed", says.failed.format(
+            f"{p:.2f}", f"{expected_term:.7g}", f"{measured(k + 1):.7g}", f"{hs[k + 1]:g}",
         )), orders, explained
-    return _Judged("inconclusive", (
-        f"the remainder with the {term} shrinks like h^{p:.2f} at the smallest steps, between order {low} (a wrong {what}) "
-        f"and {want} (a correct one): not clear enough to tell; try more steps or a smaller h0"
-    )), orders, explained
+    return _Judged("inconclusive", says.between.format(f"{p:.2f}")), orders, explained
 
 
 # One overload per count of inputs (1 to 6): a lambda's parameters are tensors (see TensorFn).
@@ -401,22 +444,38 @@ def taylor_test(
     given_order = order  # checked: an untyped caller may pass anything
     if given_order not in (1, 2) or isinstance(given_order, bool):
         raise InvalidArgumentError(
-            explain(f"taylor_test: order={order!r} is not 1 or 2.", "order=2 adds the Hessian term h²/2 vᵀHv (remainder ~ h³).", "use order=1 or order=2."),
+            explain(
+                N_("taylor_test: order={0} is not 1 or 2.").format(repr(order)),
+                N_("order=2 adds the Hessian term h²/2 vᵀHv (remainder ~ h³)."),
+                N_("use order=1 or order=2."),
+            ),
             value=order,
         )
     if not (is_number(h0) and 0.0 < h0 < math.inf):
         raise InvalidArgumentError(
-            explain(f"taylor_test: h0={h0!r} is not a usable first step.", "h0 is a positive finite number: the steps are h0, h0/2, h0/4, ...", "use h0=0.1."),
+            explain(
+                N_("taylor_test: h0={0} is not a usable first step.").format(repr(h0)),
+                N_("h0 is a positive finite number: the steps are h0, h0/2, h0/4, ..."),
+                N_("use h0=0.1."),
+            ),
             value=h0,
         )
     if not is_int(steps) or steps < 2:
         raise InvalidArgumentError(
-            explain(f"taylor_test: steps={steps!r} gives no order.", "An order is measured between two steps: steps is an int, 2 or more.", "use steps=5."),
+            explain(
+                N_("taylor_test: steps={0} gives no order.").format(repr(steps)),
+                N_("An order is measured between two steps: steps is an int, 2 or more."),
+                N_("use steps=5."),
+            ),
             value=steps,
         )
     if seed is not None and not is_int(seed):
         raise InvalidArgumentError(
-            explain(f"taylor_test: seed={seed!r} is not an int.", "The seed draws the default direction and the weights of a non-scalar f.", "pass seed=0, or leave it out."),
+            explain(
+                N_("taylor_test: seed={0} is not an int.").format(repr(seed)),
+                N_("The seed draws the default direction and the weights of a non-scalar f."),
+                N_("pass seed=0, or leave it out."),
+            ),
             value=seed,
         )
     rng = random.Random(0 if seed is None else seed)
@@ -438,9 +497,9 @@ def _directions(direction: Sequence[TensorLike] | None, datas: list[list[float]]
     if isinstance(direction, Tensor) or not isinstance(direction, (list, tuple)):
         raise InvalidArgumentError(
             explain(
-                f"taylor_test: direction must be a list of tensors, one per input, got {type(direction).__name__}.",
-                "The direction v moves every input: x + h v.",
-                "pass direction=[mt.ones_like(x) for x in inputs], or leave it out for a random one.",
+                N_("taylor_test: direction must be a list of tensors, one per input, got {0}.").format(type(direction).__name__),
+                N_("The direction v moves every input: x + h v."),
+                N_("pass direction=[mt.ones_like(x) for x in inputs], or leave it out for a random one."),
             ),
             value=direction,
         )
@@ -453,9 +512,9 @@ def _directions(direction: Sequence[TensorLike] | None, datas: list[list[float]]
     if len(got) != len(shapes) or any(g != s for g, s in zip(got, shapes)):
         raise ShapeError(
             explain(
-                f"taylor_test: direction has shapes {got}, inputs {shapes}.",
-                "The direction v moves every input: one tensor per input, of the input's shape.",
-                "pass direction=[mt.ones_like(x) for x in inputs], or leave it out for a random one.",
+                N_("taylor_test: direction has shapes {0}, inputs {1}.").format(got, shapes),
+                N_("The direction v moves every input: one tensor per input, of the input's shape."),
+                N_("pass direction=[mt.ones_like(x) for x in inputs], or leave it out for a random one."),
             ),
             shapes=tuple(got),
         )
@@ -468,14 +527,16 @@ def _measure(
 ) -> TaylorReport:
     notes: list[str] = []
     if random_direction:
-        notes.append(f"direction: random (seed {seed}), each entry scaled to its input's magnitude")
+        notes.append(N_("direction: random (seed {0}), each entry scaled to its input's magnitude").format(seed))
     probe = as_output(f(*[new(Tensor, list(d), s, "tensor") for d, s in zip(datas, shapes)]))
     if probe.size == 1:
         g = _scalar(f)
     else:
         weights = [rng.uniform(-1.0, 1.0) for _ in range(probe.size)]
         g = _weighted(f, probe.shape, weights)
-        notes.append(f"f returns shape {probe.shape}: the test expands the scalar sum(w * f(x)), with seeded random weights w (seed {seed})")
+        notes.append(N_("f returns shape {0}: the test expands the scalar sum(w * f(x)), with seeded random weights w (seed {1})").format(
+            probe.shape, seed,
+        ))
     hs = [h0 / 2.0**k for k in range(steps)]
 
     def at(h: float) -> _At:
@@ -497,16 +558,20 @@ def _measure(
         if not hasattr(err, "op"):
             raise
         got, want = err.shapes
-        return report("failed", f"the VJP of {err.op!r} returned a gradient of shape {got} for an input of shape {want}: no gradient to test",
+        return report("failed", N_("the VJP of {0} returned a gradient of shape {1} for an input of shape {2}: no gradient to test").format(
+            repr(err.op), got, want),
                       _At(math.nan, math.nan, math.nan), nan_rems, [math.nan] * steps)
     if not math.isfinite(base.value):
-        return report("inconclusive", f"f is {_text(base.value)} at x: nothing to expand around", base, nan_rems, [math.nan] * steps)
+        return report("inconclusive", N_("f is {0} at x: nothing to expand around").format(_text(base.value)), base, nan_rems, [math.nan] * steps)
     if not math.isfinite(base.slope) or (order == 2 and not math.isfinite(base.curvature)):
-        what, v = ("gradient", base.slope) if not math.isfinite(base.slope) else ("second derivative", base.curvature)
-        return report("inconclusive", (
-            f"the {what} along the direction is {_text(v)} at x: a Taylor remainder cannot be measured against it "
-            "(check_grads fails a non-finite gradient; mt.detect_anomaly finds the op that made it)"
-        ), base, nan_rems, [math.nan] * steps)
+        said = (
+            N_("the gradient along the direction is {0} at x: a Taylor remainder cannot be measured against it "
+               "(check_grads fails a non-finite gradient; mt.detect_anomaly finds the op that made it)").format(_text(base.slope))
+            if not math.isfinite(base.slope) else
+            N_("the second derivative along the direction is {0} at x: a Taylor remainder cannot be measured against it "
+               "(check_grads fails a non-finite gradient; mt.detect_anomaly finds the op that made it)").format(_text(base.curvature))
+        )
+        return report("inconclusive", said, base, nan_rems, [math.nan] * steps)
     scale = rounding_scale(g, [new(Tensor, list(d), s, "tensor") for d, s in zip(datas, shapes)], ())
     points = [at(h) for h in hs]
     usable = [math.isfinite(p.value) and math.isfinite(p.slope) and math.isfinite(p.curvature) for p in points]
@@ -522,29 +587,31 @@ def _measure(
         floors.append(ROUNDING_MARGIN * EPS_MACHINE * size if math.isfinite(size) else math.inf)
     bad = [hs[k] for k in range(steps) if not usable[k]]
     if bad:
-        notes.append(f"f (or its derivative along the direction) is not finite at h = {', '.join(f'{h:g}' for h in bad)}: those steps are left out")
+        notes.append(N_("f (or its derivative along the direction) is not finite at h = {0}: those steps are left out").format(
+            ", ".join(f"{h:g}" for h in bad),
+        ))
     if sum(usable) < 2:
-        return report("inconclusive", (
-            f"f (or its derivative along the direction) is not finite at {len(bad)} of the {steps} steps: fewer than 2 steps "
+        return report("inconclusive", N_(
+            "f (or its derivative along the direction) is not finite at {0} of the {1} steps: fewer than 2 steps "
             "left to measure an order; try a smaller h0"
-        ), base, rems, floors)
+        ).format(len(bad), steps), base, rems, floors)
     orders0 = [_order_of(rems[0][k], rems[0][k + 1], floors[k], floors[k + 1]) if usable[k] and usable[k + 1] else math.nan for k in range(steps - 1)]
     unmeasured = [[math.nan] * (steps - 1)] * order
     # f constant along v: a zero gradient agrees; a nonzero one leaves r1 = h |∇f·v|, order 1, judged below
     if all(not usable[k] or rems[0][k] <= floors[k] for k in range(steps)):
         if all(not usable[k] or rems[1][k] <= floors[k] for k in range(steps)) and (order == 1 or base.curvature == 0.0):
-            return report("passed", (
-                f"f does not change along the direction by more than its rounding (about {max(floors):.2g}) at any step, "
+            return report("passed", N_(
+                "f does not change along the direction by more than its rounding (about {0}) at any step, "
                 "and the gradient along it is 0 to rounding too: the gradient agrees with f (a piecewise constant f, such as "
                 "a comparison, has gradient 0)"
-            ), base, rems, floors, [orders0] + unmeasured)
+            ).format(f"{max(floors):.2g}"), base, rems, floors, [orders0] + unmeasured)
     jumps = [p for p in orders0 if p == p]
     if jumps and jumps[-1] < 1.0 - LOW:
-        return report("inconclusive", (
-            f"f itself jumps between x and x + h·v: its change shrinks like h^{jumps[-1]:.2f} (a continuous f's shrinks at "
+        return report("inconclusive", N_(
+            "f itself jumps between x and x + h·v: its change shrinks like h^{0} (a continuous f's shrinks at "
             "least like h), so no Taylor expansion holds across the step (a discontinuity, such as where() with a "
             "condition that the direction moves); keep such inputs fixed (a 0 in the direction) or test another point"
-        ), base, rems, floors, [orders0] + unmeasured)
+        ).format(f"{jumps[-1]:.2f}"), base, rems, floors, [orders0] + unmeasured)
     slope_changes = [abs(p.slope - base.slope) for p in points]
     first, orders1, crossed1 = _judge(
         1, rems[1], floors, hs, slope_changes, usable, base.slope, lambda k: (points[k].value - base.value) / hs[k],
