@@ -367,7 +367,7 @@ class GradientTape(Tape):
 
     # -- why a gradient is None (unconnected.py) ----------------------------------
 
-    def _why_none(self, target: Tensor, source: Tensor, name: str = "the source") -> Cause:
+    def _why_none(self, target: Tensor, source: Tensor, name: str = N_("the source")) -> Cause:
         """Why ``target`` does not depend on ``source`` on this tape: the cut, the unwatched use, or nothing."""
         return why_unconnected(self._records, self._wheres, self._cuts, self._tracked, target, source, name, self._after_cut)
 
@@ -378,7 +378,7 @@ class GradientTape(Tape):
         for i, (source, got) in enumerate(zip(sources, result)):
             if got is not None:
                 continue
-            causes = [self._why_none(t, source, "x" if len(sources) == 1 else f"source {i}") for t in targets]
+            causes = [self._why_none(t, source, "x" if len(sources) == 1 else N_("source {0}").format(i)) for t in targets]
             cause = next((c for c in causes if c.likely_mistake), None)
             if cause is None:
                 continue
@@ -387,7 +387,7 @@ class GradientTape(Tape):
                     explain(
                         N_("tape.gradient: source {0} (shape {1}) gets None: {2}.").format(i, source.shape, cause.sentence),
                         N_('A source the target does not depend on through recorded ops gets None (zeros with unconnected_gradients="zero"), as in TensorFlow.'),
-                        cause.hint + ".",
+                        cause.hint,
                     )
                 ),
                 stacklevel=4,

@@ -33,7 +33,6 @@ from typing import Any, Final, Protocol, TypeVar
 from .types import Shape
 from ..errors import DisposedTensorError, explain
 from ..errors import N_
-from ..errors import N_
 
 _ids = itertools.count(1)
 
@@ -351,7 +350,7 @@ def disposed_error(t: TensorBase) -> DisposedTensorError:
     """Build the error for reading a disposed tensor (naming the line that made it, when known)."""
     by = t._disposed or "dispose()"
     where = origin_of(t)
-    made = f" at {where}" if where else ""
+    made = N_(" at {0}").format(where) if where else ""
     return DisposedTensorError(
         explain(
             N_("Tensor is disposed: Tensor#{0} (shape {1}, made by {2}{3}) was disposed by {4}.").format(t._id, t._shape, repr(t._op), made, by),
