@@ -243,7 +243,7 @@ class GradientTape(Tape):
             self._records, self._watched, self._variables, gradient_norms(self._records, self._last) if grad_norms else {}, title, rankdir
         )
 
-    def to_svg(self, grad_norms: bool = True, title: str = "tape") -> str:
+    def to_svg(self, grad_norms: bool = True, title: str = N_("tape")) -> str:
         """Draw the recorded graph as a standalone SVG, laid out by microtape (no Graphviz needed).
 
         Inputs are at the top (watched tensors yellow, variables blue by name,
@@ -265,7 +265,7 @@ class GradientTape(Tape):
             (True, 2)
         """
         norms = gradient_norms(self._records, self._last) if grad_norms else {}
-        return svg(layout(self._records, self._watched, self._variables, norms), title, "" if self._records or not self._used else "used: records freed")
+        return svg(layout(self._records, self._watched, self._variables, norms), title, "" if self._records or not self._used else N_("used: records freed"))
 
     def _repr_svg_(self) -> str:  # for front ends that show SVG only
         return self.to_svg()
