@@ -257,10 +257,11 @@ def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> Unsuppor
     fn = _COMPARISONS[op]
     number = isinstance(other, (int, float)) and not isinstance(other, bool)
     right = repr(other) if number else "u"
-    shown = "" if number else N_(", u is a {0}").format(type(other).__name__)
+    shown = "" if number else tr(", u is a {0}").format(type(other).__name__)
     return UnsupportedOperationError(
         explain(
-            N_("t {0} {1}: the ordering operators do not compare tensors (t has shape {2}{3}).").format(op, right, shape, shown),
+            # translated before the values go in: {2}{3} side by side cannot be told apart in the filled-in English
+            tr("t {0} {1}: the ordering operators do not compare tensors (t has shape {2}{3}).").format(op, right, shape, shown),
             N_("== is identity here (tensors are dict keys), so no operator makes masks: mt.{0} does.").format(fn),
             f"t.{fn}({right})",
         ),

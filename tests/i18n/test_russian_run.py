@@ -237,8 +237,14 @@ def test_what_the_engine_and_the_tape_drawing_print_in_russian(russian: None) ->
     texts.append(re.sub(r"<[^>]*>", " ", re.sub(r'(style|aria-label)="[^"]*"', "", page)))
     gone = mt.tensor([1.0])
     gone.dispose()
+    with mt.leak_check(on_leak="ignore"):  # the observer that knows the line that made a tensor
+        made = mt.tensor([1.0]) * 2.0
+        made.dispose()
+        texts.append(_message(lambda: made + 1.0))
+    assert "создан операцией 'mul' в " in texts[-1], texts[-1]
     texts += [
         _message(lambda: gone + 1.0),
+        _message(lambda: mt.tensor([1.0]) <= mt.tensor([2.0])),  # type: ignore[operator]  # the mistake under test
         _message(lambda: mt.zeros((10**6, 10**7))),
         _message(lambda: tape.to_dot(rankdir="XY")),  # type: ignore[arg-type]  # the mistake under test
     ]
