@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .language import N_ as N_, tr  # N_ re-exported: the engine marks its messages through errors, its one way up
+from .language import N_ as N_, tr as tr  # re-exported: the engine marks and prints its messages through errors, its one way up
 
 __all__ = [
     "AnomalyError",

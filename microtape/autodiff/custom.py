@@ -230,7 +230,7 @@ def named_custom_grad(f: Callable[..., tuple[Tensor, GradFn]], name: str) -> Cal
                 arena.check_usable(a)
         st = STATE.get()
         start = perf_counter()
-        scope = arena.Scope(name, f"the op {name} when it returned")
+        scope = arena.Scope(name, N_("the op {0} when it returned").format(name))
         STATE.set(st.replace(scopes=st.scopes + (scope,)))
         try:
             xs = tuple([x if isinstance(x, Tensor) else as_tensor(x) for x in args])  # type: ignore[arg-type]  # as_tensor reports bad values

@@ -13,6 +13,7 @@ from typing import overload
 
 from ..engine import arena
 from ..engine.tensor import Tensor, TensorFn, TensorLike
+from ..language import N_
 from ..errors import ShapeError, explain
 from ..ops import concat, mul, reduce_sum, reshape
 from ..ops.creation import ones_like
@@ -34,9 +35,9 @@ def _tangents(tangents: Sequence[TensorLike], xs: list[Tensor], api: str) -> lis
     if len(vs) != len(xs) or any(v.shape != x.shape for v, x in zip(vs, xs)):
         raise ShapeError(
             explain(
-                f"{api}: tangents have shapes {[v.shape for v in vs]}, primals {[x.shape for x in xs]}.",
-                "A tangent is a direction in input space: one per primal, of the primal's shape.",
-                "pass tangents=[mt.ones_like(x) for x in primals].",
+                N_("{0}: tangents have shapes {1}, primals {2}.").format(api, [v.shape for v in vs], [x.shape for x in xs]),
+                N_("A tangent is a direction in input space: one per primal, of the primal's shape."),
+                N_("pass tangents=[mt.ones_like(x) for x in primals]."),
             ),
             shapes=tuple(v.shape for v in vs),
         )

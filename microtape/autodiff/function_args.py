@@ -19,38 +19,43 @@ from ..engine import arena
 __all__ = ["USES", "check_arity", "check_callable", "check_dy", "check_input", "check_output", "input_list"]
 
 USES: dict[str, tuple[str, str]] = {
-    "grad": ("grad(f) turns f into a function that returns df/dx", "dx = mt.grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))"),
+    "grad": (N_("grad(f) turns f into a function that returns df/dx."), "dx = mt.grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))"),
     "value_and_grad": (
-        "value_and_grad(f) turns f into a function that returns f(x) and df/dx",
+        N_("value_and_grad(f) turns f into a function that returns f(x) and df/dx."),
         "y, dx = mt.value_and_grad(lambda x: (x * x).sum())(mt.tensor([1.0, 2.0]))",
     ),
     "grads": (
-        "grads(f) turns f into a function that returns one gradient per input",
+        N_("grads(f) turns f into a function that returns one gradient per input."),
         "da, db = mt.grads(lambda a, b: (a * b).sum())([mt.tensor([1.0]), mt.tensor([2.0])])",
     ),
     "value_and_grads": (
-        "value_and_grads(f) turns f into a function that returns f(*xs) and the gradients",
+        N_("value_and_grads(f) turns f into a function that returns f(*xs) and the gradients."),
         "y, (da, db) = mt.value_and_grads(lambda a, b: (a * b).sum())([mt.tensor([1.0]), mt.tensor([2.0])])",
     ),
     "variable_grads": (
-        "variable_grads(f) calls f(), which computes the loss from variables (w here)",
+        N_("variable_grads(f) calls f(), which computes the loss from variables (w here)."),
         "value, grads = mt.variable_grads(lambda: (w * w).sum())",
     ),
     "custom_grad": (
-        "custom_grad(f) wraps f, which returns (value, grad_fn)",
+        N_("custom_grad(f) wraps f, which returns (value, grad_fn)."),
         "square = mt.custom_grad(lambda x: (x * x, lambda dy: dy * 2.0 * x))",
     ),
 }
 """What each gradient function does with f, and a call of it that runs as it stands
 (given a variable ``w`` or an optimizer ``opt`` where the call needs one): the
-rule and the hint of its errors."""
+rule and the hint of its errors. The rules are catalog messages, printed in the
+reader's language; a rule given without its period (``use=``) gets one."""
+
+
+def _sentence(rule: str) -> str:
+    return rule if rule.endswith(".") else rule + "."
 
 
 def check_callable(f: object, api: str, use: tuple[str, str] | None = None) -> None:
     """``f`` is a function; ``use`` (what ``api`` does with it, and a call that runs) makes the hint."""
     if not callable(f):
         rule, hint = use or USES[api]
-        rule = f"A tensor is a value computed once; {rule}." if isinstance(f, Tensor) else rule + "."
+        rule = N_("A tensor is a value computed once; {0}").format(_sentence(rule)) if isinstance(f, Tensor) else _sentence(rule)
         raise InvalidArgumentError(
             explain(N_("{0}(f) needs a function, got {1}: {2}.").format(api, type(f).__name__, format(repr(f), '.60')), rule, hint),
             value=f,
@@ -91,7 +96,7 @@ def check_arity(f: Callable[..., object], n: int, api: str, use: tuple[str, str]
         raise InvalidArgumentError(
             explain(
                 N_("{0}: f{1} cannot be called with {2} argument(s), as {3} calls it.").format(api, signature, n, api),
-                rule + ".",
+                _sentence(rule),
                 hint,
             ),
             value=f,

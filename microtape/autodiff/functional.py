@@ -50,13 +50,14 @@ def _check_connected(tape: GradientTape, y: Tensor, xs: list[Tensor], api: str) 
             continue
         which = "x" if len(xs) == 1 else N_("input {0} (of {1}, shape {2})").format(i, len(xs), x.shape)
         cause = tape._why_none(y, x, which)
-        why = "." if cause.kind == "unused" else f": {cause.sentence}."
         raise GradientError(
             explain(
-                N_("Cannot compute gradient of y=f(x) with respect to x. {0}: y does not depend on {1}{2}").format(api, which, why),
+                N_("Cannot compute gradient of y=f(x) with respect to x. {0}: y does not depend on {1}.").format(api, which)
+                if cause.kind == "unused"
+                else N_("Cannot compute gradient of y=f(x) with respect to x. {0}: y does not depend on {1}: {2}.").format(api, which, cause.sentence),
                 N_("Make sure that the f you passed encloses all operations that lead from x to y."),
-                (cause.hint + ".") if cause.kind != "unused" else "compute y from x with microtape ops inside f; "
-                "converting to float (x.item(), x.data_sync()) cuts the path.",
+                cause.hint if cause.kind != "unused" else N_("compute y from x with microtape ops inside f; "
+                                                             "converting to float (x.item(), x.data_sync()) cuts the path."),
             ),
             index=i,
             cause=cause.kind,
@@ -333,7 +334,7 @@ def variable_grads_as(
             vs.append(value)  # f returned a variable itself: its gradient is ones, as TF.js's
         reached = tape._reaches(value, vs)
         connected = [v for v, ok in zip(vs, reached) if ok]
-        missing = {v.name: tape._why_none(value, v, f"variable {v.name!r}") for v, ok in zip(vs, reached) if not ok}
+        missing = {v.name: tape._why_none(value, v, N_("variable {0}").format(repr(v.name))) for v, ok in zip(vs, reached) if not ok}
         if chosen is not None and connected:
             for name, cause in missing.items():
                 warnings.warn(
@@ -341,7 +342,7 @@ def variable_grads_as(
                         explain(
                             N_("{0}: the variable {1} of var_list gets no gradient: {2}.").format(api, repr(name), cause.sentence),
                             N_("A variable the loss does not depend on through recorded ops has no gradient; it is left out of grads, as in TF.js."),
-                            cause.hint + ".",
+                            cause.hint,
                         )
                     ),
                     stacklevel=4,
@@ -359,11 +360,12 @@ def variable_grads_as(
             known = cause.kind in ("cut", "read")
             raise GradientError(
                 explain(
-                    "Cannot find a connection between any variable and the result of the loss "
-                    "function y=f(x)." + (f" The first: {cause.sentence}." if known else ""),
+                    N_("Cannot find a connection between any variable and the result of the loss function y=f(x). The first: {0}.").format(cause.sentence)
+                    if known
+                    else N_("Cannot find a connection between any variable and the result of the loss function y=f(x)."),
                     N_("Please make sure the operations that use variables are inside the function f passed to {0}().").format(api),
-                    (cause.hint + ".") if known and cause.kind == "cut" else "compute the loss from the variables inside f; "
-                    "a loss computed outside (or from x.data_sync()) is a constant.",
+                    cause.hint if known and cause.kind == "cut" else N_("compute the loss from the variables inside f; "
+                                                                        "a loss computed outside (or from x.data_sync()) is a constant."),
                 ),
                 cause=cause.kind,
                 where=cause.where,
@@ -443,7 +445,7 @@ def explain_gradient(
         >>> nan.total, nan.nonfinite[0].split("; ")[1]
         (nan, '`mul` at line 1 passed 0.0 to it: 0·inf = NaN')
     """
-    check_callable(f, "explain_gradient", ("explain_gradient(f, inputs) runs f(*inputs) on a tape", "pass a function: mt.explain_gradient(lambda x: (x * x).sum(), [x])"))
+    check_callable(f, "explain_gradient", (N_("explain_gradient(f, inputs) runs f(*inputs) on a tape."), N_("pass a function: mt.explain_gradient(lambda x: (x * x).sum(), [x])")))
     xs_raw = input_list(inputs, "explain_gradient")
     position: object = wrt  # checked: a caller may pass anything
     if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < len(xs_raw):
@@ -451,7 +453,7 @@ def explain_gradient(
             explain(
                 N_("explain_gradient: wrt={0}, but there are {1} input(s).").format(repr(wrt), len(xs_raw)),
                 N_("wrt is the position of the input whose gradient is explained."),
-                f"pass an int from 0 to {len(xs_raw) - 1}." if xs_raw else "pass at least one input.",
+                N_("pass an int from 0 to {0}.").format(len(xs_raw) - 1) if xs_raw else N_("pass at least one input."),
             ),
             value=wrt,
         )
@@ -467,7 +469,7 @@ def explain_gradient(
             except BaseException as err:
                 tape.release()
                 if isinstance(err, TypeError):
-                    check_arity(f, len(xs), "explain_gradient", ("explain_gradient(f, inputs) calls f(*inputs)", "give f one parameter per input"))
+                    check_arity(f, len(xs), "explain_gradient", (N_("explain_gradient(f, inputs) calls f(*inputs)."), N_("give f one parameter per input")))
                 raise
         try:
             return explain_records(

@@ -243,7 +243,7 @@ class GradientTape(Tape):
             self._records, self._watched, self._variables, gradient_norms(self._records, self._last) if grad_norms else {}, title, rankdir
         )
 
-    def to_svg(self, grad_norms: bool = True, title: str = "tape") -> str:
+    def to_svg(self, grad_norms: bool = True, title: str = N_("tape")) -> str:
         """Draw the recorded graph as a standalone SVG, laid out by microtape (no Graphviz needed).
 
         Inputs are at the top (watched tensors yellow, variables blue by name,
@@ -265,7 +265,7 @@ class GradientTape(Tape):
             (True, 2)
         """
         norms = gradient_norms(self._records, self._last) if grad_norms else {}
-        return svg(layout(self._records, self._watched, self._variables, norms), title, "" if self._records or not self._used else "used: records freed")
+        return svg(layout(self._records, self._watched, self._variables, norms), title, "" if self._records or not self._used else N_("used: records freed"))
 
     def _repr_svg_(self) -> str:  # for front ends that show SVG only
         return self.to_svg()
@@ -367,7 +367,7 @@ class GradientTape(Tape):
 
     # -- why a gradient is None (unconnected.py) ----------------------------------
 
-    def _why_none(self, target: Tensor, source: Tensor, name: str = "the source") -> Cause:
+    def _why_none(self, target: Tensor, source: Tensor, name: str = N_("the source")) -> Cause:
         """Why ``target`` does not depend on ``source`` on this tape: the cut, the unwatched use, or nothing."""
         return why_unconnected(self._records, self._wheres, self._cuts, self._tracked, target, source, name, self._after_cut)
 
@@ -378,7 +378,7 @@ class GradientTape(Tape):
         for i, (source, got) in enumerate(zip(sources, result)):
             if got is not None:
                 continue
-            causes = [self._why_none(t, source, "x" if len(sources) == 1 else f"source {i}") for t in targets]
+            causes = [self._why_none(t, source, "x" if len(sources) == 1 else N_("source {0}").format(i)) for t in targets]
             cause = next((c for c in causes if c.likely_mistake), None)
             if cause is None:
                 continue
@@ -387,7 +387,7 @@ class GradientTape(Tape):
                     explain(
                         N_("tape.gradient: source {0} (shape {1}) gets None: {2}.").format(i, source.shape, cause.sentence),
                         N_('A source the target does not depend on through recorded ops gets None (zeros with unconnected_gradients="zero"), as in TensorFlow.'),
-                        cause.hint + ".",
+                        cause.hint,
                     )
                 ),
                 stacklevel=4,

@@ -20,8 +20,11 @@ from ..engine import user_line
 from ..engine.backward import Record
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
+from ..language import N_
 
 __all__ = ["Cause", "why_unconnected"]
+
+_WATCH_IT = N_("call tape.watch(x) on it before the ops that use it, inside the tape's block.")
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,8 @@ class Cause:
     ended the path), ``"read"`` (numbers were read out of a value on the path: maybe the cut),
     ``"unwatched"`` (the tape never tracked it; ``where`` is set when an op read it),
     ``"variable"`` (a variable not watched: not trainable, or by the tape's setting) or
-    ``"unused"``; ``sentence`` says it with the line, ``hint`` what to do, ``deliberate`` is
+    ``"unused"``; ``sentence`` says it with the line, ``hint`` what to do (a sentence, its period included; both
+    English, catalog messages that ``explain`` prints in the reader's language), ``deliberate`` is
     True for ``stop_gradient`` and for a variable left out on purpose."""
 
     kind: str
@@ -67,7 +71,7 @@ def _ancestors(records: Sequence[Record], target: int) -> set[int]:
 def why_unconnected(
     records: Sequence[Record], wheres: Sequence[tuple[str, int] | None],
     cuts: Sequence[tuple[str, tuple[int, ...], int | None, tuple[str, int] | None]],
-    tracked: set[int], target: Tensor, source: Tensor, name: str = "the source", after_cut: dict[int, int] | None = None,
+    tracked: set[int], target: Tensor, source: Tensor, name: str = N_("the source"), after_cut: dict[int, int] | None = None,
 ) -> Cause:
     """Why ``target`` does not depend on ``source`` through ``records`` (a tape's), in words.
 
@@ -99,50 +103,53 @@ def why_unconnected(
             continue
         if how == "stop_gradient":
             return Cause(
-                "cut", f"the path from {name} to the target ends in stop_gradient at {line}: a tape records "
-                "nothing through it, so what it returns is a constant", "remove that stop_gradient if the gradient "
-                "should flow through it", line, deliberate=True,
+                "cut", N_("the path from {0} to the target ends in stop_gradient at {1}: a tape records "
+                          "nothing through it, so what it returns is a constant").format(name, line),
+                N_("remove that stop_gradient if the gradient should flow through it."), line, deliberate=True,
             )
         if how in ("mt.tensor()", "mt.variable()"):
             return Cause(
-                "cut", f"{how[:-2]}(...) at {line} copied a value computed from {name} into a new tensor with no history, "
-                "and the target was computed from the copy", "use the tensor itself, or t.clone(), which the tape records, "
-                "instead of a copy", line,
+                "cut", N_("{0}(...) at {1} copied a value computed from {2} into a new tensor with no history, "
+                          "and the target was computed from the copy").format(how[:-2], line, name),
+                N_("use the tensor itself, or t.clone(), which the tape records, instead of a copy."), line,
             )
         return Cause(  # an assign: w.assign(...), w.assign_add(...), w.assign_sub(...)
-            "cut", f"{name} went into {how} at {line}: an assign writes values into a variable, and the target read "
-            "the variable afterwards, which starts a new path (a tape does not follow an assign back, as in TensorFlow)",
-            "compute the new value as a tensor (w_new = w + delta) and use it, instead of writing it into a variable "
-            "inside the tape", line,
+            "cut", N_("{0} went into {1} at {2}: an assign writes values into a variable, and the target read "
+                      "the variable afterwards, which starts a new path (a tape does not follow an assign back, as in TensorFlow)"
+                      ).format(name, how, line),
+            N_("compute the new value as a tensor (w_new = w + delta) and use it, instead of writing it into a variable "
+               "inside the tape."), line,
         )
     if reads:
         how, line = reads[0]
         return Cause(
-            "read", f"{how} at {line} read the values of a tensor computed from {name} out of the tape: numbers taken "
-            "out of a tensor are constants to it, so if the target was computed from them, the path ends there",
-            "compute the target from the tensor itself, with microtape ops, instead of from its numbers", line,
+            "read", N_("{0} at {1} read the values of a tensor computed from {2} out of the tape: numbers taken "
+                       "out of a tensor are constants to it, so if the target was computed from them, the path ends there"
+                       ).format(how, line, name),
+            N_("compute the target from the tensor itself, with microtape ops, instead of from its numbers."), line,
         )
     if source.id not in tracked:
         users = [(op.name, where) for (op, inputs, _, _, _), where in zip(records, wheres) if any(x.id == source.id for x in inputs)]
         if isinstance(source, Variable):  # not trainable, or the tape does not watch what it accesses
             return Cause(
-                "variable", f"{name} is a variable the tape did not watch (it is not trainable, or the tape was made with "
-                "watch_accessed_variables=False)", "watch it with tape.watch(w), or make it trainable, if it needs a gradient",
+                "variable", N_("{0} is a variable the tape did not watch (it is not trainable, or the tape was made with "
+                               "watch_accessed_variables=False)").format(name),
+                N_("watch it with tape.watch(w), or make it trainable, if it needs a gradient."),
                 deliberate=True,
             )
         if users:
             op, where = users[0]
             line = user_line.frame_text(where)
             return Cause(
-                "unwatched", f"{name} was read by {op} at {line} but never watched, so the tape did not follow it "
-                "(a tape tracks watched tensors and the trainable variables it reads)",
-                "call tape.watch(x) on it before the ops that use it, inside the tape's block", line,
+                "unwatched", N_("{0} was read by {1} at {2} but never watched, so the tape did not follow it "
+                                "(a tape tracks watched tensors and the trainable variables it reads)").format(name, op, line),
+                _WATCH_IT, line,
             )
         return Cause(
-            "unwatched", f"the tape never watched {name} and recorded no op that reads it",
-            "call tape.watch(x) on it before the ops that use it, inside the tape's block", deliberate=True,  # no evidence of a use
+            "unwatched", N_("the tape never watched {0} and recorded no op that reads it").format(name),
+            _WATCH_IT, deliberate=True,  # no evidence of a use
         )
     return Cause(
-        "unused", f"the target was not computed from {name}: no op the tape recorded leads from one to the other",
-        "compute the target from it with microtape ops inside the tape's block",
+        "unused", N_("the target was not computed from {0}: no op the tape recorded leads from one to the other").format(name),
+        N_("compute the target from it with microtape ops inside the tape's block."),
     )

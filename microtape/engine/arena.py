@@ -32,8 +32,7 @@ from typing import Any, Final, Protocol, TypeVar
 
 from .types import Shape
 from ..errors import DisposedTensorError, explain
-from ..errors import N_
-from ..errors import N_
+from ..errors import N_, tr
 
 _ids = itertools.count(1)
 
@@ -351,10 +350,11 @@ def disposed_error(t: TensorBase) -> DisposedTensorError:
     """Build the error for reading a disposed tensor (naming the line that made it, when known)."""
     by = t._disposed or "dispose()"
     where = origin_of(t)
-    made = f" at {where}" if where else ""
+    made = tr(" at {0}").format(where) if where else ""
     return DisposedTensorError(
         explain(
-            N_("Tensor is disposed: Tensor#{0} (shape {1}, made by {2}{3}) was disposed by {4}.").format(t._id, t._shape, repr(t._op), made, by),
+            # translated before the values go in: {2}{3} side by side cannot be told apart in the filled-in English
+            tr("Tensor is disposed: Tensor#{0} (shape {1}, made by {2}{3}) was disposed by {4}.").format(t._id, t._shape, repr(t._op), made, tr(by)),
             N_("A disposed tensor's values are gone; ops and data_sync() cannot read it."),
             N_("return it from the function given to tidy, or mt.keep() it inside; and do not use a tensor after calling dispose() on it."),
         ),

@@ -28,17 +28,17 @@ __all__ = ["bad_value_error", "conversion_hint", "flatten_values", "op_scope_end
 def value_hint(value: object) -> str:
     """A hint for a value ``tensor()`` cannot read (not a tensor), or "" when none fits."""
     if isinstance(value, str):
-        return "convert text to numbers first, for example float('1.5')."
+        return N_("convert text to numbers first, for example float('1.5').")
     if value is None:
-        return "replace None with a number, or with float('nan') for a missing value."
+        return N_("replace None with a number, or with float('nan') for a missing value.")
     if isinstance(value, complex):
-        return "tensors hold real numbers: keep z.real, or abs(z) for the magnitude."
+        return N_("tensors hold real numbers: keep z.real, or abs(z) for the magnitude.")
     if isinstance(value, range):
         return f"mt.tensor(list({value!r}))"
     if isinstance(value, (dict, set, frozenset)):
-        return "pass an ordered list of numbers, for example list(d.values()) or sorted(s)."
+        return N_("pass an ordered list of numbers, for example list(d.values()) or sorted(s).")
     if hasattr(type(value), "__iter__"):
-        return "make a list first: mt.tensor(list(values))."
+        return N_("make a list first: mt.tensor(list(values)).")
     return ""
 
 
@@ -47,7 +47,7 @@ def bad_value_error(value: object, where: str) -> MicrotapeError:
         explain(
             N_("tensor(): cannot make a number from {0} ({1}){2}.").format(short_repr(value), type(value).__name__, where),
             N_("Tensors hold numbers: int, float or bool, nested in lists or tuples."),
-            "to join tensors use mt.stack([a, b]) or mt.concat([a, b])."
+            N_("to join tensors use mt.stack([a, b]) or mt.concat([a, b]).")
             if isinstance(value, TensorBase)
             else value_hint(value),
         ),
@@ -143,7 +143,7 @@ def _flatten_nested(values: object) -> tuple[list[float], Shape]:
 
 # -- the end of an op's scope -------------------------------------------------
 
-_OP_SCOPE: Final = "the op that converted it from a Python number, when the op returned"
+_OP_SCOPE: Final = N_("the op that converted it from a Python number, when the op returned")
 
 
 def op_scope_ends(t: TensorBase) -> None:

@@ -10,6 +10,7 @@ from typing import Final
 
 from .shape import check_size, size_of
 from .types import Nested, Shape
+from ..errors import N_
 
 __all__ = ["format_number"]
 
@@ -38,7 +39,7 @@ def _empty_nest(shape: Shape) -> list[Nested]:
         if dim == 0:
             break
         lists *= dim
-    check_size(shape[:-1], what="tolist(): the nested empty lists for the leading dimensions", count=lists)
+    check_size(shape[:-1], what=N_("tolist(): the nested empty lists for the leading dimensions"), count=lists)
     if shape[0] == 0 or len(shape) == 1:
         return []
     inner = _empty_nest(shape[1:])

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, TypeVar, cast, overload
 from . import arena
 from .arena import LIVE
 from ..errors import InvalidArgumentError, TidyError, explain
-from ..errors import N_
-from ..errors import N_
+from ..errors import N_, tr
 from .tensor import BYTES_PER_ENTRY, Tensor
 from .variable import VARIABLES
 
@@ -173,9 +172,8 @@ class MemoryInfo:
         def _repr_html_(self) -> str: ...
 
     def __str__(self) -> str:
-        return (
-            f"{self.num_tensors} tensors ({self.num_bytes} bytes), {self.num_variables} variables, "
-            f"{self.num_tensors_held_by_tapes} held by tapes"
+        return tr("{0} tensors ({1} bytes), {2} variables, {3} held by tapes").format(
+            self.num_tensors, self.num_bytes, self.num_variables, self.num_tensors_held_by_tapes
         )
 
 

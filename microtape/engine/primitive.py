@@ -182,7 +182,7 @@ class Primitive(Generic[P]):
                 raise InvalidArgumentError(
                     explain(
                         N_("{0}() got {1} extra positional argument(s) {2}.").format(op.name, len(rest), repr(rest)),
-                        N_("After the tensors it takes: {0}.").format(', '.join(op.params) or 'nothing'),
+                        N_("After the tensors it takes: {0}.").format(', '.join(op.params) or N_('nothing')),
                         N_("pass settings by keyword, for example axis=0."),
                     ),
                     op=op.name,
@@ -325,7 +325,7 @@ def composite(fn: Callable[P, Tensor]) -> Callable[P, Tensor]:
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> Tensor:
-        out = arena.run_in_scope(name, lambda: fn(*args, **kwargs), by=f"the op {name} when it returned")
+        out = arena.run_in_scope(name, lambda: fn(*args, **kwargs), by=N_("the op {0} when it returned").format(name))
         assert isinstance(out, Tensor)
         return out
 

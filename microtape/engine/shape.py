@@ -35,7 +35,7 @@ MAX_ENTRIES = _memory_entries()
 """No tensor can have more entries than this: each takes at least 8 bytes (its list slot)."""
 
 
-def check_size(shape: Sequence[int], what: str = "shape", count: int | None = None) -> None:
+def check_size(shape: Sequence[int], what: str = N_("shape"), count: int | None = None) -> None:
     """Refuse, before anything is allocated, a shape too large for this machine's memory.
 
     ``count`` is what would be allocated (the number of entries by default).
@@ -60,7 +60,7 @@ def check_size(shape: Sequence[int], what: str = "shape", count: int | None = No
         )
 
 
-def validate_shape(shape: object, what: str = "shape") -> Shape:
+def validate_shape(shape: object, what: str = N_("shape")) -> Shape:
     """Return ``shape`` as a tuple of non-negative ints, or raise ShapeError.
 
     Examples:

@@ -18,8 +18,7 @@ from . import user_line, arena
 from .primitive import Op
 from .arena import STATE, TensorBase
 from ..errors import TapeError, explain
-from ..errors import N_
-from ..errors import N_
+from ..errors import N_, tr
 from .backward import Record, backward, jacobian, reaches
 from .tensor import Tensor
 from .variable import Variable
@@ -329,5 +328,9 @@ class Tape:
         return backward(self, self._records, targets, douts, sources, zero)
 
     def __repr__(self) -> str:
-        state = "used" if self._used else f"{len(self._records)} ops recorded"
-        return f"{type(self).__name__}(persistent={self._persistent}, {state}, watching {len(self._watched)} tensors)"
+        # translated before the values go in (a repr is printed as it is, not through explain)
+        if self._used:
+            return tr("{0}(persistent={1}, used, watching {2} tensors)").format(type(self).__name__, self._persistent, len(self._watched))
+        return tr("{0}(persistent={1}, {2} ops recorded, watching {3} tensors)").format(
+            type(self).__name__, self._persistent, len(self._records), len(self._watched)
+        )

@@ -22,7 +22,6 @@ from .arena import new
 from .types import Shape
 from ..errors import InvalidArgumentError, ShapeError, UnsupportedOperationError, VariableError, explain
 from ..errors import N_
-from ..errors import N_
 from .convert import flatten_values
 from .tensor import Tensor, TensorLike, as_tensor
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, NoReturn, Protocol
 
 from ..errors import UnsupportedAttributeError, UnsupportedOperationError, explain
-from ..language import N_
+from ..language import N_, tr
 
 # The rule shared by every gradient habit, and a hint that runs as it stands.
 _GRADIENTS: Final = N_("Tensors hold no gradients: mt.grad(f) and tape.gradient() return fresh ones.")
@@ -88,7 +88,7 @@ def attribute_error(obj: object, name: str, shape: tuple[int, ...]) -> Unsupport
     if name == "grad" and kind == "Variable":
         hint = "value, grads = mt.variable_grads(lambda: (t * t).sum()); dt = grads[t]"
     return UnsupportedAttributeError(
-        explain(N_("{0}: a microtape {1} (shape {2}) has no {3}.").format(used, kind, shape, repr(name)), rule, hint),
+        explain(tr("{0}: a microtape {1} (shape {2}) has no {3}.").format(used, kind, shape, repr(name)), rule, hint),  # names stay code
         name=name,
         shape=shape,
     )
@@ -170,7 +170,8 @@ def assignment_error(obj: object, name: str, value: object) -> UnsupportedAttrib
     elif name == "grad" and value is None:
         hint = _NOTHING_TO_RESET
     return UnsupportedAttributeError(
-        explain(N_("t.{0} = {1}: a {2}'s {3} cannot be assigned (t has shape {4}).").format(name, _short(value), kind, name, shape), rule, hint),
+        # translated before the values go in: a property's name ("op") is code, though the catalog knows the word
+        explain(tr("t.{0} = {1}: a {2}'s {3} cannot be assigned (t has shape {4}).").format(name, _short(value), kind, name, shape), rule, hint),
         name=name,
         shape=shape,
     )
@@ -214,7 +215,8 @@ def optimizer_error(obj: object, name: str) -> UnsupportedAttributeError:
     rule, hint = OPTIMIZER_HABITS[name]
     kind = type(obj).__name__
     return UnsupportedAttributeError(
-        explain(N_("opt.{0}(): a microtape optimizer ({1}) has no {2}.").format(name, kind, repr(name)), rule, hint), name=name, shape=()
+        # translated before the values go in: opt.step() is code, though the catalog knows the word "step"
+        explain(tr("opt.{0}(): a microtape optimizer ({1}) has no {2}.").format(name, kind, repr(name)), rule, hint), name=name, shape=()
     )
 
 
@@ -255,10 +257,11 @@ def comparison_error(op: str, other: object, shape: tuple[int, ...]) -> Unsuppor
     fn = _COMPARISONS[op]
     number = isinstance(other, (int, float)) and not isinstance(other, bool)
     right = repr(other) if number else "u"
-    shown = "" if number else f", u is a {type(other).__name__}"
+    shown = "" if number else tr(", u is a {0}").format(type(other).__name__)
     return UnsupportedOperationError(
         explain(
-            N_("t {0} {1}: the ordering operators do not compare tensors (t has shape {2}{3}).").format(op, right, shape, shown),
+            # translated before the values go in: {2}{3} side by side cannot be told apart in the filled-in English
+            tr("t {0} {1}: the ordering operators do not compare tensors (t has shape {2}{3}).").format(op, right, shape, shown),
             N_("== is identity here (tensors are dict keys), so no operator makes masks: mt.{0} does.").format(fn),
             f"t.{fn}({right})",
         ),

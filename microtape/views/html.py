@@ -26,6 +26,7 @@ from typing import Final
 
 from ..engine.formatting import format_number, format_values
 from ..engine.types import Shape
+from ..language import tr
 
 __all__ = ["escape", "heatmap", "number", "record_html", "sparkline_svg", "table", "tensor_html"]
 
@@ -139,7 +140,7 @@ def heatmap(data: Sequence[float], rows: int, cols: int, cell: int = 14) -> str:
     height = shown_r * cell + (cell if rows > shown_r else 0)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="heat map">'
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(tr("heat map"))}">'
     ]
     for r in range(shown_r):
         for c in range(shown_c):
@@ -192,7 +193,7 @@ def sparkline_svg(values: Sequence[float], log: bool = False, width: int = 160, 
     line = f'<polyline points="{" ".join(points)}" fill="none" stroke="#2563eb" stroke-width="1.5"/>'
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="sparkline">{line}{"".join(marks)}</svg>'
+        f'role="img" aria-label="{escape(tr("sparkline"))}">{line}{"".join(marks)}</svg>'
     )
 
 
@@ -261,13 +262,13 @@ def tensor_html(kind: str, data: Sequence[float] | None, shape: Shape, extra: st
     """
     head = f"{escape(kind)} shape={escape(shape)}{escape(extra)}"
     if data is None:
-        return f'<div style="{FONT}"><b>{head}</b> (disposed)</div>'
+        return f'<div style="{FONT}"><b>{head}</b> {escape(tr("(disposed)"))}</div>'
     finite = [v for v in data if math.isfinite(v)]
     nans = sum(1 for v in data if v != v)
     infs = len(data) - len(finite) - nans
-    facts = [f"{len(data)} entries"]
+    facts = [tr("{0} entries").format(len(data))]  # the template translated first: the values are numbers
     if finite:
-        facts.append(f"range [{number(min(finite))}, {number(max(finite))}]")
+        facts.append(tr("range [{0}, {1}]").format(number(min(finite)), number(max(finite))))
     if nans:
         facts.append(f'<span style="color: #dc2626">{nans} NaN</span>')
     if infs:

@@ -396,8 +396,8 @@ def svg(lay: Layout, title: str, note: str = "") -> str:
     w, h = _f(lay.width), _f(lay.height)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="mt-tape" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
-        f'font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" font-size="11" role="img" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
+        f'font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" font-size="11" role="img" aria-label="{escape(tr(title))}">',
+        f"<title>{escape(tr(title))}</title>",
         '<defs><marker id="mt-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" markerHeight="7" orient="auto">'
         '<path d="M0,0 L8,4 L0,8 z" fill="#52525b"/></marker></defs>',
         f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>',
@@ -410,7 +410,7 @@ def svg(lay: Layout, title: str, note: str = "") -> str:
         out.append(f'<text x="{_f(x + 16)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{label}</text>')
         x += 28 + CHAR * len(label)
     if note or not lay.boxes:
-        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(note or tr("no op recorded"))}</text>')
+        out.append(f'<text x="{_f(x + 8)}" y="{_f(MARGIN + 1)}" fill="#3f3f46">{escape(tr(note) if note else tr("no op recorded"))}</text>')
     for points in lay.trunks:
         path = " ".join(f"{_f(px)},{_f(py)}" for px, py in points)
         out.append(f'<polyline class="mt-trunk" points="{path}" fill="none" stroke="#52525b" stroke-width="1.2"/>')

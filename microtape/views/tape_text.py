@@ -13,7 +13,7 @@ from typing import Literal, TypeAlias
 from ..engine.primitive import Op
 from ..engine.types import Shape
 from ..errors import InvalidArgumentError, explain
-from ..language import tr
+from ..language import N_, tr
 from ..engine.formatting import format_number
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
@@ -126,9 +126,9 @@ def dot_graph(
     if rankdir not in ("LR", "TB", "RL", "BT"):
         raise InvalidArgumentError(
             explain(
-                f"to_dot(rankdir={rankdir!r}) is not a Graphviz direction.",
-                'rankdir is "LR", "TB", "RL" or "BT".',
-                'use rankdir="TB" for a top-to-bottom drawing.',
+                N_("to_dot(rankdir={0}) is not a Graphviz direction.").format(repr(rankdir)),
+                N_('rankdir is "LR", "TB", "RL" or "BT".'),
+                N_('use rankdir="TB" for a top-to-bottom drawing.'),
             ),
             value=rankdir,
         )

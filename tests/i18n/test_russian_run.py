@@ -193,3 +193,75 @@ def test_the_misuse_table_s_errors_in_russian(russian: None, tmp_path: Path) -> 
             NAMES.clear()
             gc.collect()
     assert not found, found
+
+
+def _message(fn: Callable[[], object]) -> str:
+    try:
+        fn()
+    except mt.MicrotapeError as err:
+        return str(err)
+    raise AssertionError("no MicrotapeError raised")
+
+
+def test_why_a_gradient_is_missing_in_russian(russian: None) -> None:
+    """The causes ``grad``, ``grads``, ``variable_grads`` and ``tape.gradient`` give for a missing gradient: each cut,
+    a read-out, an unwatched use and an unused input, in sentences whose names decline (genitive) as Russian needs."""
+    w = mt.variable(mt.tensor([1.0, 2.0]), name="ru_missing_w")
+    texts = [
+        _message(lambda: mt.grad(lambda x: mt.stop_gradient(x * 2.0).sum())(mt.tensor([1.0]))),
+        _message(lambda: mt.grad(lambda x: mt.tensor(x * 2.0).sum())(mt.tensor([1.0]))),
+        _message(lambda: mt.grads(lambda a, b: (a * 2.0).sum())([mt.tensor([1.0]), mt.tensor([2.0])])),
+        _message(lambda: mt.grad(lambda x: mt.scalar(1.0))(mt.scalar(2.0))),
+        _message(lambda: mt.variable_grads(lambda: mt.tensor(w * 2.0).sum())),
+        _message(lambda: mt.variable_grads(lambda: mt.scalar(x_value * 2.0))),
+        _message(lambda: mt.grad(3)),  # type: ignore[arg-type]  # the mistake under test
+        _message(lambda: mt.explain_gradient(lambda x: x.sum(), [mt.tensor([1.0])], wrt=2)),
+    ]
+    x = mt.tensor([1.0, 2.0])
+    u = mt.tensor([3.0])
+    with pytest.warns(mt.GradientWarning) as caught:
+        with mt.GradientTape() as tape:
+            tape.watch(x)
+            y = (x * u).sum() + mt.tensor(x * 2.0).sum()
+        tape.gradient(y, [u, x])
+    texts += [str(c.message) for c in caught]
+    assert "путь от x к цели обрывается на stop_gradient" in texts[0], texts[0]
+    assert "вычисленное из переменной 'ru_missing_w'" in texts[4] or "переменной 'ru_missing_w'" in texts[4], texts[4]
+    for text in texts:
+        assert [w for w in english(text) if w != "wrt"] == [], text  # explain_gradient's argument: a name
+
+
+x_value = 2.0
+
+
+def test_what_the_engine_and_the_tape_drawing_print_in_russian(russian: None) -> None:
+    """A tape's repr (recording and used), ``memory()``'s line, the drawing of a used tape, a tensor's notebook
+    picture, a disposed tensor's error, a shape too large, and a bad ``to_dot`` direction."""
+    x = mt.tensor([[1.0, -2.0], [float("nan"), 4.0]])
+    with mt.GradientTape() as tape:
+        tape.watch(x)
+        y = (x * x).sum()
+    texts = [repr(tape), str(mt.memory())]
+    tape.gradient(y, x)
+    texts.append(repr(tape))
+    svg = tape.to_svg()
+    texts.append(" ".join(part.split(">")[-1] for part in svg.split("</text>")[:-1]) + " " + svg.split("<title>")[1].split("<")[0])
+    page = x._repr_html_()
+    texts.append(re.sub(r"<[^>]*>", " ", re.sub(r'(style|aria-label)="[^"]*"', "", page)))
+    gone = mt.tensor([1.0])
+    gone.dispose()
+    with mt.leak_check(on_leak="ignore"):  # the observer that knows the line that made a tensor
+        made = mt.tensor([1.0]) * 2.0
+        made.dispose()
+        texts.append(_message(lambda: made + 1.0))
+    assert "создан операцией 'mul' в " in texts[-1], texts[-1]
+    texts += [
+        _message(lambda: gone + 1.0),
+        _message(lambda: mt.tensor([1.0]) <= mt.tensor([2.0])),  # type: ignore[operator]  # the mistake under test
+        _message(lambda: mt.zeros((10**6, 10**7))),
+        _message(lambda: tape.to_dot(rankdir="XY")),  # type: ignore[arg-type]  # the mistake under test
+    ]
+    assert texts[0].startswith("GradientTape(persistent=False, записано операций: 2"), texts[0]
+    assert "использована" in texts[2] and "лента" in texts[3], texts[2:4]
+    for text in texts:
+        assert [w for w in english(text) if w not in ("nan", "rankdir")] == [], text  # a value the picture shows, an argument
