@@ -132,7 +132,7 @@ _KEY = r"[A-Za-z0-9_-]+"
 _LINE = re.compile(rf'^(?P<key>{_KEY}|"[^"]*")\s*=\s*(?P<value>.*?)\s*$')
 
 
-def _value(text: str, where: str) -> object:
+def _value(text: str, where: str, number: int) -> object:
     if re.fullmatch(r"[+-]?\d[\d_]*", text):
         return int(text.replace("_", ""))
     if text in ("true", "false"):
@@ -140,7 +140,7 @@ def _value(text: str, where: str) -> object:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" and text[0] not in text[1:-1] and "\\" not in text:
         return text[1:-1]
     raise _refused(
-        N_("{0}: the value {1} is more TOML than this Python reads (Python 3.10 has no tomllib).").format(where, repr(text)),
+        N_("{0}, line {1}: the value {2} is more TOML than this Python reads (Python 3.10 has no tomllib).").format(where, number, repr(text)),
         N_("write a whole number, true or false, or a string in quotes; or grade with Python 3.11 or later."),
     )
 
@@ -189,22 +189,22 @@ def parse_toml(text: str, where: str = "the assignment", subset: bool = False) -
         line = _without_comment(raw).strip()
         if not line:
             continue
-        at = N_("{0}, line {1}").format(where, number)
         header = re.fullmatch(rf"\[\s*({_KEY})\s*\]", line)
         if header:
             table = header.group(1)
             if table in tables:
-                raise _refused(N_("{0}: the table [{1}] comes twice.").format(at, table), N_("write each table once."))
+                raise _refused(N_("{0}, line {1}: the table [{2}] comes twice.").format(where, number, table), N_("write each table once."))
             tables[table] = {}
             continue
         match = _LINE.match(line)
         if not match:
-            raise _refused(N_("{0}: {1} is not a line of the TOML this Python reads.").format(at, repr(raw.strip())), N_("write [table] headers and key = value lines."))
+            raise _refused(N_("{0}, line {1}: {2} is not a line of the TOML this Python reads.").format(where, number, repr(raw.strip())),
+                           N_("write [table] headers and key = value lines."))
         key = match.group("key").strip('"')
         entries = tables.setdefault(table, {})
         if key in entries:
-            raise _refused(N_("{0}: the key {1} comes twice.").format(at, repr(key)), N_("write each exercise once."))
-        entries[key] = _value(match.group("value"), at)
+            raise _refused(N_("{0}, line {1}: the key {2} comes twice.").format(where, number, repr(key)), N_("write each exercise once."))
+        entries[key] = _value(match.group("value"), where, number)
     return tables
 
 
