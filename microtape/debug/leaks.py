@@ -16,7 +16,7 @@ from ..engine.tensor import BYTES_PER_ENTRY, Grads, Tensor
 from ..engine.types import Shape
 from ..engine.variable import VARIABLES, Variable
 from ..views.html import record_html
-from ..errors import InvalidArgumentError, LeakError, explain
+from ..errors import N_, InvalidArgumentError, LeakError, explain
 
 __all__ = ["STATE_OF", "LeakGroup", "LeakReport", "OnLeak", "StateGroup", "leak_check"]
 
@@ -174,9 +174,9 @@ def leak_check(on_leak: OnLeak = "print") -> Iterator[LeakReport]:
     if on_leak not in ("print", "warn", "raise", "ignore"):
         raise InvalidArgumentError(
             explain(
-                f"leak_check(on_leak={on_leak!r}) is not an option.",
-                'on_leak is "print", "warn", "raise" or "ignore".',
-                'write mt.leak_check(on_leak="raise") in a test.',
+                N_('leak_check(on_leak={0}) is not an option.').format(repr(on_leak)),
+                N_('on_leak is "print", "warn", "raise" or "ignore".'),
+                N_('write mt.leak_check(on_leak="raise") in a test.'),
             ),
             value=on_leak,
         )

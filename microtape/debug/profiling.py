@@ -12,7 +12,7 @@ from ..engine.primitive import Op
 from ..engine.tensor import BYTES_PER_ENTRY, Grads, Tensor
 from ..engine.types import Shape
 from ..views.html import record_html
-from ..errors import InvalidArgumentError, explain
+from ..errors import N_, InvalidArgumentError, explain
 
 __all__ = ["KernelInfo", "ProfileInfo", "profile"]
 
@@ -119,9 +119,9 @@ def profile(fn: Callable[[], object]) -> ProfileInfo:
     if not callable(fn):
         raise InvalidArgumentError(
             explain(
-                f"profile() needs a function, got {type(fn).__name__}.",
-                "profile runs the function and watches what it allocates.",
-                "write mt.profile(lambda: model(x)).",
+                N_('profile() needs a function, got {0}.').format(type(fn).__name__),
+                N_('profile runs the function and watches what it allocates.'),
+                N_('write mt.profile(lambda: model(x)).'),
             ),
             value=fn,
         )

@@ -18,7 +18,7 @@ from typing import cast
 from ..ops.floats import safe_mean_abs, safe_norm
 from ..engine.types import is_int
 from ..engine.arena import STATE, notify
-from ..errors import InvalidArgumentError, explain
+from ..errors import N_, InvalidArgumentError, explain
 from ..language import tr
 from ..engine.formatting import format_number
 from ..views.html import BAD, FONT, escape, sparkline_svg, table
@@ -78,17 +78,17 @@ def _named(grads: object) -> list[tuple[str, Tensor]]:
     if odd:
         raise InvalidArgumentError(
             explain(
-                f"the gradient {odd[0][0]!r} is a {type(odd[0][1]).__name__}, not a tensor.",
-                "Each gradient is a tensor (or None for a variable that got none).",
-                "pass what variable_grads, grads or tape.gradient returned: mt.grad_stats(grads)",
+                N_('the gradient {0} is a {1}, not a tensor.').format(repr(odd[0][0]), type(odd[0][1]).__name__),
+                N_('Each gradient is a tensor (or None for a variable that got none).'),
+                N_('pass what variable_grads, grads or tape.gradient returned: mt.grad_stats(grads)'),
             ),
             value=odd[0][1],
         )
     raise InvalidArgumentError(
         explain(
-            f"expected gradients (a tensor, list or dict of tensors), got {type(grads).__name__}.",
-            "Pass what variable_grads, grads or tape.gradient returned.",
-            "for example mt.grad_stats(grads) with grads from mt.variable_grads(f).",
+            N_('expected gradients (a tensor, list or dict of tensors), got {0}.').format(type(grads).__name__),
+            N_('Pass what variable_grads, grads or tape.gradient returned.'),
+            N_('for example mt.grad_stats(grads) with grads from mt.variable_grads(f).'),
         ),
         value=grads,
     )
@@ -167,9 +167,9 @@ class GradientMonitor:
         if not (explode_norm > 0 and vanish_norm >= 0 and growth > 1 and is_int(window) and window >= 1):
             raise InvalidArgumentError(
                 explain(
-                    f"GradientMonitor(explode_norm={explode_norm}, vanish_norm={vanish_norm}, growth={growth}, window={window}) is not usable.",
-                    "explode_norm > 0, vanish_norm >= 0, growth > 1 and window >= 1.",
-                    "keep the defaults unless you know your model's usual norms.",
+                    N_('GradientMonitor(explode_norm={0}, vanish_norm={1}, growth={2}, window={3}) is not usable.').format(explode_norm, vanish_norm, growth, window),
+                    N_('explode_norm > 0, vanish_norm >= 0, growth > 1 and window >= 1.'),
+                    N_("keep the defaults unless you know your model's usual norms."),
                 )
             )
         self.explode_norm = explode_norm

@@ -35,7 +35,7 @@ from ..engine.arena import STATE, TensorBase, observing
 from ..engine.primitive import OPS, Op
 from ..engine.tensor import Tensor
 from ..engine.variable import VARIABLES, Variable
-from ..errors import UnsupportedOperationError, explain
+from ..errors import N_, UnsupportedOperationError, explain
 from ..autodiff.results import GradMap
 from . import guards as guarding
 from .guards import Guard, compile_guards, key_of_argument
@@ -154,9 +154,9 @@ class _Tracer:
         if tensor._op in _RANDOM and not self.quiet:
             raise self.fail(_refusal(
                 self.name,
-                f"it made a random tensor (mt.{tensor._op}, shape {tensor.shape}) while tracing.",
-                "A replay would repeat the traced values, so a random draw inside the function would be frozen.",
-                "draw it outside and pass it in: step(x, mt.random_normal(shape)); it is then an input of the program.",
+                N_('it made a random tensor (mt.{0}, shape {1}) while tracing.').format(tensor._op, tensor.shape),
+                N_('A replay would repeat the traced values, so a random draw inside the function would be frozen.'),
+                N_('draw it outside and pass it in: step(x, mt.random_normal(shape)); it is then an input of the program.'),
             ))
 
     def on_free(self, tensor: TensorBase) -> None:
@@ -168,9 +168,9 @@ class _Tracer:
         if OPS.get(op.name) is not op:
             raise self.fail(_refusal(
                 self.name,
-                f"it ran the op {op.name!r}, made by custom_grad, while tracing.",
-                "A custom op runs Python code of yours that the trace cannot see as primitives.",
-                "call this function without mt.function, or write the op with primitives.",
+                N_('it ran the op {0}, made by custom_grad, while tracing.').format(repr(op.name)),
+                N_('A custom op runs Python code of yours that the trace cannot see as primitives.'),
+                N_('call this function without mt.function, or write the op with primitives.'),
             ))
         ins = [self.slot(x) for x in inputs]
         s = self.program.add(
@@ -211,11 +211,8 @@ class _Tracer:
         how = who or "item(), data_sync(), tolist(), float() or bool()"
         raise self.fail(_refusal(
             self.name,
-            f"it read the values of Tensor#{tensor.id} (shape {tensor.shape}, made by {tensor._op!r}) "
-            f"with {how} while tracing.",
-            "A trace records ops, not Python: a value read out of a tensor can steer Python code "
-            "(if loss.item() > 1: ...) that a replay would not run again, so mt.function refuses it, "
-            "as tf.function does.",
+            N_('it read the values of Tensor#{0} (shape {1}, made by {2}) with {3} while tracing.').format(tensor.id, tensor.shape, repr(tensor._op), how),
+            N_('A trace records ops, not Python: a value read out of a tensor can steer Python code (if loss.item() > 1: ...) that a replay would not run again, so mt.function refuses it, as tf.function does.'),
             hint or "compute with ops instead (mt.where for a branch), or return the tensor and read it after "
             "the call; or call the function without mt.function.",
         ))
@@ -314,7 +311,7 @@ class _Tracer:
 
 
 def _refusal(name: str, what: str, rule: str, hint: str) -> UnsupportedOperationError:
-    return UnsupportedOperationError(explain(f"mt.function({name}): {what}", rule, hint), op="function")
+    return UnsupportedOperationError(explain(N_('mt.function({0}): {1}').format(name, what), rule, hint), op="function")
 
 
 class Program:
@@ -474,9 +471,9 @@ class Function(Generic[P, T]):
     def _before_first_call(self, what: str) -> UnsupportedOperationError:
         return UnsupportedOperationError(
             explain(
-                f"{getattr(self.fn, '__name__', 'fn')}.{what} was read before the first call.",
-                "mt.function traces the function at its first call; there is no program before it.",
-                f"call the function once, then print step.{what}.",
+                N_('{0}.{1} was read before the first call.').format(getattr(self.fn, '__name__', 'fn'), what),
+                N_('mt.function traces the function at its first call; there is no program before it.'),
+                N_('call the function once, then print step.{0}.').format(what),
             ),
             op="function",
         )
@@ -548,12 +545,9 @@ class Function(Generic[P, T]):
             if created and self._traces:
                 raise _refusal(
                     name,
-                    f"it created the variable {created[0].name!r} (shape {created[0].shape}) at a call after the "
-                    "first, and a replay cannot make a new variable.",
-                    "tf.function's rule: a function may create variables at its first call only; later calls "
-                    "must use the same ones.",
-                    "create it once, outside the function, and only assign to it inside: "
-                    "acc = mt.variable(mt.zeros(x.shape)) before the function, acc.assign_add(x) in it.",
+                    N_('it created the variable {0} (shape {1}) at a call after the first, and a replay cannot make a new variable.').format(repr(created[0].name), created[0].shape),
+                    N_("tf.function's rule: a function may create variables at its first call only; later calls must use the same ones."),
+                    N_('create it once, outside the function, and only assign to it inside: acc = mt.variable(mt.zeros(x.shape)) before the function, acc.assign_add(x) in it.'),
                 )
         except BaseException:
             tracer.undo(result)
@@ -678,10 +672,9 @@ def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: di
         if result._data is None or result._disposed is not None:
             raise tracer.fail(_refusal(
                 tracer.name,
-                f"it returned Tensor#{result.id} (shape {result.shape}, made by {result._op!r}), which was "
-                f"disposed ({result._disposed}).",
-                "A call returns live tensors; a replay cannot give back a tensor the step disposed.",
-                "return the tensor without disposing it, or do not return it.",
+                N_('it returned Tensor#{0} (shape {1}, made by {2}), which was disposed ({3}).').format(result.id, result.shape, repr(result._op), result._disposed),
+                N_('A call returns live tensors; a replay cannot give back a tensor the step disposed.'),
+                N_('return the tensor without disposing it, or do not return it.'),
             ))
         if id(result) in tracer.inputs:
             return ("arg", next(i for i, t in enumerate(inputs) if t is result))
@@ -716,11 +709,9 @@ def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: di
             return ("argobj", ("k", name))
     raise tracer.fail(_refusal(
         tracer.name,
-        f"it returned a {t.__name__} ({guarding.short(result)}), which a replay cannot rebuild.",
-        "A replay rebuilds tensors, variables, Python numbers and strings, and the tuples (named ones too), "
-        "lists and dicts that hold them, and gives back the arguments themselves; not a subclass of list "
-        "or dict, nor another object made by the step.",
-        "return a plain container: list(result) for a list subclass, dict(result) for a defaultdict.",
+        N_('it returned a {0} ({1}), which a replay cannot rebuild.').format(t.__name__, guarding.short(result)),
+        N_('A replay rebuilds tensors, variables, Python numbers and strings, and the tuples (named ones too), lists and dicts that hold them, and gives back the arguments themselves; not a subclass of list or dict, nor another object made by the step.'),
+        N_('return a plain container: list(result) for a list subclass, dict(result) for a defaultdict.'),
     ))
 
 

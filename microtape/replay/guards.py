@@ -41,7 +41,7 @@ from typing import Any, Final
 
 from ..engine.arena import TensorBase
 from ..engine.variable import Variable
-from ..errors import UnsupportedOperationError, explain
+from ..errors import N_, UnsupportedOperationError, explain
 
 __all__ = [
     "Found", "Guard", "KEY_LIMIT", "MISSING", "collect", "compile_guards", "guard_for", "key_of", "key_of_argument", "short",
@@ -347,13 +347,13 @@ def key_of_argument(v: object, inputs: list[TensorBase], what: str, name: str) -
     try:
         return _Keyer(inputs, None).key(v)
     except _TooBig:
-        raise _too_big(name, what, "pass the data as a tensor: step(mt.tensor(data))") from None
+        raise _too_big(name, what, N_('pass the data as a tensor: step(mt.tensor(data))')) from None
     except _TensorInSet:
         raise UnsupportedOperationError(
             explain(
-                f"mt.function({name}): {what} is a set holding tensors.",
-                "A set has no order, so its tensors cannot be the program's inputs in a fixed order.",
-                "pass a list or a tuple of the tensors instead: step([a, b])",
+                N_('mt.function({0}): {1} is a set holding tensors.').format(name, what),
+                N_("A set has no order, so its tensors cannot be the program's inputs in a fixed order."),
+                N_('pass a list or a tuple of the tensors instead: step([a, b])'),
             ),
             op="function",
         ) from None
@@ -362,9 +362,8 @@ def key_of_argument(v: object, inputs: list[TensorBase], what: str, name: str) -
 def _too_big(name: str, what: str, hint: str) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         explain(
-            f"mt.function({name}): {what} holds more than {KEY_LIMIT:,} Python values.",
-            "mt.function checks the Python values a program depends on at every call; a structure this "
-            "big would cost more to check than the program saves.",
+            N_('mt.function({0}): {1} holds more than {2} Python values.').format(name, what, f'{KEY_LIMIT:,}'),
+            N_('mt.function checks the Python values a program depends on at every call; a structure this big would cost more to check than the program saves.'),
             hint,
         ),
         op="function",
@@ -765,8 +764,8 @@ def collect(fn: object, also: Sequence[types.FunctionType] = ()) -> list[Guard]:
         walk.found.arg_functions.extend(also)
         walk.drain()
     except _TooBig:
-        raise _too_big(name, "a value the function reads from outside (a closure variable, a global)",
-                       "make the data a tensor outside the function: data = mt.tensor(data)") from None
+        raise _too_big(name, N_('a value the function reads from outside (a closure variable, a global)'),
+                       N_('make the data a tensor outside the function: data = mt.tensor(data)')) from None
     if not walk.complete:
         import warnings
 
