@@ -354,7 +354,7 @@ def one_hot(indices: Tensor, depth: int, on_value: float = 1.0, off_value: float
     data = indices._data
     assert data is not None  # the op wrapper checked it
     shape = indices.shape + (depth,)
-    check_size(shape, "one_hot: the one-hot shape")
+    check_size(shape, N_("one_hot: the one-hot shape"))
     on, off = float(on_value), float(off_value)
     out = [off] * size_of(shape)
     for row, v in enumerate(data):

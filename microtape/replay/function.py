@@ -36,6 +36,7 @@ from ..engine.primitive import OPS, Op
 from ..engine.tensor import Tensor
 from ..engine.variable import VARIABLES, Variable
 from ..errors import N_, UnsupportedOperationError, explain
+from ..language import tr
 from ..autodiff.results import GradMap
 from . import guards as guarding
 from .guards import Guard, compile_guards, key_of_argument
@@ -208,13 +209,13 @@ class _Tracer:
             if tensor.id < self.start:
                 self.captured[id(tensor)] = tensor  # made before the call, not passed in: a constant
             return  # (or made inside from Python numbers: a constant too)
-        how = who or "item(), data_sync(), tolist(), float() or bool()"
+        how = who or N_("item(), data_sync(), tolist(), float() or bool()")
         raise self.fail(_refusal(
             self.name,
             N_('it read the values of Tensor#{0} (shape {1}, made by {2}) with {3} while tracing.').format(tensor.id, tensor.shape, repr(tensor._op), how),
             N_('A trace records ops, not Python: a value read out of a tensor can steer Python code (if loss.item() > 1: ...) that a replay would not run again, so mt.function refuses it, as tf.function does.'),
-            hint or "compute with ops instead (mt.where for a branch), or return the tensor and read it after "
-            "the call; or call the function without mt.function.",
+            hint or N_("compute with ops instead (mt.where for a branch), or return the tensor and read it after "
+                       "the call; or call the function without mt.function."),
         ))
 
     def on_assign(self, variable: TensorBase, kind: str, value: object, data: list[float]) -> None:
@@ -311,7 +312,8 @@ class _Tracer:
 
 
 def _refusal(name: str, what: str, rule: str, hint: str) -> UnsupportedOperationError:
-    return UnsupportedOperationError(explain(N_('mt.function({0}): {1}').format(name, what), rule, hint), op="function")
+    what = tr(N_("mt.function({0}): {1}")).format(name, tr(what))  # the part translated first: its own template wins
+    return UnsupportedOperationError(explain(what, rule, hint), op="function")
 
 
 class Program:

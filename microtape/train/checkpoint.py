@@ -50,6 +50,7 @@ from ..engine.types import Shape
 from .atomic_write import write_atomically
 from .checkpoint_format import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
 from ..errors import N_, CheckpointError, MicrotapeError, explain
+from ..language import tr
 from .optimizer import Optimizer
 from .slots import RestorePlan, export_state, install_state, plan_restore
 from ..engine.arena import new
@@ -226,7 +227,8 @@ def _dumps(obj: object, where: str) -> str:
 
 
 def _save_error(where: str, what: str, rule: str, hint: str) -> CheckpointError:
-    return CheckpointError(explain(N_('save_variables({0}): {1}').format(repr(where), what), rule, hint), path=where)
+    what = tr(N_("save_variables({0}): {1}")).format(repr(where), tr(what))  # the part translated first: its own template wins
+    return CheckpointError(explain(what, rule, hint), path=where)
 
 
 # ── loading ────────────────────────────────────────────────────────────────────

@@ -19,6 +19,7 @@ from typing import Final
 
 from ..engine.types import Shape
 from ..errors import N_, CheckpointError, explain
+from ..language import tr
 
 __all__ = ["FORMAT", "VERSION", "OptimizerState", "Record", "load_error", "parse_checkpoint", "read_text"]
 
@@ -126,7 +127,7 @@ def parse_checkpoint(text: str, where: str) -> tuple[list[Record], OptimizerStat
             parse_int=_bounded_int,
         )
     except json.JSONDecodeError as err:
-        truncated = "; it ends before every [ and { is closed, so it looks truncated" if still_open > 0 else ""
+        truncated = N_("; it ends before every [ and { is closed, so it looks truncated") if still_open > 0 else ""
         raise load_error(
             where,
             N_('the file is not valid JSON: {0} (line {1}, column {2}){3}.').format(err.msg, err.lineno, err.colno, truncated),
@@ -319,4 +320,5 @@ def _json_type(v: object) -> str:
 
 
 def load_error(where: str, what: str, rule: str, hint: str, **facts: object) -> CheckpointError:
-    return CheckpointError(explain(N_('checkpoint {0}: {1}').format(repr(where), what), rule, hint), path=where, **facts)
+    what = tr(N_("checkpoint {0}: {1}")).format(repr(where), tr(what))  # the part translated first: its own template wins
+    return CheckpointError(explain(what, rule, hint), path=where, **facts)
