@@ -428,7 +428,7 @@ class Function(Generic[P, T]):
             >>> scaled.retrace_reasons
             ["the global 'k' of scaled changed: 2.0 at the trace, -0.0 now"]
         """
-        return list(self._reasons)
+        return [tr(r) for r in self._reasons]  # recorded in English, read in the reader's language
 
     @property
     def guards(self) -> list[str]:
@@ -447,7 +447,7 @@ class Function(Generic[P, T]):
         """
         if self._last is None:
             raise self._before_first_call("guards")
-        return [_describe(g) for g in self._last.guards]
+        return [tr(_describe(g)) for g in self._last.guards]
 
     @property
     def program(self) -> Program:
@@ -564,7 +564,7 @@ class Function(Generic[P, T]):
         with self._lock:
             self._traces += 1
             if self._traces > 1:
-                self._reasons.append(reason or "a variable was created at the first call, so it traced again")
+                self._reasons.append(reason or N_("a variable was created at the first call, so it traced again"))
             if changed:
                 self._reasons.append(changed)
             if not created and not changed:  # else never replayed: the next call traces (runs) again
@@ -574,12 +574,12 @@ class Function(Generic[P, T]):
             self._last = program
         if self._traces - 1 == RETRACE_WARNING:
             counts = collections.Counter(self._reasons)
-            latest = "; ".join(f"{r} ({n} times)" if n > 1 else r for r, n in counts.items())
+            latest = "; ".join(tr(N_("{0} ({1} times)")).format(tr(r), n) if n > 1 else tr(r) for r, n in counts.items())
             warnings.warn(
-                f"mt.function({name}) traced {self._traces} times: its arguments or the values it reads keep "
-                f"changing. The latest reasons: {latest}. Tracing is expensive (tf.function warns too); pass a "
-                "changing number as a tensor (step(x, mt.scalar(k))), and keep what the step reads unchanged "
-                "between calls.",
+                tr(N_("mt.function({0}) traced {1} times: its arguments or the values it reads keep "
+                      "changing. The latest reasons: {2}. Tracing is expensive (tf.function warns too); pass a "
+                      "changing number as a tensor (step(x, mt.scalar(k))), and keep what the step reads unchanged "
+                      "between calls.")).format(name, self._traces, latest),
                 RetraceWarning,
                 stacklevel=3,
             )
@@ -597,9 +597,8 @@ def _changed_by_the_step(program: Trace, key: tuple[object, ...], inputs: list[T
         now, now_inputs = _signature(args, kwargs, name, lenient=True)  # (an input the step disposed is an effect)
         if now == key and len(now_inputs) == len(inputs) and all(map(operator.is_, now_inputs, inputs)):
             return ""
-        what = "an argument changed"
-    return (f"the step changed what it depends on while tracing ({what}): a replay would not repeat that Python "
-            "side effect, so every call runs the step")
+        what = N_('an argument changed')
+    return (N_('the step changed what it depends on while tracing ({0}): a replay would not repeat that Python side effect, so every call runs the step').format(what))
 
 
 def _new_key(key: tuple[object, ...], programs: dict[tuple[object, ...], list[Trace]], n_args: int,
@@ -609,10 +608,10 @@ def _new_key(key: tuple[object, ...], programs: dict[tuple[object, ...], list[Tr
         if len(old) != len(key):
             continue
         i = next(i for i, (a, b) in enumerate(zip(old, key)) if a != b)
-        what = (f"argument {i}" if i < n_args else f"the argument {names[i - n_args]}=" if i < n_args + len(names)
-                else "which arguments are one tensor")
-        return f"a new key: {what} differs from the traced calls (another shape, structure or Python value)"
-    return "a new key: other arguments than the traced calls"
+        what = (N_('argument {0}').format(i) if i < n_args else N_("the argument {0}=").format(names[i - n_args]) if i < n_args + len(names)
+                else N_("which arguments are one tensor"))
+        return N_('a new key: {0} differs from the traced calls (another shape, structure or Python value)').format(what)
+    return N_('a new key: other arguments than the traced calls')
 
 
 def _tensors_of(g: Guard) -> list[TensorBase]:
@@ -640,12 +639,12 @@ def _runtime_guards(tracer: _Tracer, guards: list[Guard]) -> list[Guard]:
     tensors = {id(g.value) for g in static if g.kind == "tensor"}
     for ref, flag, name in tracer.met.values():
         if (id(ref()), flag) not in variables:  # (a guard on the closure variable holding it checks it already)
-            out.append(Guard(f"variable {name!r}", "{s}()", ref, ref, kind="variable", flag=flag))
+            out.append(Guard(N_('variable {0}').format(repr(name)), "{s}()", ref, ref, kind="variable", flag=flag))
     for t in tracer.captured.values():
         if id(t) not in tensors:
-            out.append(Guard(f"the captured Tensor#{t.id} (shape {t.shape})", "{s}", t, t, kind="tensor"))
+            out.append(Guard(N_('the captured Tensor#{0} (shape {1})').format(t.id, t.shape), "{s}", t, t, kind="tensor"))
     for owner, _, _ in tracer.optimizers.values():
-        out.append(Guard(f"the optimizer {type(owner).__name__}", "{s}()", weakref.ref(owner), None, kind="alive"))
+        out.append(Guard(N_('the optimizer {0}').format(type(owner).__name__), "{s}()", weakref.ref(owner), None, kind="alive"))
     return out + list(tracer.settings.values())
 
 
@@ -653,16 +652,16 @@ def _describe(g: Guard) -> str:
     if g.kind == "variable":
         v = g.value() if isinstance(g.value, weakref.ref) else None
         if g.what.startswith("variable "):
-            return f"the trainable flag of {g.what} is {g.flag}"
-        shown = f"variable {v.name!r}" if isinstance(v, Variable) else "a variable"
-        return f"{g.what} is {shown} (alive, trainable={g.flag})"
+            return N_('the trainable flag of {0} is {1}').format(g.what, g.flag)
+        shown = N_('variable {0}').format(repr(v.name)) if isinstance(v, Variable) else N_('a variable')
+        return N_('{0} is {1} (alive, trainable={2})').format(g.what, shown, g.flag)
     if g.kind == "tensor":
         if g.what.startswith("the captured"):
-            return f"{g.what} is alive"
-        return f"{g.what} is {guarding.short(g.value)}, alive"
+            return N_('{0} is alive').format(g.what)
+        return N_('{0} is {1}, alive').format(g.what, guarding.short(g.value))
     if g.kind == "alive":
-        return f"{g.what} is alive"
-    return f"{g.what} == {g.shown or guarding.short(g.value)}"
+        return N_('{0} is alive').format(g.what)
+    return N_('{0} == {1}').format(g.what, g.shown or guarding.short(g.value))
 
 
 def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: dict[int, int],
