@@ -364,7 +364,7 @@ class _AnomalyWatcher:
             masked_by, hint = self._masked(op.name, inputs, out, dx, i, made)
             why = cause(op.name, "backward", inputs, dx, i, made)
             if maker == "accumulation" and not made:
-                why += " (it reached this op as a NaN made by adding two gradients of one tensor: inf + -inf)"
+                why = N_("{0} (it reached this op as a NaN made by adding two gradients of one tensor: inf + -inf)").format(why)
             if not hint:
                 hint = _backward_hint(op.name, inputs, i, where, self.made_by, self.origins)
             if self.trace is not None:

@@ -128,11 +128,11 @@ def grad_stats(grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | N
     named = _named(grads)
     if STATE.get().observers:  # mt.function's tracer refuses a read of computed values into Python numbers
         for _, t in named:
-            notify("on_read", t, "mt.grad_stats() (and GradientMonitor.record(), which calls it)", _STATS_HINT)
+            notify("on_read", t, N_("mt.grad_stats() (and GradientMonitor.record(), which calls it)"), _STATS_HINT)
     return {name: _stats(name, t) for name, t in named}
 
 
-_STATS_HINT = (
+_STATS_HINT = N_(
     "return the gradients from the traced function and take the statistics after the call: "
     "loss, grads = step(x); monitor.record(grads)"
 )

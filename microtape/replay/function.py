@@ -263,7 +263,7 @@ class _Tracer:
         if name == "iterations" and id(owner) in self.optimizers:
             value = self.optimizers[id(owner)][1]  # the count when the call began: an update of this call added to it
         self.settings[(id(owner), name)] = guarding.guard_for(
-            f"the setting {name!r} of the optimizer {type(owner).__name__}", expr, owner, value, guarding.Found())
+            N_("the setting {0} of the optimizer {1}").format(repr(name), type(owner).__name__), expr, owner, value, guarding.Found())
 
     def pause(self) -> None:
         self.quiet += 1
@@ -508,7 +508,7 @@ class Function(Generic[P, T]):
                     return cast(T, program.run(inputs, args, kwargs))  # the structure fn returned
                 if not reason:
                     reason = program.guards[failed].reason() if failed >= 0 else (
-                        "an argument is (or is no longer) a tensor the function also reads from outside")
+                        N_("an argument is (or is no longer) a tensor the function also reads from outside"))
         else:
             reason = _new_key(key, self._programs, len(args), sorted(kwargs)) if self._traces else ""
         return self._trace(key, inputs, args, kwargs, reason)

@@ -70,8 +70,8 @@ def read_text(where: str, max_bytes: int) -> str:
         # looked at before opening: opening a FIFO blocks until a writer comes, a device may never end
         mode = os.stat(where).st_mode
         if not stat.S_ISREG(mode):
-            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else (
-                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+            kind = N_("a directory") if stat.S_ISDIR(mode) else N_("a FIFO (named pipe)") if stat.S_ISFIFO(mode) else (
+                N_("a device") if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else N_("not a regular file")
             )
             raise load_error(
                 where,

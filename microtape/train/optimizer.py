@@ -230,7 +230,7 @@ class Optimizer(SlotKeeper, ABC):
             (9.0, 6.0)
         """
         use = (
-            "compute_gradients(f) calls f(), which computes the loss from variables (w here)",
+            N_("compute_gradients(f) calls f(), which computes the loss from variables (w here)"),
             "value, grads = opt.compute_gradients(lambda: (w * w).sum())",
         )
         return variable_grads_as(f"{self._api}.compute_gradients", f, self._var_list(var_list), use)
