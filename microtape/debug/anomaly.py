@@ -620,13 +620,15 @@ def _raise_anomaly(
 ) -> None:
     shapes = ", ".join(str(x.shape) for x in inputs)
     ranges = ", ".join(_range(x) for x in inputs)
+    # each part translated now, its sentences one by one: a template of the whole could split them elsewhere
     what = (
-        N_("{0} pass: the gradient for input {1} of {2} has {3} values.").format(phase, index, repr(name), kind) if index is not None
-        else N_("{0} pass: the output of {1} has {2} values.").format(phase, repr(name), kind)
+        tr(N_("{0} pass: the gradient for input {1} of {2} has {3} values.")).format(tr(phase), index, repr(name), kind) if index is not None
+        else tr(N_("{0} pass: the output of {1} has {2} values.")).format(tr(phase), repr(name), kind)
     )
     rule = (
-        N_("{0}; {1}. Inputs: shapes {2}; value ranges {3}. The op was created at {4}.").format(why, masked_by, shapes, ranges, where) if masked_by
-        else N_("{0}. Inputs: shapes {1}; value ranges {2}. The op was created at {3}.").format(why, shapes, ranges, where)
+        tr(N_("{0}; {1}. Inputs: shapes {2}; value ranges {3}. The op was created at {4}.")).format(tr(why), tr(masked_by), shapes, ranges, where)
+        if masked_by
+        else tr(N_("{0}. Inputs: shapes {1}; value ranges {2}. The op was created at {3}.")).format(tr(why), shapes, ranges, where)
     )
     raise AnomalyError(
         explain(
@@ -671,7 +673,7 @@ def trace_origin(f: Fn, xs: list[Tensor], output: int) -> str | None:
         if first is None:
             return None
         found = tr(N_('detect_anomaly(mode="trace") traces it to {0}')).format(first)
-        return found + ("; " + tr("hint") + ": " + tr(trace.hint) if trace.hint else "")
+        return found + ("; " + tr("hint") + ": " + trace._hint_text if trace.hint else "")
 
     found = run_paused(run)
     return found if isinstance(found, str) else None

@@ -284,6 +284,20 @@ class AnomalyTrace:
         code = next((e for e in events if e.masked_by and e.hint_is_code), None) or next((e for e in events if e.hint_is_code), None)
         return (code or self.first).hint
 
+    @property
+    def _hint_text(self) -> str:
+        """The hint as printed: advice in the reader's language, a line of code as it is.
+
+        Examples:
+            >>> with mt.detect_anomaly(mode="trace") as trace:
+            ...     _ = mt.sqrt(mt.tensor([-1.0]))
+            >>> trace._hint_text == trace.hint
+            True
+        """
+        events = [] if self.first is None else [self.first, *self.spread]
+        code = any(e.hint_is_code and e.hint == self.hint for e in events)
+        return self.hint if code else tr(self.hint)
+
     def __str__(self) -> str:
         if self.first is None:
             return tr(N_("detect_anomaly: no op made a NaN or an Inf."))
@@ -296,7 +310,7 @@ class AnomalyTrace:
         else:
             lines.append(tr(N_("it went no further.")))
         if self.hint:
-            lines.append(tr("hint") + ": " + tr(self.hint))
+            lines.append(tr("hint") + ": " + self._hint_text)
         if self.unrelated:
             lines.append(
                 tr(N_("{0} other op(s) made a NaN or an Inf of their own later, not from this one; the first: {1}")).format(
