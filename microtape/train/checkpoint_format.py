@@ -176,7 +176,7 @@ def _bounded_int(text: str) -> int | float | _NonFinite:
 
 def _validate(doc: object, where: str) -> tuple[list[Record], OptimizerState | None]:
     if not isinstance(doc, dict):
-        raise load_error(where, N_('the JSON is a {0}, not an object.').format(_json_type(doc)), N_('A checkpoint is an object with "format": "{0}".').format(FORMAT), N_('this is not a microtape checkpoint.'))
+        raise load_error(where, N_('{0} is a {1}, not an object.').format(N_('the JSON'), _json_type(doc)), N_('A checkpoint is an object with "format": "{0}".').format(FORMAT), N_('this is not a microtape checkpoint.'))
     if doc.get("format") != FORMAT:
         raise load_error(
             where,

@@ -194,6 +194,17 @@ def test_the_anomaly_trace_and_error_in_russian(russian: None) -> None:
         except mt.AnomalyError as err:
             texts.append(str(err))
             assert err.phase == "backward" and "inf" in err.cause  # the facts stay as they are
+    def masked(t: mt.Tensor) -> mt.Tensor:
+        return mt.where(t.greater(0.0), mt.sqrt(t), mt.zeros_like(t)).sum()
+
+    y = mt.tensor([4.0, -1.0])
+    with mt.detect_anomaly(mode="trace") as hidden:
+        _ = mt.grad(masked)(y)
+    texts.append(str(hidden))
+    with mt.detect_anomaly():
+        with pytest.raises(mt.AnomalyError) as where_error:
+            mt.grad(masked)(y)
+    texts.append(str(where_error.value))
     with mt.detect_anomaly(mode="trace") as clean:
         _ = mt.exp(x)
     texts.append(str(clean))
@@ -253,13 +264,18 @@ def test_train_s_messages_in_russian(russian: None, tmp_path: Path) -> None:
         lambda: mt.load_variables(tmp_path / "nowhere.json"),
         lambda: mt.save_variables(tmp_path / "x.json", []),
     ]
+    for name, doc in (("list", "[1, 2]"), ("extra", '{"format": "microtape-checkpoint", "version": 1, "variables": [], "x": 1}'),
+                      ("short", '{"format": "microtape-checkpoint", "version": 1, "variables": [{"name": "w", "shape": [2], "trainable": true, "data": [1.0]}]}')):
+        (tmp_path / f"{name}.json").write_text(doc, encoding="utf-8")
+        attempts.append(lambda name=name: mt.load_variables(tmp_path / f"{name}.json"))
     texts = []
     for attempt in attempts:
         with pytest.raises(mt.MicrotapeError) as caught:
             attempt()
         texts.append(str(caught.value))
     w.dispose()
-    assert "Скорость обучения" in texts[0] and "контрольную точку" in texts[2], texts
+    assert "Скорость обучения" in texts[0] and "контрольную точку" in texts[2] and "JSON — это list" in texts[4], texts
     os_words = {"No", "such", "file", "or", "directory"}  # the operating system's own message: a value
+    os_words |= {"list", "format", "extra", "data", "name", "shape", "trainable", "variables", "version", "optimizer"}  # JSON's types and fields
     for text in texts:
         assert [word for word in english(text) if word not in os_words] == [], text
