@@ -19,6 +19,7 @@ out too); what microtape prints in it is covered by the parts above.
 
 from __future__ import annotations
 
+import functools
 import gc
 import html
 import io
@@ -267,7 +268,7 @@ def test_train_s_messages_in_russian(russian: None, tmp_path: Path) -> None:
     for name, doc in (("list", "[1, 2]"), ("extra", '{"format": "microtape-checkpoint", "version": 1, "variables": [], "x": 1}'),
                       ("short", '{"format": "microtape-checkpoint", "version": 1, "variables": [{"name": "w", "shape": [2], "trainable": true, "data": [1.0]}]}')):
         (tmp_path / f"{name}.json").write_text(doc, encoding="utf-8")
-        attempts.append(lambda name=name: mt.load_variables(tmp_path / f"{name}.json"))
+        attempts.append(functools.partial(mt.load_variables, tmp_path / f"{name}.json"))
     texts = []
     for attempt in attempts:
         with pytest.raises(mt.MicrotapeError) as caught:
