@@ -32,7 +32,7 @@ from ..engine.primitive import Op
 from ..engine.arena import STATE, TensorBase, notify
 from ..engine.shape import size_of
 from ..errors import AnomalyError, InvalidArgumentError, NumericsError, explain
-from ..language import N_
+from ..language import N_, tr
 from ..engine.formatting import format_number
 from ..engine.tensor import Grads, Tensor
 from ..explain.steps import short_where
@@ -68,7 +68,7 @@ def check_numerics(t: Tensor, message: str) -> Tensor:
     """
     if not isinstance(t, Tensor):
         raise InvalidArgumentError(
-            explain(f"check_numerics() needs a tensor, got {type(t).__name__}.", "It scans a tensor's values.", "pass the tensor itself."),
+            explain(N_('check_numerics() needs a tensor, got {0}.').format(type(t).__name__), N_("It scans a tensor's values."), N_('pass the tensor itself.')),
             value=t,
         )
     error = _numerics_error(t._values(), t.shape, t._op, message)
@@ -162,10 +162,9 @@ def detect_anomaly(mode: AnomalyMode = "raise") -> AbstractContextManager[Anomal
     if mode not in _MODES:
         raise InvalidArgumentError(
             explain(
-                f"detect_anomaly(mode={mode!r}) is not a mode.",
-                "mode is 'raise' (stop at the first op that makes a NaN or an Inf) or "
-                "'trace' (record that op and every op the value spreads through, and raise nothing).",
-                "write mt.detect_anomaly() to raise, or mt.detect_anomaly(mode=\"trace\") as trace: to record.",
+                N_('detect_anomaly(mode={0}) is not a mode.').format(repr(mode)),
+                N_("mode is 'raise' (stop at the first op that makes a NaN or an Inf) or 'trace' (record that op and every op the value spreads through, and raise nothing)."),
+                N_('write mt.detect_anomaly() to raise, or mt.detect_anomaly(mode="trace") as trace: to record.'),
             ),
             value=mode,
         )
@@ -301,22 +300,22 @@ class _AnomalyWatcher:
         gates: list[tuple[int, list[bool], str]] = []
         if name == "where":
             c = columns[0]
-            gates = [(1, [v == 0.0 for v in c], "its condition chose the other branch there"),
-                     (2, [v != 0.0 for v in c], "its condition chose the other branch there")]
+            gates = [(1, [v == 0.0 for v in c], N_("its condition chose the other branch there")),
+                     (2, [v != 0.0 for v in c], N_("its condition chose the other branch there"))]
         elif name in ("maximum", "minimum"):
             first, second = columns
             keep = [a >= b for a, b in zip(first, second)] if name == "maximum" else [a <= b for a, b in zip(first, second)]
-            other = "larger" if name == "maximum" else "smaller"
-            gates = [(0, [not k for k in keep], f"the other operand was {other} there"), (1, keep, f"the other operand was {other} there")]
+            other = N_("the other operand was larger there") if name == "maximum" else N_("the other operand was smaller there")
+            gates = [(0, [not k for k in keep], other), (1, keep, other)]
         elif name == "clip_by_value":
             lo, hi = params.get("clip_value_min", 0.0), params.get("clip_value_max", 0.0)
             if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
-                gates = [(0, [not (lo <= v <= hi) for v in columns[0]], f"they are outside [{lo:g}, {hi:g}]")]
+                gates = [(0, [not (lo <= v <= hi) for v in columns[0]], N_("they are outside [{0}, {1}]").format(f"{lo:g}", f"{hi:g}"))]
         elif name == "relu":
-            gates = [(0, [not v > 0.0 for v in columns[0]], "they are not positive")]
+            gates = [(0, [not v > 0.0 for v in columns[0]], N_("they are not positive"))]
         elif name == "mul":
             first, second = columns
-            gates = [(0, [b == 0.0 for b in second], "it multiplied them by 0"), (1, [a == 0.0 for a in first], "it multiplied them by 0")]
+            gates = [(0, [b == 0.0 for b in second], N_("it multiplied them by 0")), (1, [a == 0.0 for a in first], N_("it multiplied them by 0"))]
         for side, gate, how in gates:
             hid = inputs[side]
             if hid.id not in self.made_by or not any(gate):
@@ -329,11 +328,11 @@ class _AnomalyWatcher:
         """The cause sentence and the hint of a non-finite forward value of op ``name``."""
         why = cause(name, "forward", inputs, out)
         if made and any(_bad(x._data) for x in inputs):
-            why += " (a NaN made from infinite inputs: inf - inf, 0·inf and inf/inf have no value)"
+            why = N_("{0} (a NaN made from infinite inputs: inf - inf, 0·inf and inf/inf have no value)").format(why)
         data = out._data or []
         first = next((data[k] for k in made if k < len(data)), next((v for v in data if v != v or v in (math.inf, -math.inf)), math.nan))
         hint, story = _forward_hint(name, inputs, where, self.made_by, self.origins, infinite=first == first)
-        return why + story, hint
+        return (story.format(why) if story else why), hint
 
     # -- the backward pass --------------------------------------------------------------
 
@@ -365,7 +364,7 @@ class _AnomalyWatcher:
             masked_by, hint = self._masked(op.name, inputs, out, dx, i, made)
             why = cause(op.name, "backward", inputs, dx, i, made)
             if maker == "accumulation" and not made:
-                why += " (it reached this op as a NaN made by adding two gradients of one tensor: inf + -inf)"
+                why = N_("{0} (it reached this op as a NaN made by adding two gradients of one tensor: inf + -inf)").format(why)
             if not hint:
                 hint = _backward_hint(op.name, inputs, i, where, self.made_by, self.origins)
             if self.trace is not None:
@@ -400,17 +399,18 @@ class _AnomalyWatcher:
             return "", ""
         mask, shown, direct = found
         entries = [_unravel(k, out.shape) for k in sorted(shown)[:_ENTRIES_SHOWN]]
-        more = f" and {len(shown) - _ENTRIES_SHOWN} more" if len(shown) > _ENTRIES_SHOWN else ""
-        what = f"{name}'s output" if direct else f"a value computed from {name}'s output"
+        more = N_(" and {0} more").format(len(shown) - _ENTRIES_SHOWN) if len(shown) > _ENTRIES_SHOWN else ""
+        what = N_("{0}'s output").format(name) if direct else N_("a value computed from {0}'s output").format(name)
         forward_bad = any(not math.isfinite((out._data or [0.0] * (k + 1))[k]) for k in shown)
         if not (forward_bad or made):
             return "", ""
-        product = f"0 times {name}'s infinite derivative: 0·inf = nan" if made else f"0 times {name}'s nan derivative is nan"
-        sentence = (
-            f"{mask.op} at {short_where(mask.where)} hid entr{'y' if len(shown) == 1 else 'ies'} "
-            f"{', '.join(map(str, entries))}{more} of {what} in the forward pass ({mask.how}); on the way back it "
-            f"passed them a gradient of 0, and {product}"
+        product = N_("0 times {0}'s infinite derivative: 0·inf = nan").format(name) if made else N_("0 times {0}'s nan derivative is nan").format(name)
+        hid = (
+            N_("{0} at {1} hid entry {2}{3} of {4} in the forward pass ({5}); on the way back it passed them a gradient of 0, and {6}")
+            if len(shown) == 1 else
+            N_("{0} at {1} hid entries {2}{3} of {4} in the forward pass ({5}); on the way back it passed them a gradient of 0, and {6}")
         )
+        sentence = hid.format(mask.op, short_where(mask.where), ", ".join(map(str, entries)), more, what, mask.how, product)
         return sentence, self._mask_fix(mask, name, inputs, out, index, sorted(shown)[0])
 
     def _mask_over(self, start: int, bad: set[int]) -> tuple[_Mask, set[int], bool] | None:
@@ -445,10 +445,10 @@ class _AnomalyWatcher:
             rewrite = fixes.norm_of_squares(self.origins.get(out.id, ""))
             if rewrite is not None:
                 return _Code(rewrite.replacement)
-        return (
-            f"give {name} a safe input at the entries the {mask.op} hides, with a where inside it as well as "
+        return N_(
+            "give {0} a safe input at the entries the {1} hides, with a where inside it as well as "
             "outside (the double where), so that no infinite derivative meets the 0 on the way back"
-        )
+        ).format(name, mask.op)
 
 
 def _forward_hint(
@@ -467,21 +467,21 @@ def _forward_hint(
             if made == "exp" and args and made_by.get(args[0], ("", ()))[0] == "sub":
                 rewrite = fixes.log_of_softmax(where, origins.get(source, ""))
                 if rewrite is not None:
-                    return _Code(rewrite.replacement), "; it is the log of a softmax, which rounds to 0 for a logit far below the others"
+                    return _Code(rewrite.replacement), N_("{0}; it is the log of a softmax, which rounds to 0 for a logit far below the others")
             if made == "sigmoid":
                 rewrite = fixes.log_of_sigmoid(where, origins.get(source, ""), complement=False)
                 if rewrite is not None:
-                    return _Code(rewrite.replacement), "; it is the log of a sigmoid, which rounds to 0 for a large negative logit"
+                    return _Code(rewrite.replacement), N_("{0}; it is the log of a sigmoid, which rounds to 0 for a large negative logit")
             if made == "sub" and len(args) == 2 and made_by.get(args[1], ("", ()))[0] == "sigmoid":
                 rewrite = fixes.log_of_sigmoid(where, origins.get(args[1], ""), complement=True)
                 if rewrite is not None:
-                    return _Code(rewrite.replacement), "; it is the log of 1 - sigmoid(x), and sigmoid rounds to 1 for a large logit"
+                    return _Code(rewrite.replacement), N_("{0}; it is the log of 1 - sigmoid(x), and sigmoid rounds to 1 for a large logit")
     if name == "exp":
         rewrite = fixes.softplus_of_exp(where)
         if rewrite is not None:
-            return _Code(rewrite.replacement), "; it is log(1 + exp(x)), which is about x for a large x"
+            return _Code(rewrite.replacement), N_("{0}; it is log(1 + exp(x)), which is about x for a large x")
     if name == "sub" and len(inputs) == 2 and made_by.get(inputs[1].id, ("", ()))[0] == "logsumexp":
-        return _WORDS["softmax"], "; it is a softmax (or log_softmax) over entries that are all -inf"
+        return _WORDS["softmax"], N_("{0}; it is a softmax (or log_softmax) over entries that are all -inf")
     guard = _SINGULAR.get(name)
     if name == "pow":
         guard = (0, "1.0") if inputs and any(v <= 0.0 for v in inputs[0]._data or ()) else (1, "0.0")
@@ -490,8 +490,10 @@ def _forward_hint(
             rewrite = fixes.double_where(where, side, name, guard[0], guard[1])
             if rewrite is not None:
                 return _Code(rewrite.replacement), (
-                    "; it is computed inside the where on that line, which hides the value from the forward pass "
-                    f"but not from the gradient: on the way back the where passes it 0, and 0·{'inf' if infinite else 'nan'} = nan"
+                    N_("{0}; it is computed inside the where on that line, which hides the value from the forward pass "
+                       "but not from the gradient: on the way back the where passes it 0, and 0·inf = nan") if infinite else
+                    N_("{0}; it is computed inside the where on that line, which hides the value from the forward pass "
+                       "but not from the gradient: on the way back the where passes it 0, and 0·nan = nan")
                 )
     return _WORDS.get(name, _GENERIC), ""
 
@@ -508,31 +510,31 @@ def _backward_hint(name: str, inputs: tuple[Tensor, ...], index: int, where: str
     return _WORDS.get(name, _GENERIC)
 
 
-_GENERIC: Final = (
+_GENERIC: Final = N_(
     "look at the inputs of this op at that line: keep them inside its domain, or find the op before it "
     "that drove them there (a too large learning rate often does)"
 )
 _WORDS: Final = {
-    "log": "log(0) is -inf and the log of a negative number is nan: keep its input positive where it is used, "
-    "or work with logits (mt.log_softmax, mt.log_sigmoid, mt.softmax_cross_entropy, mt.sigmoid_cross_entropy)",
-    "log1p": "log1p(-1) is -inf and log1p below -1 is nan: keep its input above -1",
-    "log2": "log2(0) is -inf and log2 of a negative number is nan: keep its input positive where it is used",
-    "div": "the denominator is 0 at these entries: keep it away from 0 where it can reach 0 (a norm or a count), "
-    "or choose those entries' value with mt.where and divide only by safe values there",
-    "sqrt": "the square root of a negative number is nan: find out why its input is negative here",
-    "sqrt backward": "sqrt's slope at 0 is infinite: for a length, use mt.norm, whose gradient at 0 is 0; "
-    "for another value that can reach 0, keep it away from 0 under the root",
-    "exp": "exp overflows above about 709: work in the log domain (mt.logsumexp, mt.log_softmax, mt.softplus, "
-    "the cross-entropies on logits)",
-    "pow": "pow of a negative base to a fractional power is nan, of 0 to a negative power inf, and a large "
-    "power overflows to inf: keep its inputs where the power is a number",
-    "sub": "inf - inf has no value: an infinite input reached this op from both sides (a softmax over a row "
-    "that is all -inf, say); find where the infinities come from",
-    "add": "inf + -inf has no value: find where the two infinities come from",
-    "mul": "0·inf has no value: an infinite value met a 0 (a label of 0 times log(0), say); keep the infinite "
-    "value from forming, or pick these entries with mt.where before the product",
-    "softmax": "a row with no possible class has no distribution: mask with a large negative number (-1e9) "
-    "instead of -inf, or choose the output of a fully masked row yourself with mt.where",
+    "log": N_("log(0) is -inf and the log of a negative number is nan: keep its input positive where it is used, "
+    "or work with logits (mt.log_softmax, mt.log_sigmoid, mt.softmax_cross_entropy, mt.sigmoid_cross_entropy)"),
+    "log1p": N_("log1p(-1) is -inf and log1p below -1 is nan: keep its input above -1"),
+    "log2": N_("log2(0) is -inf and log2 of a negative number is nan: keep its input positive where it is used"),
+    "div": N_("the denominator is 0 at these entries: keep it away from 0 where it can reach 0 (a norm or a count), "
+    "or choose those entries' value with mt.where and divide only by safe values there"),
+    "sqrt": N_("the square root of a negative number is nan: find out why its input is negative here"),
+    "sqrt backward": N_("sqrt's slope at 0 is infinite: for a length, use mt.norm, whose gradient at 0 is 0; "
+    "for another value that can reach 0, keep it away from 0 under the root"),
+    "exp": N_("exp overflows above about 709: work in the log domain (mt.logsumexp, mt.log_softmax, mt.softplus, "
+    "the cross-entropies on logits)"),
+    "pow": N_("pow of a negative base to a fractional power is nan, of 0 to a negative power inf, and a large "
+    "power overflows to inf: keep its inputs where the power is a number"),
+    "sub": N_("inf - inf has no value: an infinite input reached this op from both sides (a softmax over a row "
+    "that is all -inf, say); find where the infinities come from"),
+    "add": N_("inf + -inf has no value: find where the two infinities come from"),
+    "mul": N_("0·inf has no value: an infinite value met a 0 (a label of 0 times log(0), say); keep the infinite "
+    "value from forming, or pick these entries with mt.where before the product"),
+    "softmax": N_("a row with no possible class has no distribution: mask with a large negative number (-1e9) "
+    "instead of -inf, or choose the output of a fully masked row yourself with mt.where"),
 }
 
 
@@ -618,12 +620,20 @@ def _raise_anomaly(
 ) -> None:
     shapes = ", ".join(str(x.shape) for x in inputs)
     ranges = ", ".join(_range(x) for x in inputs)
-    what = f"the gradient for input {index} of" if index is not None else "the output of"
-    story = f"{why}; {masked_by}" if masked_by else why
+    # each part translated now, its sentences one by one: a template of the whole could split them elsewhere
+    what = (
+        tr(N_("{0} pass: the gradient for input {1} of {2} has {3} values.")).format(tr(phase), index, repr(name), kind) if index is not None
+        else tr(N_("{0} pass: the output of {1} has {2} values.")).format(tr(phase), repr(name), kind)
+    )
+    rule = (
+        tr(N_("{0}; {1}. Inputs: shapes {2}; value ranges {3}. The op was created at {4}.")).format(tr(why), tr(masked_by), shapes, ranges, where)
+        if masked_by
+        else tr(N_("{0}. Inputs: shapes {1}; value ranges {2}. The op was created at {3}.")).format(tr(why), shapes, ranges, where)
+    )
     raise AnomalyError(
         explain(
-            f"{phase} pass: {what} {name!r} has {kind} values.",
-            f"{story}. Inputs: shapes {shapes}; value ranges {ranges}. The op was created at {where}.",
+            what,
+            rule,
             hint or _GENERIC,
         ),
         op=name,
@@ -662,7 +672,8 @@ def trace_origin(f: Fn, xs: list[Tensor], output: int) -> str | None:
         first = trace.first
         if first is None:
             return None
-        return f'detect_anomaly(mode="trace") traces it to {first}' + (f"; hint: {trace.hint}" if trace.hint else "")
+        found = tr(N_('detect_anomaly(mode="trace") traces it to {0}')).format(first)
+        return found + ("; " + tr("hint") + ": " + trace._hint_text if trace.hint else "")
 
     found = run_paused(run)
     return found if isinstance(found, str) else None

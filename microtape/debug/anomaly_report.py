@@ -11,10 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..engine.formatting import format_number
+from ..language import N_, tr
 from ..explain.steps import short_where
 from ..engine.tensor import Tensor
 
 __all__ = ["DERIVATIVES", "AnomalyEvent", "AnomalyTrace", "bad_entries", "cause", "values_at"]
+
+_PHASES = (N_("forward"), N_("backward"))  # a pass's name, translated where an event is printed
 
 SPREAD_LIMIT = 1000
 """A trace keeps this many spread events; a long training loop counts the rest in ``dropped``."""
@@ -117,33 +120,38 @@ def cause(op: str, phase: str, inputs: tuple[Tensor, ...], bad: Tensor, index: i
     data = bad._data or []
     flats = bad_entries(data, limit=len(data) or 1)
     if not flats:
-        return f"{op}: no NaN or Inf"
+        return N_("{0}: no NaN or Inf").format(op)
     flat = flats[0]
     entry = _unravel(flat, bad.shape)
-    more = f" ({len(flats)} non-finite entries in all)" if len(flats) > 1 else ""
+    more = N_(" ({0} non-finite entries in all)").format(len(flats)) if len(flats) > 1 else ""
     vals = values_at(inputs, flat, bad.shape)
     got = format_number(data[flat])
     if vals is None:
-        what = "output" if index is None else f"gradient for input {index}"
-        return f"{op}, entry {entry}: the {what} is {got}, from inputs of shapes {', '.join(str(x.shape) for x in inputs)}{more}"
+        shapes = ", ".join(str(x.shape) for x in inputs)
+        if index is None:
+            return N_("{0}, entry {1}: the output is {2}, from inputs of shapes {3}{4}").format(op, entry, got, shapes, more)
+        return N_("{0}, entry {1}: the gradient for input {2} is {3}, from inputs of shapes {4}{5}").format(op, entry, index, got, shapes, more)
     texts = [format_number(v) for v in vals]
     at = texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
     if index is None:
-        return f"{op} at {at}, entry {entry}: {op}({', '.join(texts)}) is {got}{more}"
+        return N_("{0} at {1}, entry {2}: {3}({4}) is {5}{6}").format(op, at, entry, op, ", ".join(texts), got, more)
     known = DERIVATIVES.get((op, index))
     if known is None:
-        return f"{op} at {at}, entry {entry}: the gradient its VJP returned for input {index} is {got}{more}"
+        return N_("{0} at {1}, entry {2}: the gradient its VJP returned for input {3} is {4}{5}").format(op, at, entry, index, got, more)
     formula, fn = known
     slope = fn(*vals)
     if slope == data[flat] or (slope != slope and got == "nan"):
-        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}{more}"
+        return N_("{0} at {1}, entry {2}: its derivative {3} is {4}{5}").format(op, at, entry, formula, format_number(slope), more)
     if got == "nan" and made and slope in (math.inf, -math.inf):  # made here: the gradient that reached it was finite, so 0
-        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)} and the gradient that reached it is 0: 0·inf = nan{more}"
+        return N_("{0} at {1}, entry {2}: its derivative {3} is {4} and the gradient that reached it is 0: 0·inf = nan{5}").format(
+            op, at, entry, formula, format_number(slope), more)
     if got == "nan" and made and slope == 0.0:
-        return f"{op} at {at}, entry {entry}: its derivative {formula} is 0.0 and the gradient that reached it is infinite: inf·0 = nan{more}"
+        return N_("{0} at {1}, entry {2}: its derivative {3} is 0.0 and the gradient that reached it is infinite: inf·0 = nan{4}").format(
+            op, at, entry, formula, more)
     if got == "nan" and math.isfinite(slope):
-        return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, and the gradient that reached it is nan{more}"
-    return f"{op} at {at}, entry {entry}: its derivative {formula} is {format_number(slope)}, so the gradient is {got}{more}"
+        return N_("{0} at {1}, entry {2}: its derivative {3} is {4}, and the gradient that reached it is nan{5}").format(
+            op, at, entry, formula, format_number(slope), more)
+    return N_("{0} at {1}, entry {2}: its derivative {3} is {4}, so the gradient is {5}{6}").format(op, at, entry, formula, format_number(slope), got, more)
 
 
 @dataclass(frozen=True)
@@ -188,9 +196,9 @@ class AnomalyEvent:
     hint_is_code: bool = False
 
     def __str__(self) -> str:
-        made = "" if self.made_here else ", passed on"
-        text = f"{self.op} ({self.phase}{made}) at {short_where(self.where)}: {self.cause}"
-        return text + (f"; {self.masked_by}" if self.masked_by else "")
+        phase = tr(self.phase) if self.made_here else tr(N_("{0}, passed on").format(self.phase))
+        text = tr(N_("{0} ({1}) at {2}: {3}")).format(self.op, phase, short_where(self.where), tr(self.cause))
+        return text + ("; " + tr(self.masked_by) if self.masked_by else "")
 
 
 def event(
@@ -276,22 +284,36 @@ class AnomalyTrace:
         code = next((e for e in events if e.masked_by and e.hint_is_code), None) or next((e for e in events if e.hint_is_code), None)
         return (code or self.first).hint
 
+    @property
+    def _hint_text(self) -> str:
+        """The hint as printed: advice in the reader's language, a line of code as it is.
+
+        Examples:
+            >>> with mt.detect_anomaly(mode="trace") as trace:
+            ...     _ = mt.sqrt(mt.tensor([-1.0]))
+            >>> trace._hint_text == trace.hint
+            True
+        """
+        events = [] if self.first is None else [self.first, *self.spread]
+        code = any(e.hint_is_code and e.hint == self.hint for e in events)
+        return self.hint if code else tr(self.hint)
+
     def __str__(self) -> str:
         if self.first is None:
-            return "detect_anomaly: no op made a NaN or an Inf."
-        lines = [f"{self.first.kind} first made by {self.first}"]
+            return tr(N_("detect_anomaly: no op made a NaN or an Inf."))
+        lines = [tr(N_("{0} first made by {1}")).format(self.first.kind, self.first)]
         if self.spread:
-            lines.append("then it spread through:")
+            lines.append(tr(N_("then it spread through:")))
             lines.extend(f"  {i}. {e}" for i, e in enumerate(self.spread, 1))
             if self.dropped:
-                lines.append(f"  ... and {self.dropped} more")
+                lines.append("  " + tr(N_("... and {0} more")).format(self.dropped))
         else:
-            lines.append("it went no further.")
+            lines.append(tr(N_("it went no further.")))
         if self.hint:
-            lines.append(f"hint: {self.hint}")
+            lines.append(tr("hint") + ": " + self._hint_text)
         if self.unrelated:
             lines.append(
-                f"{len(self.unrelated)} other op(s) made a NaN or an Inf of their own later, not from this one; "
-                f"the first: {self.unrelated[0]}"
+                tr(N_("{0} other op(s) made a NaN or an Inf of their own later, not from this one; the first: {1}")).format(
+                    len(self.unrelated), self.unrelated[0])
             )
         return "\n".join(lines)

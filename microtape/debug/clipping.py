@@ -14,7 +14,7 @@ from typing import overload
 from ..engine import arena
 from ..ops.index_maps import normalize_axes
 from ..engine.types import is_number
-from ..errors import InvalidArgumentError, explain
+from ..errors import N_, InvalidArgumentError, explain
 from ..ops import reduce_sum, sqrt, where
 from ..ops.creation import ones_like, scalar, tensor
 from ..engine.arena import new
@@ -27,10 +27,9 @@ def _positive(value: float, name: str) -> float:
     if not is_number(value) or not 0 < value < math.inf:
         raise InvalidArgumentError(
             explain(
-                f"{name}={value!r} must be a positive, finite number.",
-                "Clipping rescales gradients whose norm exceeds this bound "
-                "(an infinite bound would turn every gradient into NaN).",
-                f"for example {name}=1.0; to stop clipping, do not call the clip function.",
+                N_('{0}={1} must be a positive, finite number.').format(name, repr(value)),
+                N_('Clipping rescales gradients whose norm exceeds this bound (an infinite bound would turn every gradient into NaN).'),
+                N_('for example {0}=1.0; to stop clipping, do not call the clip function.').format(name),
             ),
             value=value,
         )
@@ -66,7 +65,7 @@ def clip_by_norm(t: Tensor, clip_norm: float, axes: int | Sequence[int] | None =
         Tensor([1.0, 1.0], shape=(2,))
     """
     if not isinstance(t, Tensor):
-        raise InvalidArgumentError(explain(f"clip_by_norm() needs a tensor, got {type(t).__name__}.", "It rescales a tensor.", "pass a gradient tensor."), value=t)
+        raise InvalidArgumentError(explain(N_('clip_by_norm() needs a tensor, got {0}.').format(type(t).__name__), N_('It rescales a tensor.'), N_('pass a gradient tensor.')), value=t)
     bound = _positive(clip_norm, "clip_norm")
     axes = normalize_axes(axes, t.rank, "clip_by_norm")  # errors name clip_by_norm, not its inner sum
 
@@ -103,9 +102,9 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
     if isinstance(ts, Tensor) or not isinstance(ts, (list, tuple)):
         raise InvalidArgumentError(
             explain(
-                f"clip_by_global_norm() needs a list of tensors, got {type(ts).__name__}.",
-                "It clips several gradients by their joint norm.",
-                "pass a list: mt.clip_by_global_norm([dw, db], 1.0); for one tensor use mt.clip_by_norm.",
+                N_('clip_by_global_norm() needs a list of tensors, got {0}.').format(type(ts).__name__),
+                N_('It clips several gradients by their joint norm.'),
+                N_('pass a list: mt.clip_by_global_norm([dw, db], 1.0); for one tensor use mt.clip_by_norm.'),
             ),
             value=ts,
         )
@@ -113,9 +112,9 @@ def clip_by_global_norm(ts: Sequence[Tensor | None], clip_norm: float) -> tuple[
         if t is not None and not isinstance(t, Tensor):
             raise InvalidArgumentError(
                 explain(
-                    f"clip_by_global_norm(): entry {i} is a {type(t).__name__}, not a tensor or None: {t!r:.60}.",
-                    "It clips a list of gradients; None entries (no gradient) pass through.",
-                    "pass the gradients themselves, e.g. list(grads.values()).",
+                    N_('clip_by_global_norm(): entry {0} is a {1}, not a tensor or None: {2}.').format(i, type(t).__name__, f'{t!r:.60}'),
+                    N_('It clips a list of gradients; None entries (no gradient) pass through.'),
+                    N_('pass the gradients themselves, e.g. list(grads.values()).'),
                 ),
                 value=t,
             )

@@ -16,7 +16,8 @@ from ..engine.tensor import BYTES_PER_ENTRY, Grads, Tensor
 from ..engine.types import Shape
 from ..engine.variable import VARIABLES, Variable
 from ..views.html import record_html
-from ..errors import InvalidArgumentError, LeakError, explain
+from ..errors import N_, InvalidArgumentError, LeakError, explain
+from ..language import tr
 
 __all__ = ["STATE_OF", "LeakGroup", "LeakReport", "OnLeak", "StateGroup", "leak_check"]
 
@@ -82,32 +83,32 @@ class LeakReport:
     def __str__(self) -> str:
         state = self._state_lines()
         if not self.groups:
-            return "\n".join(["leak_check: no leaks" + (";" if state else ""), *state])
-        lines = [f"leak_check: {self.count} tensor(s), {self.num_bytes} bytes still alive:"]
+            return "\n".join([tr(N_("leak_check: no leaks")) + (";" if state else ""), *state])
+        lines = [tr(N_("leak_check: {0} tensor(s), {1} bytes still alive:")).format(self.count, self.num_bytes)]
         for g in self.groups:
             shapes = ", ".join(str(s) for s in g.shapes[:3]) + (", ..." if len(g.shapes) > 3 else "")
-            held = "  (disposed, but a tape holds it)" if g.held else ""
-            lines.append(f"  {g.count:>4} x {g.op:<12} at {g.where}  shapes {shapes}{held}")
-        lines.append("  hint: wrap the work in mt.tidy(...), or dispose() what you no longer need.")
+            held = "  " + tr(N_("(disposed, but a tape holds it)")) if g.held else ""
+            lines.append("  " + tr(N_("{0} x {1} at {2}  shapes {3}{4}")).format(f"{g.count:>4}", f"{g.op:<12}", g.where, shapes, held))
+        lines.append("  " + tr("hint") + ": " + tr(N_("wrap the work in mt.tidy(...), or dispose() what you no longer need.")))
         if any(g.held for g in self.groups):
-            lines.append(
-                "  hint: a tape holds what its backward pass needs until gradient() (non-persistent) "
+            lines.append("  " + tr("hint") + ": " + tr(N_(
+                "a tape holds what its backward pass needs until gradient() (non-persistent) "
                 "or tape.release() (persistent)."
-            )
+            )))
         return "\n".join(lines + state)
 
     def _state_lines(self) -> list[str]:
         if not self.state:
             return []
         total = sum(g.count for g in self.state)
-        lines = [f"optimizer state made inside the block is still alive: {total} slot variable(s), not counted as leaks:"]
+        lines = [tr(N_("optimizer state made inside the block is still alive: {0} slot variable(s), not counted as leaks:")).format(total)]
         for g in self.state:
             names = ", ".join(g.names[:4]) + (", ..." if len(g.names) > 4 else "")
-            lines.append(f"  {g.count:>4} x slot of {g.owner} made at {g.where}  ({names}), {g.num_bytes} bytes")
-        lines.append(
-            "  they are counted in memory().num_tensors and num_variables (as TF.js counts them); the optimizer keeps "
+            lines.append("  " + tr(N_("{0} x slot of {1} made at {2}  ({3}), {4} bytes")).format(f"{g.count:>4}", g.owner, g.where, names, g.num_bytes))
+        lines.append("  " + tr(N_(
+            "they are counted in memory().num_tensors and num_variables (as TF.js counts them); the optimizer keeps "
             "them for its next steps, and opt.dispose() frees them"
-        )
+        )))
         return lines
 
 
@@ -174,9 +175,9 @@ def leak_check(on_leak: OnLeak = "print") -> Iterator[LeakReport]:
     if on_leak not in ("print", "warn", "raise", "ignore"):
         raise InvalidArgumentError(
             explain(
-                f"leak_check(on_leak={on_leak!r}) is not an option.",
-                'on_leak is "print", "warn", "raise" or "ignore".',
-                'write mt.leak_check(on_leak="raise") in a test.',
+                N_('leak_check(on_leak={0}) is not an option.').format(repr(on_leak)),
+                N_('on_leak is "print", "warn", "raise" or "ignore".'),
+                N_('write mt.leak_check(on_leak="raise") in a test.'),
             ),
             value=on_leak,
         )

@@ -11,7 +11,8 @@ import math
 from collections.abc import Sequence
 
 from ..engine.types import is_int
-from ..errors import InvalidArgumentError, explain
+from ..errors import N_, InvalidArgumentError, explain
+from ..language import tr
 from ..engine.formatting import format_number
 from ..engine.tensor import Tensor
 
@@ -85,11 +86,11 @@ def histogram(values: Tensor | Sequence[float], bins: int = 10, width: int = 30)
     everything = _series(values)
     data = [v for v in everything if math.isfinite(v)]
     left_out = len(everything) - len(data)
-    note = f"\n({left_out} NaN/Inf value{'s' if left_out != 1 else ''} left out)" if left_out else ""
+    note = "\n" + (tr(N_("({0} NaN/Inf value left out)")) if left_out == 1 else tr(N_("({0} NaN/Inf values left out)"))).format(left_out) if left_out else ""
     if not is_int(bins) or bins < 1:
-        raise InvalidArgumentError(explain(f"bins={bins!r} must be a positive int.", "A histogram needs at least one bin.", "use bins=10."), value=bins)
+        raise InvalidArgumentError(explain(N_('bins={0} must be a positive int.').format(repr(bins)), N_('A histogram needs at least one bin.'), N_('use bins=10.')), value=bins)
     if not data:
-        return "(no finite values)" + note
+        return tr(N_("(no finite values)")) + note
     lo, hi = min(data), max(data)
     half_span = (hi / 2 - lo / 2) or 0.5  # halves: the span of -1e308 and 1e308 does not overflow
     counts = [0] * bins

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Final, TextIO
 
 from ..engine.arena import STATE, notify
-from ..errors import InvalidArgumentError, explain
+from ..errors import N_, InvalidArgumentError, explain
 from ..engine.tensor import Tensor
 
 __all__ = ["print_tensor"]
@@ -123,9 +123,9 @@ def print_tensor(t: Tensor, verbose: bool = False, file: TextIO | None = None) -
     if not isinstance(t, Tensor):
         raise InvalidArgumentError(
             explain(
-                f"print() needs a tensor, got {type(t).__name__}: {t!r:.60}.",
-                "mt.print shows a tensor the way tf.print does.",
-                "use Python's print() for other values.",
+                N_('print() needs a tensor, got {0}: {1}.').format(type(t).__name__, f'{t!r:.60}'),
+                N_('mt.print shows a tensor the way tf.print does.'),
+                N_("use Python's print() for other values."),
             ),
             value=t,
         )

@@ -12,7 +12,8 @@ from ..engine.primitive import Op
 from ..engine.tensor import BYTES_PER_ENTRY, Grads, Tensor
 from ..engine.types import Shape
 from ..views.html import record_html
-from ..errors import InvalidArgumentError, explain
+from ..errors import N_, InvalidArgumentError, explain
+from ..language import tr
 
 __all__ = ["KernelInfo", "ProfileInfo", "profile"]
 
@@ -56,7 +57,7 @@ class ProfileInfo:
     def __str__(self) -> str:
         lines = [
             f"new_tensors={self.new_tensors} new_bytes={self.new_bytes} peak_bytes={self.peak_bytes}",
-            f"{'kernel':<14} {'inputs':<24} {'output':<10} {'+bytes':>7} {'total':>7} {'ms':>8}",
+            f"{tr(N_('kernel')):<14} {tr(N_('inputs')):<24} {tr(N_('output')):<10} {tr(N_('+bytes')):>7} {tr(N_('total')):>7} {tr(N_('ms')):>8}",
         ]
         for k in self.kernels:
             ins = ", ".join(str(s) for s in k.input_shapes)
@@ -119,9 +120,9 @@ def profile(fn: Callable[[], object]) -> ProfileInfo:
     if not callable(fn):
         raise InvalidArgumentError(
             explain(
-                f"profile() needs a function, got {type(fn).__name__}.",
-                "profile runs the function and watches what it allocates.",
-                "write mt.profile(lambda: model(x)).",
+                N_('profile() needs a function, got {0}.').format(type(fn).__name__),
+                N_('profile runs the function and watches what it allocates.'),
+                N_('write mt.profile(lambda: model(x)).'),
             ),
             value=fn,
         )

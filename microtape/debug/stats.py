@@ -19,7 +19,7 @@ from ..ops.floats import safe_mean_abs, safe_norm
 from ..engine.types import is_int
 from ..engine.arena import STATE, notify
 from ..errors import InvalidArgumentError, explain
-from ..language import tr
+from ..language import N_, tr
 from ..engine.formatting import format_number
 from ..views.html import BAD, FONT, escape, sparkline_svg, table
 from ..engine.tensor import Tensor
@@ -57,10 +57,10 @@ class GradStats:
 
     def __str__(self) -> str:
         return (
-            f"{self.name:<12} {str(self.shape):<10} norm {format_number(self.norm):>9}  "
+            f"{self.name:<12} {str(self.shape):<10} {tr(N_('norm {0}')).format(f'{format_number(self.norm):>9}')}  "
             f"max|g| {format_number(self.max_abs):>9}  mean|g| {format_number(self.mean_abs):>9}  "
-            f"zeros {self.zero_fraction:5.1%}  nan {self.nan_count}  inf {self.inf_count}"
-            + ("  (the norm overflows: larger than the largest float, 1.8e+308)" if self.overflow else "")
+            f"{tr(N_('zeros {0}')).format(f'{self.zero_fraction:5.1%}')}  nan {self.nan_count}  inf {self.inf_count}"
+            + ("  " + tr(N_("(the norm overflows: larger than the largest float, 1.8e+308)")) if self.overflow else "")
         )
 
 
@@ -78,17 +78,17 @@ def _named(grads: object) -> list[tuple[str, Tensor]]:
     if odd:
         raise InvalidArgumentError(
             explain(
-                f"the gradient {odd[0][0]!r} is a {type(odd[0][1]).__name__}, not a tensor.",
-                "Each gradient is a tensor (or None for a variable that got none).",
-                "pass what variable_grads, grads or tape.gradient returned: mt.grad_stats(grads)",
+                N_('the gradient {0} is a {1}, not a tensor.').format(repr(odd[0][0]), type(odd[0][1]).__name__),
+                N_('Each gradient is a tensor (or None for a variable that got none).'),
+                N_('pass what variable_grads, grads or tape.gradient returned: mt.grad_stats(grads)'),
             ),
             value=odd[0][1],
         )
     raise InvalidArgumentError(
         explain(
-            f"expected gradients (a tensor, list or dict of tensors), got {type(grads).__name__}.",
-            "Pass what variable_grads, grads or tape.gradient returned.",
-            "for example mt.grad_stats(grads) with grads from mt.variable_grads(f).",
+            N_('expected gradients (a tensor, list or dict of tensors), got {0}.').format(type(grads).__name__),
+            N_('Pass what variable_grads, grads or tape.gradient returned.'),
+            N_('for example mt.grad_stats(grads) with grads from mt.variable_grads(f).'),
         ),
         value=grads,
     )
@@ -128,11 +128,11 @@ def grad_stats(grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | N
     named = _named(grads)
     if STATE.get().observers:  # mt.function's tracer refuses a read of computed values into Python numbers
         for _, t in named:
-            notify("on_read", t, "mt.grad_stats() (and GradientMonitor.record(), which calls it)", _STATS_HINT)
+            notify("on_read", t, N_("mt.grad_stats() (and GradientMonitor.record(), which calls it)"), _STATS_HINT)
     return {name: _stats(name, t) for name, t in named}
 
 
-_STATS_HINT = (
+_STATS_HINT = N_(
     "return the gradients from the traced function and take the statistics after the call: "
     "loss, grads = step(x); monitor.record(grads)"
 )
@@ -167,9 +167,9 @@ class GradientMonitor:
         if not (explode_norm > 0 and vanish_norm >= 0 and growth > 1 and is_int(window) and window >= 1):
             raise InvalidArgumentError(
                 explain(
-                    f"GradientMonitor(explode_norm={explode_norm}, vanish_norm={vanish_norm}, growth={growth}, window={window}) is not usable.",
-                    "explode_norm > 0, vanish_norm >= 0, growth > 1 and window >= 1.",
-                    "keep the defaults unless you know your model's usual norms.",
+                    N_('GradientMonitor(explode_norm={0}, vanish_norm={1}, growth={2}, window={3}) is not usable.').format(explode_norm, vanish_norm, growth, window),
+                    N_('explode_norm > 0, vanish_norm >= 0, growth > 1 and window >= 1.'),
+                    N_("keep the defaults unless you know your model's usual norms."),
                 )
             )
         self.explode_norm = explode_norm
@@ -179,6 +179,7 @@ class GradientMonitor:
         self.history: dict[str, list[float]] = {}
         self.global_norms: list[float] = []
         self.flags: list[str] = []
+        self._exploding = self._vanishing = False  # the flags' kinds: their text is in the reader's language
 
     def record(self, grads: Tensor | Sequence[Tensor | None] | Mapping[str, Tensor | None]) -> list[str]:
         """Add one step's gradients; return the flags raised at this step."""
@@ -203,8 +204,10 @@ class GradientMonitor:
                 new.append(
                     tr("step {step}: exploding: global norm grew {times}x in {window} steps").format(step=step, times=format_number(total / old), window=self.window)
                 )
+        self._exploding = self._exploding or bool(new)  # every flag so far is NaN/Inf or exploding
         for name, s in stats.items():
             if math.isfinite(s.norm) and s.norm < self.vanish_norm:
+                self._vanishing = True
                 new.append(tr("step {step}: vanishing: |grad {name}| = {norm} < {limit}").format(step=step, name=name, norm=format_number(s.norm), limit=self.vanish_norm))
         self.flags.extend(new)
         return new
@@ -212,12 +215,12 @@ class GradientMonitor:
     @property
     def exploding(self) -> bool:
         """Whether any step was flagged as exploding (or NaN/Inf)."""
-        return any("exploding" in f or "NaN" in f for f in self.flags)
+        return self._exploding
 
     @property
     def vanishing(self) -> bool:
         """Whether any step was flagged as vanishing."""
-        return any("vanishing" in f for f in self.flags)
+        return self._vanishing
 
     def report(self, width: int = 40, flags: int = 5) -> str:
         """A compact text report: one sparkline of gradient norms per variable, then the flags.
@@ -241,20 +244,21 @@ class GradientMonitor:
               step 6: exploding: global norm 1e+300 > 10.0
               step 7: exploding: global norm inf > 10.0 (overflow: finite gradients whose norm exceeds the largest float, 1.8e+308)
         """
-        lines = [f"GradientMonitor: {len(self.global_norms)} steps, {len(self.flags)} flags"]
+        lines = [tr(N_("GradientMonitor: {0} steps, {1} flags")).format(len(self.global_norms), len(self.flags))]
         names = list(self.history) + ["global"]
-        pad = max(len(n) for n in names) + 2
-        for name in names:
+        labels = [*self.history, tr(N_("global"))]  # the last row is the global norm, not a variable
+        pad = max(len(n) for n in labels) + 2
+        for name, label in zip(names, labels):
             series = (self.history[name] if name != "global" else self.global_norms)[-width:]
             # in the history inf is always an overflow (non-finite gradients give NaN): draw it at the top
             drawn = [sys.float_info.max if v == math.inf else v for v in series]
-            last = "-" if not series else "inf (overflow)" if series[-1] == math.inf else format_number(series[-1])
-            lines.append(f"{name:<{pad}} {sparkline(drawn, log=True)}  last {last}")
+            last = "-" if not series else tr(N_("inf (overflow)")) if series[-1] == math.inf else format_number(series[-1])
+            lines.append(f"{label:<{pad}} {sparkline(drawn, log=True)}  {tr(N_('last'))} {last}")
         shown = self.flags if len(self.flags) <= max(flags, 1) else [self.flags[0], *self.flags[len(self.flags) - max(flags - 1, 0):]]
         for i, flag in enumerate(shown):
             lines.append("  " + flag)
             if i == 0 and len(shown) < len(self.flags):
-                lines.append(f"  ... {len(self.flags) - len(shown)} more flags left out (monitor.flags has them all)")
+                lines.append("  " + tr(N_("... {0} more flags left out (monitor.flags has them all)")).format(len(self.flags) - len(shown)))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -273,9 +277,10 @@ class GradientMonitor:
         for name in [*self.history, "global"]:
             series = self.history[name] if name != "global" else self.global_norms
             drawn = [sys.float_info.max if v == math.inf else v for v in series]
-            last = "-" if not series else "inf (overflow)" if series[-1] == math.inf else format_number(series[-1])
-            rows.append([escape(name), sparkline_svg(drawn, log=True), escape(last)])
-        head = f"GradientMonitor: {len(self.global_norms)} steps, {len(self.flags)} flags"
+            last = "-" if not series else tr(N_("inf (overflow)")) if series[-1] == math.inf else format_number(series[-1])
+            rows.append([escape(name if name != "global" or name in self.history else tr(N_("global"))), sparkline_svg(drawn, log=True), escape(last)])
+        head = tr(N_("GradientMonitor: {0} steps, {1} flags")).format(len(self.global_norms), len(self.flags))
         flags = "".join(f'<div style="{BAD}; padding: 1px 4px">{escape(f)}</div>' for f in self.flags[:20])
-        more = f"<div>… {len(self.flags) - 20} more flags (monitor.flags has them all)</div>" if len(self.flags) > 20 else ""
-        return f'<div style="{FONT}"><b>{escape(head)}</b>{table(["gradient", "norm per step (log)", "last"], rows)}{flags}{more}</div>'
+        more = "<div>… " + escape(tr(N_("{0} more flags (monitor.flags has them all)")).format(len(self.flags) - 20)) + "</div>" if len(self.flags) > 20 else ""
+        columns = [tr(N_("gradient")), tr(N_("norm per step (log)")), tr(N_("last"))]
+        return f'<div style="{FONT}"><b>{escape(head)}</b>{table(columns, rows)}{flags}{more}</div>'

@@ -309,7 +309,7 @@ def index_of(v: float, op: str, what: str = "indices") -> int:
         raise InvalidArgumentError(
             explain(
                 N_("{0}: {1} holds {2}, which is not a whole number.").format(op, what, repr(v)),
-                N_("{0} say which entry to take; they are whole numbers stored as floats.").format(what.capitalize()),
+                N_("{0} say which entry to take; they are whole numbers stored as floats.").format(N_("Indices") if what == "indices" else what.capitalize()),
                 N_("mt.tensor([round(i) for i in indices.data_sync()], shape=indices.shape)"),
             ),
             op=op,
@@ -354,7 +354,7 @@ def one_hot(indices: Tensor, depth: int, on_value: float = 1.0, off_value: float
     data = indices._data
     assert data is not None  # the op wrapper checked it
     shape = indices.shape + (depth,)
-    check_size(shape, "one_hot: the one-hot shape")
+    check_size(shape, N_("one_hot: the one-hot shape"))
     on, off = float(on_value), float(off_value)
     out = [off] * size_of(shape)
     for row, v in enumerate(data):

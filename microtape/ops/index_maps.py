@@ -57,16 +57,16 @@ def broadcast_shapes(a: Shape, b: Shape, op: str = "broadcast") -> Shape:
                 op=op,
                 shapes=(a, b),
             )
-    check_size(out, f"{op}: the broadcast shape")
+    check_size(out, N_("{0}: the broadcast shape").format(op))
     return tuple(out)
 
 
 def _broadcast_hint(a: Shape, b: Shape) -> str:
     if len(b) == 1 and len(a) == 2 and b[0] == a[0]:
-        return f"to combine each row with one value, reshape the second operand: y.reshape(({b[0]}, 1))"
+        return N_("to combine each row with one value, reshape the second operand: y.reshape(({0}, 1))").format(b[0])
     if len(a) == 1 and len(b) == 2 and a[0] == b[0]:
-        return f"to combine each row with one value, reshape the first operand: x.reshape(({a[0]}, 1))"
-    return "check which dimension is meant to line up; reshape or transpose one operand."
+        return N_("to combine each row with one value, reshape the first operand: x.reshape(({0}, 1))").format(a[0])
+    return N_("check which dimension is meant to line up; reshape or transpose one operand.")
 
 
 def expand_index(dims: Sequence[int], strides: Sequence[int]) -> list[int]:
@@ -126,9 +126,9 @@ def normalize_axes(axis: Axis, rank: int, op: str) -> tuple[int, ...]:
             raise InvalidArgumentError(
                 explain(
                     N_("{0}: axis {1} is out of range for a tensor of rank {2}.").format(op, repr(a), rank),
-                    f"Axes run from {-rank} to {rank - 1} (negative ones count from the end)."
+                    N_("Axes run from {0} to {1} (negative ones count from the end).").format(-rank, rank - 1)
                     if rank
-                    else "A scalar has no axes to reduce.",
+                    else N_("A scalar has no axes to reduce."),
                     N_("use axis=None to reduce over every axis."),
                 ),
                 op=op,

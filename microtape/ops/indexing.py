@@ -78,7 +78,7 @@ def gather(x: Tensor, indices: Tensor, axis: int = 0) -> Flat:
                 value=v,
             )
     shape = x.shape[:ax] + indices.shape + x.shape[ax + 1 :]
-    check_size(shape, "gather: the result's shape")
+    check_size(shape, N_("gather: the result's shape"))
     data = x._data
     out: list[float] = []
     for a in range(before):

@@ -263,7 +263,7 @@ def matmul(x: Tensor, y: Tensor) -> Flat:
         )
     assert x._data is not None and y._data is not None  # the op wrapper checked them
     shape = x.shape[:-1] + y.shape[1:]  # a 1-D operand's axis is contracted away, as in NumPy
-    check_size(shape, "matmul: the product's shape")  # (n, 0) @ (0, m) is n·m zeros
+    check_size(shape, N_("matmul: the product's shape"))  # (n, 0) @ (0, m) is n·m zeros
     return matmul_flat(x._data, y._data, n, k, m), shape
 
 

@@ -316,7 +316,7 @@ def pad(x: Tensor, paddings: Sequence[tuple[int, int]], constant_value: float = 
             shape=x.shape,
         )
     shape = tuple([d + p[0] + p[1] for d, p in zip(x.shape, pads)])
-    check_size(shape, "pad: the padded shape")
+    check_size(shape, N_("pad: the padded shape"))
     out = [float(constant_value)] * size_of(shape)
     st = strides_of(shape)
     offset = sum(p[0] * s for p, s in zip(pads, st))

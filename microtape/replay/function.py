@@ -35,7 +35,8 @@ from ..engine.arena import STATE, TensorBase, observing
 from ..engine.primitive import OPS, Op
 from ..engine.tensor import Tensor
 from ..engine.variable import VARIABLES, Variable
-from ..errors import UnsupportedOperationError, explain
+from ..errors import N_, UnsupportedOperationError, explain
+from ..language import tr
 from ..autodiff.results import GradMap
 from . import guards as guarding
 from .guards import Guard, compile_guards, key_of_argument
@@ -154,9 +155,9 @@ class _Tracer:
         if tensor._op in _RANDOM and not self.quiet:
             raise self.fail(_refusal(
                 self.name,
-                f"it made a random tensor (mt.{tensor._op}, shape {tensor.shape}) while tracing.",
-                "A replay would repeat the traced values, so a random draw inside the function would be frozen.",
-                "draw it outside and pass it in: step(x, mt.random_normal(shape)); it is then an input of the program.",
+                N_('it made a random tensor (mt.{0}, shape {1}) while tracing.').format(tensor._op, tensor.shape),
+                N_('A replay would repeat the traced values, so a random draw inside the function would be frozen.'),
+                N_('draw it outside and pass it in: step(x, mt.random_normal(shape)); it is then an input of the program.'),
             ))
 
     def on_free(self, tensor: TensorBase) -> None:
@@ -168,9 +169,9 @@ class _Tracer:
         if OPS.get(op.name) is not op:
             raise self.fail(_refusal(
                 self.name,
-                f"it ran the op {op.name!r}, made by custom_grad, while tracing.",
-                "A custom op runs Python code of yours that the trace cannot see as primitives.",
-                "call this function without mt.function, or write the op with primitives.",
+                N_('it ran the op {0}, made by custom_grad, while tracing.').format(repr(op.name)),
+                N_('A custom op runs Python code of yours that the trace cannot see as primitives.'),
+                N_('call this function without mt.function, or write the op with primitives.'),
             ))
         ins = [self.slot(x) for x in inputs]
         s = self.program.add(
@@ -208,16 +209,13 @@ class _Tracer:
             if tensor.id < self.start:
                 self.captured[id(tensor)] = tensor  # made before the call, not passed in: a constant
             return  # (or made inside from Python numbers: a constant too)
-        how = who or "item(), data_sync(), tolist(), float() or bool()"
+        how = who or N_("item(), data_sync(), tolist(), float() or bool()")
         raise self.fail(_refusal(
             self.name,
-            f"it read the values of Tensor#{tensor.id} (shape {tensor.shape}, made by {tensor._op!r}) "
-            f"with {how} while tracing.",
-            "A trace records ops, not Python: a value read out of a tensor can steer Python code "
-            "(if loss.item() > 1: ...) that a replay would not run again, so mt.function refuses it, "
-            "as tf.function does.",
-            hint or "compute with ops instead (mt.where for a branch), or return the tensor and read it after "
-            "the call; or call the function without mt.function.",
+            N_('it read the values of Tensor#{0} (shape {1}, made by {2}) with {3} while tracing.').format(tensor.id, tensor.shape, repr(tensor._op), how),
+            N_('A trace records ops, not Python: a value read out of a tensor can steer Python code (if loss.item() > 1: ...) that a replay would not run again, so mt.function refuses it, as tf.function does.'),
+            hint or N_("compute with ops instead (mt.where for a branch), or return the tensor and read it after "
+                       "the call; or call the function without mt.function."),
         ))
 
     def on_assign(self, variable: TensorBase, kind: str, value: object, data: list[float]) -> None:
@@ -265,7 +263,7 @@ class _Tracer:
         if name == "iterations" and id(owner) in self.optimizers:
             value = self.optimizers[id(owner)][1]  # the count when the call began: an update of this call added to it
         self.settings[(id(owner), name)] = guarding.guard_for(
-            f"the setting {name!r} of the optimizer {type(owner).__name__}", expr, owner, value, guarding.Found())
+            N_("the setting {0} of the optimizer {1}").format(repr(name), type(owner).__name__), expr, owner, value, guarding.Found())
 
     def pause(self) -> None:
         self.quiet += 1
@@ -314,7 +312,8 @@ class _Tracer:
 
 
 def _refusal(name: str, what: str, rule: str, hint: str) -> UnsupportedOperationError:
-    return UnsupportedOperationError(explain(f"mt.function({name}): {what}", rule, hint), op="function")
+    what = tr(N_("mt.function({0}): {1}")).format(name, tr(what))  # the part translated first: its own template wins
+    return UnsupportedOperationError(explain(what, rule, hint), op="function")
 
 
 class Program:
@@ -429,7 +428,7 @@ class Function(Generic[P, T]):
             >>> scaled.retrace_reasons
             ["the global 'k' of scaled changed: 2.0 at the trace, -0.0 now"]
         """
-        return list(self._reasons)
+        return [tr(r) for r in self._reasons]  # recorded in English, read in the reader's language
 
     @property
     def guards(self) -> list[str]:
@@ -448,7 +447,7 @@ class Function(Generic[P, T]):
         """
         if self._last is None:
             raise self._before_first_call("guards")
-        return [_describe(g) for g in self._last.guards]
+        return [tr(_describe(g)) for g in self._last.guards]
 
     @property
     def program(self) -> Program:
@@ -474,9 +473,9 @@ class Function(Generic[P, T]):
     def _before_first_call(self, what: str) -> UnsupportedOperationError:
         return UnsupportedOperationError(
             explain(
-                f"{getattr(self.fn, '__name__', 'fn')}.{what} was read before the first call.",
-                "mt.function traces the function at its first call; there is no program before it.",
-                f"call the function once, then print step.{what}.",
+                N_('{0}.{1} was read before the first call.').format(getattr(self.fn, '__name__', 'fn'), what),
+                N_('mt.function traces the function at its first call; there is no program before it.'),
+                N_('call the function once, then print step.{0}.').format(what),
             ),
             op="function",
         )
@@ -509,7 +508,7 @@ class Function(Generic[P, T]):
                     return cast(T, program.run(inputs, args, kwargs))  # the structure fn returned
                 if not reason:
                     reason = program.guards[failed].reason() if failed >= 0 else (
-                        "an argument is (or is no longer) a tensor the function also reads from outside")
+                        N_("an argument is (or is no longer) a tensor the function also reads from outside"))
         else:
             reason = _new_key(key, self._programs, len(args), sorted(kwargs)) if self._traces else ""
         return self._trace(key, inputs, args, kwargs, reason)
@@ -548,12 +547,9 @@ class Function(Generic[P, T]):
             if created and self._traces:
                 raise _refusal(
                     name,
-                    f"it created the variable {created[0].name!r} (shape {created[0].shape}) at a call after the "
-                    "first, and a replay cannot make a new variable.",
-                    "tf.function's rule: a function may create variables at its first call only; later calls "
-                    "must use the same ones.",
-                    "create it once, outside the function, and only assign to it inside: "
-                    "acc = mt.variable(mt.zeros(x.shape)) before the function, acc.assign_add(x) in it.",
+                    N_('it created the variable {0} (shape {1}) at a call after the first, and a replay cannot make a new variable.').format(repr(created[0].name), created[0].shape),
+                    N_("tf.function's rule: a function may create variables at its first call only; later calls must use the same ones."),
+                    N_('create it once, outside the function, and only assign to it inside: acc = mt.variable(mt.zeros(x.shape)) before the function, acc.assign_add(x) in it.'),
                 )
         except BaseException:
             tracer.undo(result)
@@ -568,7 +564,7 @@ class Function(Generic[P, T]):
         with self._lock:
             self._traces += 1
             if self._traces > 1:
-                self._reasons.append(reason or "a variable was created at the first call, so it traced again")
+                self._reasons.append(reason or N_("a variable was created at the first call, so it traced again"))
             if changed:
                 self._reasons.append(changed)
             if not created and not changed:  # else never replayed: the next call traces (runs) again
@@ -578,12 +574,12 @@ class Function(Generic[P, T]):
             self._last = program
         if self._traces - 1 == RETRACE_WARNING:
             counts = collections.Counter(self._reasons)
-            latest = "; ".join(f"{r} ({n} times)" if n > 1 else r for r, n in counts.items())
+            latest = "; ".join(tr(N_("{0} ({1} times)")).format(tr(r), n) if n > 1 else tr(r) for r, n in counts.items())
             warnings.warn(
-                f"mt.function({name}) traced {self._traces} times: its arguments or the values it reads keep "
-                f"changing. The latest reasons: {latest}. Tracing is expensive (tf.function warns too); pass a "
-                "changing number as a tensor (step(x, mt.scalar(k))), and keep what the step reads unchanged "
-                "between calls.",
+                tr(N_("mt.function({0}) traced {1} times: its arguments or the values it reads keep "
+                      "changing. The latest reasons: {2}. Tracing is expensive (tf.function warns too); pass a "
+                      "changing number as a tensor (step(x, mt.scalar(k))), and keep what the step reads unchanged "
+                      "between calls.")).format(name, self._traces, latest),
                 RetraceWarning,
                 stacklevel=3,
             )
@@ -601,9 +597,8 @@ def _changed_by_the_step(program: Trace, key: tuple[object, ...], inputs: list[T
         now, now_inputs = _signature(args, kwargs, name, lenient=True)  # (an input the step disposed is an effect)
         if now == key and len(now_inputs) == len(inputs) and all(map(operator.is_, now_inputs, inputs)):
             return ""
-        what = "an argument changed"
-    return (f"the step changed what it depends on while tracing ({what}): a replay would not repeat that Python "
-            "side effect, so every call runs the step")
+        what = N_('an argument changed')
+    return (N_('the step changed what it depends on while tracing ({0}): a replay would not repeat that Python side effect, so every call runs the step').format(what))
 
 
 def _new_key(key: tuple[object, ...], programs: dict[tuple[object, ...], list[Trace]], n_args: int,
@@ -613,10 +608,10 @@ def _new_key(key: tuple[object, ...], programs: dict[tuple[object, ...], list[Tr
         if len(old) != len(key):
             continue
         i = next(i for i, (a, b) in enumerate(zip(old, key)) if a != b)
-        what = (f"argument {i}" if i < n_args else f"the argument {names[i - n_args]}=" if i < n_args + len(names)
-                else "which arguments are one tensor")
-        return f"a new key: {what} differs from the traced calls (another shape, structure or Python value)"
-    return "a new key: other arguments than the traced calls"
+        what = (N_('argument {0}').format(i) if i < n_args else N_("the argument {0}=").format(names[i - n_args]) if i < n_args + len(names)
+                else N_("which arguments are one tensor"))
+        return N_('a new key: {0} differs from the traced calls (another shape, structure or Python value)').format(what)
+    return N_('a new key: other arguments than the traced calls')
 
 
 def _tensors_of(g: Guard) -> list[TensorBase]:
@@ -644,12 +639,12 @@ def _runtime_guards(tracer: _Tracer, guards: list[Guard]) -> list[Guard]:
     tensors = {id(g.value) for g in static if g.kind == "tensor"}
     for ref, flag, name in tracer.met.values():
         if (id(ref()), flag) not in variables:  # (a guard on the closure variable holding it checks it already)
-            out.append(Guard(f"variable {name!r}", "{s}()", ref, ref, kind="variable", flag=flag))
+            out.append(Guard(N_('variable {0}').format(repr(name)), "{s}()", ref, ref, kind="variable", flag=flag))
     for t in tracer.captured.values():
         if id(t) not in tensors:
-            out.append(Guard(f"the captured Tensor#{t.id} (shape {t.shape})", "{s}", t, t, kind="tensor"))
+            out.append(Guard(N_('the captured Tensor#{0} (shape {1})').format(t.id, t.shape), "{s}", t, t, kind="tensor"))
     for owner, _, _ in tracer.optimizers.values():
-        out.append(Guard(f"the optimizer {type(owner).__name__}", "{s}()", weakref.ref(owner), None, kind="alive"))
+        out.append(Guard(N_('the optimizer {0}').format(type(owner).__name__), "{s}()", weakref.ref(owner), None, kind="alive"))
     return out + list(tracer.settings.values())
 
 
@@ -657,16 +652,17 @@ def _describe(g: Guard) -> str:
     if g.kind == "variable":
         v = g.value() if isinstance(g.value, weakref.ref) else None
         if g.what.startswith("variable "):
-            return f"the trainable flag of {g.what} is {g.flag}"
-        shown = f"variable {v.name!r}" if isinstance(v, Variable) else "a variable"
-        return f"{g.what} is {shown} (alive, trainable={g.flag})"
+            return N_('the trainable flag of {0} is {1}').format(g.what, g.flag)
+        if isinstance(v, Variable):  # the word in the template: 'variable {0}' alone is said in the genitive
+            return N_('{0} is variable {1} (alive, trainable={2})').format(g.what, repr(v.name), g.flag)
+        return N_('{0} is a variable (alive, trainable={1})').format(g.what, g.flag)
     if g.kind == "tensor":
         if g.what.startswith("the captured"):
-            return f"{g.what} is alive"
-        return f"{g.what} is {guarding.short(g.value)}, alive"
+            return N_('{0} is alive').format(g.what)
+        return N_('{0} is {1}, alive').format(g.what, guarding.short(g.value))
     if g.kind == "alive":
-        return f"{g.what} is alive"
-    return f"{g.what} == {g.shown or guarding.short(g.value)}"
+        return N_('{0} is alive').format(g.what)
+    return N_('{0} == {1}').format(g.what, g.shown or guarding.short(g.value))
 
 
 def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: dict[int, int],
@@ -678,10 +674,9 @@ def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: di
         if result._data is None or result._disposed is not None:
             raise tracer.fail(_refusal(
                 tracer.name,
-                f"it returned Tensor#{result.id} (shape {result.shape}, made by {result._op!r}), which was "
-                f"disposed ({result._disposed}).",
-                "A call returns live tensors; a replay cannot give back a tensor the step disposed.",
-                "return the tensor without disposing it, or do not return it.",
+                N_('it returned Tensor#{0} (shape {1}, made by {2}), which was disposed ({3}).').format(result.id, result.shape, repr(result._op), result._disposed),
+                N_('A call returns live tensors; a replay cannot give back a tensor the step disposed.'),
+                N_('return the tensor without disposing it, or do not return it.'),
             ))
         if id(result) in tracer.inputs:
             return ("arg", next(i for i, t in enumerate(inputs) if t is result))
@@ -716,11 +711,9 @@ def _outputs(tracer: _Tracer, result: object, inputs: list[TensorBase], made: di
             return ("argobj", ("k", name))
     raise tracer.fail(_refusal(
         tracer.name,
-        f"it returned a {t.__name__} ({guarding.short(result)}), which a replay cannot rebuild.",
-        "A replay rebuilds tensors, variables, Python numbers and strings, and the tuples (named ones too), "
-        "lists and dicts that hold them, and gives back the arguments themselves; not a subclass of list "
-        "or dict, nor another object made by the step.",
-        "return a plain container: list(result) for a list subclass, dict(result) for a defaultdict.",
+        N_('it returned a {0} ({1}), which a replay cannot rebuild.').format(t.__name__, guarding.short(result)),
+        N_('A replay rebuilds tensors, variables, Python numbers and strings, and the tuples (named ones too), lists and dicts that hold them, and gives back the arguments themselves; not a subclass of list or dict, nor another object made by the step.'),
+        N_('return a plain container: list(result) for a list subclass, dict(result) for a defaultdict.'),
     ))
 
 

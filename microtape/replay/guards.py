@@ -41,7 +41,8 @@ from typing import Any, Final
 
 from ..engine.arena import TensorBase
 from ..engine.variable import Variable
-from ..errors import UnsupportedOperationError, explain
+from ..errors import N_, UnsupportedOperationError, explain
+from ..language import tr
 
 __all__ = [
     "Found", "Guard", "KEY_LIMIT", "MISSING", "collect", "compile_guards", "guard_for", "key_of", "key_of_argument", "short",
@@ -347,13 +348,13 @@ def key_of_argument(v: object, inputs: list[TensorBase], what: str, name: str) -
     try:
         return _Keyer(inputs, None).key(v)
     except _TooBig:
-        raise _too_big(name, what, "pass the data as a tensor: step(mt.tensor(data))") from None
+        raise _too_big(name, what, N_('pass the data as a tensor: step(mt.tensor(data))')) from None
     except _TensorInSet:
         raise UnsupportedOperationError(
             explain(
-                f"mt.function({name}): {what} is a set holding tensors.",
-                "A set has no order, so its tensors cannot be the program's inputs in a fixed order.",
-                "pass a list or a tuple of the tensors instead: step([a, b])",
+                N_('mt.function({0}): {1} is a set holding tensors.').format(name, what),
+                N_("A set has no order, so its tensors cannot be the program's inputs in a fixed order."),
+                N_('pass a list or a tuple of the tensors instead: step([a, b])'),
             ),
             op="function",
         ) from None
@@ -362,9 +363,8 @@ def key_of_argument(v: object, inputs: list[TensorBase], what: str, name: str) -
 def _too_big(name: str, what: str, hint: str) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         explain(
-            f"mt.function({name}): {what} holds more than {KEY_LIMIT:,} Python values.",
-            "mt.function checks the Python values a program depends on at every call; a structure this "
-            "big would cost more to check than the program saves.",
+            N_('mt.function({0}): {1} holds more than {2} Python values.').format(name, what, f'{KEY_LIMIT:,}'),
+            N_('mt.function checks the Python values a program depends on at every call; a structure this big would cost more to check than the program saves.'),
             hint,
         ),
         op="function",
@@ -411,15 +411,15 @@ class Guard:
         try:
             now = _read(self)
         except Exception as err:  # noqa: BLE001 - what reading it raised is the reason
-            return f"{self.what} can no longer be read ({type(err).__name__})"
+            return N_('{0} can no longer be read ({1})').format(self.what, type(err).__name__)
         was = self.value() if self.kind == "variable" and isinstance(self.value, weakref.ref) else self.value
         if self.kind == "variable" and isinstance(now, Variable) and now is was:
             if now._data is None:
-                return f"{self.what} was disposed"
-            return f"the trainable flag of {self.what} changed from {self.flag} to {now._trainable}"
+                return N_('{0} was disposed').format(self.what)
+            return N_('the trainable flag of {0} changed from {1} to {2}').format(self.what, self.flag, now._trainable)
         if self.kind == "tensor" and now is was and isinstance(now, TensorBase):
-            return f"{self.what} was disposed"
-        return f"{self.what} changed: {self.shown or short(was)} at the trace, {short(now)} now"
+            return N_('{0} was disposed').format(self.what)
+        return N_('{0} changed: {1} at the trace, {2} now').format(self.what, self.shown or short(was), short(now))
 
 
 def _read(g: Guard) -> object:
@@ -628,15 +628,15 @@ class _Walk:
         for name in reads.cells:
             if name in env:
                 cell = env[name]
-                self.add(("cell", id(cell)), f"the closure variable {name!r} of {owner}", "{s}.cell_contents",
+                self.add(("cell", id(cell)), N_('the closure variable {0} of {1}').format(repr(name), owner), "{s}.cell_contents",
                          cell, _cell(cell))
         for name in reads.globals:
-            self.add(("global", id(globs), name), f"the global {name!r} of {owner}", "{s}.get({n}, M)", globs,
+            self.add(("global", id(globs), name), N_('the global {0} of {1}').format(repr(name), owner), "{s}.get({n}, M)", globs,
                      globs.get(name, MISSING), name)
         for module, name in reads.imports:
             mod = sys.modules.get(module)
             if mod is not None and not _is_library(type(mod)) and not module.startswith("microtape"):
-                self.add(("import", module, name), f"the module attribute '{module}.{name}' ({name!r})",
+                self.add(("import", module, name), N_("the module attribute '{0}.{1}' ({2})").format(module, name, repr(name)),
                          "getattr({s}, {n}, M)", mod, getattr(mod, name, MISSING), name)
         for kind, name, attrs in reads.chains:
             self.chain(kind, name, attrs, globs, env, owner)
@@ -671,7 +671,7 @@ class _Walk:
                     getattr(value, "__code__", _LIBRARY_CODE))):
                 return  # a method of an optimizer, a function of microtape or of the standard library
             mark = ("chain", id(source), name, path)
-            self.add(mark, f"the attribute '{path}' read by {owner}", expr, source, value, name)
+            self.add(mark, N_("the attribute '{0}' read by {1}").format(path, owner), expr, source, value, name)
             if isinstance(value, types.ModuleType):
                 continue
             break
@@ -753,26 +753,26 @@ def collect(fn: object, also: Sequence[types.FunctionType] = ()) -> list[Guard]:
     try:
         if isinstance(fn, types.FunctionType):
             if fn.__defaults__ is not None or fn.__kwdefaults__ is not None:
-                walk.add("defaults", f"the default arguments of {name}", "({s}.__defaults__, {s}.__kwdefaults__)", fn,
+                walk.add("defaults", N_('the default arguments of {0}').format(name), "({s}.__defaults__, {s}.__kwdefaults__)", fn,
                          (fn.__defaults__, fn.__kwdefaults__))
             walk.function(fn, name)
         elif isinstance(fn, types.MethodType):
-            walk.add("self", f"the object of the method {name}", "{s}.__self__", fn, fn.__self__)
+            walk.add("self", N_('the object of the method {0}').format(name), "{s}.__self__", fn, fn.__self__)
             if isinstance(fn.__func__, types.FunctionType):
                 walk.function(fn.__func__, name)
         else:  # a partial, a callable object: its whole state
-            walk.add("callable", f"the callable {name}", "{s}", fn, fn)
+            walk.add("callable", N_('the callable {0}').format(name), "{s}", fn, fn)
         walk.found.arg_functions.extend(also)
         walk.drain()
     except _TooBig:
-        raise _too_big(name, "a value the function reads from outside (a closure variable, a global)",
-                       "make the data a tensor outside the function: data = mt.tensor(data)") from None
+        raise _too_big(name, N_('a value the function reads from outside (a closure variable, a global)'),
+                       N_('make the data a tensor outside the function: data = mt.tensor(data)')) from None
     if not walk.complete:
         import warnings
 
         warnings.warn(
-            f"mt.function({name}): the traced code reaches more than {_WALK_LIMIT} functions; "
-            "only the first ones are read for guards.",
+            tr(N_("mt.function({0}): the traced code reaches more than {1} functions; "
+                  "only the first ones are read for guards.")).format(name, _WALK_LIMIT),
             RuntimeWarning,
             stacklevel=4,
         )

@@ -36,7 +36,7 @@ from ..engine.arena import TensorBase, new
 from ..engine.shape import size_of
 from ..engine.tensor import Tensor
 from ..engine.types import Shape
-from ..errors import DisposedTensorError, explain
+from ..errors import N_, DisposedTensorError, explain
 from .specialise import specialised
 
 __all__ = ["Made", "Slot", "Trace", "compile_program"]
@@ -134,9 +134,9 @@ class Trace:
             if v is None or v._data is None:
                 raise DisposedTensorError(
                     explain(
-                        f"mt.function({self.name}): a variable its program uses was disposed.",
-                        "A traced program reads and writes the variables it met while tracing.",
-                        "keep the variables alive while you call the function, or wrap a new function.",
+                        N_('mt.function({0}): a variable its program uses was disposed.').format(self.name),
+                        N_('A traced program reads and writes the variables it met while tracing.'),
+                        N_('keep the variables alive while you call the function, or wrap a new function.'),
                     ),
                     op="function",
                 )

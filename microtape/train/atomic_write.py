@@ -12,7 +12,7 @@ import os
 import stat
 import tempfile
 
-from ..errors import CheckpointError, explain
+from ..errors import N_, CheckpointError, explain
 
 __all__ = ["write_atomically"]
 
@@ -49,10 +49,10 @@ def write_atomically(path: str, text: str) -> None:
     except OSError as err:
         raise CheckpointError(
             explain(
-                f"cannot write checkpoint {path!r}: {err.strerror or err}.",
-                "The checkpoint is written next to its final name, then renamed into place; "
-                "the previous file at that path is unchanged.",
-                "check that the folder exists and is writable, and that the disk has space.",
+                N_("cannot write checkpoint {0}: {1}.").format(repr(path), err.strerror or err),
+                N_("The checkpoint is written next to its final name, then renamed into place; "
+                   "the previous file at that path is unchanged."),
+                N_("check that the folder exists and is writable, and that the disk has space."),
             ),
             path=path,
         ) from err

@@ -49,7 +49,8 @@ from typing import Final, TypeAlias, overload
 from ..engine.types import Shape
 from .atomic_write import write_atomically
 from .checkpoint_format import FORMAT, VERSION, OptimizerState, Record, load_error, parse_checkpoint, read_text
-from ..errors import CheckpointError, MicrotapeError, explain
+from ..errors import N_, CheckpointError, MicrotapeError, explain
+from ..language import tr
 from .optimizer import Optimizer
 from .slots import RestorePlan, export_state, install_state, plan_restore
 from ..engine.arena import new
@@ -129,9 +130,9 @@ def _path(path: object, api: str) -> str:
     if not isinstance(path, str) or not path:
         raise CheckpointError(
             explain(
-                f"{api}: path must be a non-empty str or os.PathLike, got {type(path).__name__}: {path!r:.60}.",
-                "A checkpoint is a file on disk.",
-                f'pass a file name: mt.{api}("checkpoint.json", ...).',
+                N_('{0}: path must be a non-empty str or os.PathLike, got {1}: {2}.').format(api, type(path).__name__, f'{path!r:.60}'),
+                N_('A checkpoint is a file on disk.'),
+                N_('pass a file name: mt.{0}("checkpoint.json", ...).').format(api),
             ),
             path=path,
         )
@@ -144,35 +145,35 @@ def _records_to_save(variables: object, where: str) -> tuple[list[Record], dict[
     if isinstance(variables, Mapping):
         for key, t in variables.items():
             if not isinstance(key, str) or not key:
-                raise _save_error(where, f"the dict key {key!r:.40} is not a non-empty str.", "Keys are the names saved in the file.", 'use names: {"w": w, "b": b}.')
+                raise _save_error(where, N_('the dict key {0} is not a non-empty str.').format(f'{key!r:.40}'), N_('Keys are the names saved in the file.'), N_('use names: {"w": w, "b": b}.'))
             if not isinstance(t, Tensor):
-                raise _save_error(where, f"{key!r} is a {type(t).__name__}, not a tensor or variable.", "Only tensors hold values to save.", f"pass the variable itself: {{{key!r}: {key}}}.")
+                raise _save_error(where, N_('{0} is a {1}, not a tensor or variable.').format(repr(key), type(t).__name__), N_('Only tensors hold values to save.'), N_('pass the variable itself: {{{0}: {1}}}.').format(repr(key), key))
             items.append((key, t, t.trainable if isinstance(t, Variable) else False))
     elif isinstance(variables, (list, tuple)):
         for i, v in enumerate(variables):
             if not isinstance(v, Variable):
                 raise _save_error(
                     where,
-                    f"item {i} is a {type(v).__name__}, not a Variable.",
-                    "A list is saved under the variables' names; a plain tensor has no name.",
-                    'name it with a dict: mt.save_variables(path, {"x": x}).',
+                    N_('item {0} is a {1}, not a Variable.').format(i, type(v).__name__),
+                    N_("A list is saved under the variables' names; a plain tensor has no name."),
+                    N_('name it with a dict: mt.save_variables(path, {"x": x}).'),
                 )
             items.append((v.name, v, v.trainable))
     else:
         raise _save_error(
             where,
-            f"variables must be a list of variables or a dict name -> variable, got {type(variables).__name__}.",
-            "save_variables writes named values.",
-            "pass [w, b] or {'w': w, 'b': b}.",
+            N_('variables must be a list of variables or a dict name -> variable, got {0}.').format(type(variables).__name__),
+            N_('save_variables writes named values.'),
+            N_("pass [w, b] or {'w': w, 'b': b}."),
         )
     if not items:
-        raise _save_error(where, "there are no variables to save.", "A checkpoint holds at least one variable.", "pass [w, b].")
+        raise _save_error(where, N_('there are no variables to save.'), N_('A checkpoint holds at least one variable.'), N_('pass [w, b].'))
     records: list[Record] = []
     seen: set[str] = set()
     owners: dict[int, str] = {}
     for name, t, trainable in items:
         if name in seen:
-            raise _save_error(where, f"the name {name!r} appears twice.", "Names in a checkpoint are unique.", "save each variable once.")
+            raise _save_error(where, N_('the name {0} appears twice.').format(repr(name)), N_('Names in a checkpoint are unique.'), N_('save each variable once.'))
         seen.add(name)
         if isinstance(t, Variable):
             owners.setdefault(t.id, name)  # its slots are saved under this name (the first, if saved twice)
@@ -185,10 +186,9 @@ def _finite_record(name: str, shape: Shape, trainable: bool, data: list[float], 
         if not math.isfinite(v):
             raise _save_error(
                 where,
-                f"{kind} {name!r} holds {v} at flat index {i}.",
-                "A checkpoint stores finite numbers only (JSON has no NaN or Infinity); "
-                "saving a broken model would only hide the problem.",
-                "find where it came from with mt.check_numerics(t, 'name') or mt.detect_anomaly().",
+                N_('{0} {1} holds {2} at flat index {3}.').format(kind, repr(name), v, i),
+                N_('A checkpoint stores finite numbers only (JSON has no NaN or Infinity); saving a broken model would only hide the problem.'),
+                N_("find where it came from with mt.check_numerics(t, 'name') or mt.detect_anomaly()."),
             )
     return Record(name, shape, trainable, data)
 
@@ -205,9 +205,9 @@ def _optimizer_dict(optimizer: object, where: str, owners: dict[int, str]) -> di
     if not isinstance(optimizer, Optimizer):
         raise _save_error(
             where,
-            f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.",
-            "Only an optimizer's slots and iteration count can be saved with the variables.",
-            "pass optimizer=opt where opt = mt.train.adam(...).",
+            N_('optimizer must be a microtape optimizer, got {0}.').format(type(optimizer).__name__),
+            N_("Only an optimizer's slots and iteration count can be saved with the variables."),
+            N_('pass optimizer=opt where opt = mt.train.adam(...).'),
         )
     iterations, entries = export_state(optimizer, owners)  # the slots of the saved variables, under their saved names
     slots = [_finite_record(name, shape, False, data, where, "optimizer slot") for name, shape, data in entries]
@@ -223,11 +223,12 @@ def _dumps(obj: object, where: str) -> str:
     try:
         return json.dumps(obj, allow_nan=False)
     except ValueError as err:  # a non-finite number slipped through: refuse, never write it
-        raise _save_error(where, f"cannot encode as JSON: {err}.", "Checkpoints hold finite numbers.", "check the values with mt.check_numerics.") from err
+        raise _save_error(where, N_('cannot encode as JSON: {0}.').format(err), N_('Checkpoints hold finite numbers.'), N_('check the values with mt.check_numerics.')) from err
 
 
 def _save_error(where: str, what: str, rule: str, hint: str) -> CheckpointError:
-    return CheckpointError(explain(f"save_variables({where!r}): {what}", rule, hint), path=where)
+    what = tr(N_("save_variables({0}): {1}")).format(repr(where), tr(what))  # the part translated first: its own template wins
+    return CheckpointError(explain(what, rule, hint), path=where)
 
 
 # ── loading ────────────────────────────────────────────────────────────────────
@@ -321,16 +322,16 @@ def load_variables(
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
         raise CheckpointError(
             explain(
-                f"load_variables: max_bytes must be a positive int, got {max_bytes!r}.",
-                "It is the size of the largest file load_variables will read.",
-                "leave it out for 64 MiB.",
+                N_('load_variables: max_bytes must be a positive int, got {0}.').format(repr(max_bytes)),
+                N_('It is the size of the largest file load_variables will read.'),
+                N_('leave it out for 64 MiB.'),
             ),
             path=where,
         )
     flag: object = strict
     if not isinstance(flag, bool):
         raise CheckpointError(
-            explain(f"load_variables: strict must be True or False, got {strict!r}.", "strict refuses unknown names.", "pass strict=False to ignore them."),
+            explain(N_('load_variables: strict must be True or False, got {0}.').format(repr(strict)), N_('strict refuses unknown names.'), N_('pass strict=False to ignore them.')),
             path=where,
         )
     records, opt_state = parse_checkpoint(read_text(where, limit), where)
@@ -343,17 +344,17 @@ def load_variables(
             if record is None:
                 raise load_error(
                     where,
-                    f"no variable named {name!r} in the file; it holds {sorted(by_name)}.",
-                    "Every variable to load into must be in the checkpoint.",
-                    "save it first, or load into fewer variables.",
+                    N_('no variable named {0} in the file; it holds {1}.').format(repr(name), sorted(by_name)),
+                    N_('Every variable to load into must be in the checkpoint.'),
+                    N_('save it first, or load into fewer variables.'),
                     name=name,
                 )
             if record.shape != var.shape:
                 raise load_error(
                     where,
-                    f"variable {name!r} has shape {record.shape} in the file, but the variable to load into has shape {var.shape}.",
-                    "A variable keeps its shape; the saved values must have exactly that shape.",
-                    "load into a variable made with the same shape, or read the values with load_variables(path).",
+                    N_('variable {0} has shape {1} in the file, but the variable to load into has shape {2}.').format(repr(name), record.shape, var.shape),
+                    N_('A variable keeps its shape; the saved values must have exactly that shape.'),
+                    N_('load into a variable made with the same shape, or read the values with load_variables(path).'),
                     name=name,
                     shapes=(record.shape, var.shape),
                 )
@@ -361,9 +362,9 @@ def load_variables(
         if strict and unknown:
             raise load_error(
                 where,
-                f"the file holds {unknown} that are not among the variables to load into {sorted(targets)}.",
-                "With strict=True every saved variable must be restored.",
-                "add them to into=..., or pass strict=False to ignore them.",
+                N_('the file holds {0} that are not among the variables to load into {1}.').format(unknown, sorted(targets)),
+                N_('With strict=True every saved variable must be restored.'),
+                N_('add them to into=..., or pass strict=False to ignore them.'),
                 names=unknown,
             )
 
@@ -386,32 +387,31 @@ def load_variables(
 
 def _optimizer_plan(optimizer: object, state: OptimizerState | None, where: str, targets: dict[str, Variable] | None) -> RestorePlan:
     if not isinstance(optimizer, Optimizer):
-        raise load_error(where, f"optimizer must be a microtape optimizer, got {type(optimizer).__name__}.", "Its slots are restored from the file.", "pass optimizer=opt where opt = mt.train.adam(...).")
+        raise load_error(where, N_('optimizer must be a microtape optimizer, got {0}.').format(type(optimizer).__name__), N_('Its slots are restored from the file.'), N_('pass optimizer=opt where opt = mt.train.adam(...).'))
     if state is None:
-        raise load_error(where, "the file holds no optimizer state.", "optimizer= restores state saved with save_variables(..., optimizer=opt).", "leave optimizer= out, or save with optimizer=opt.")
+        raise load_error(where, N_('the file holds no optimizer state.'), N_('optimizer= restores state saved with save_variables(..., optimizer=opt).'), N_('leave optimizer= out, or save with optimizer=opt.'))
     if state.class_name != optimizer.class_name:
         raise load_error(
             where,
-            f"the file holds the state of a {state.class_name} optimizer, not of a {optimizer.class_name} one.",
-            "Each kind of optimizer keeps different slots.",
-            f"restore it into mt.train.{state.class_name.lower()}(...).",
+            N_('the file holds the state of a {0} optimizer, not of a {1} one.').format(state.class_name, optimizer.class_name),
+            N_('Each kind of optimizer keeps different slots.'),
+            N_('restore it into mt.train.{0}(...).').format(state.class_name.lower()),
         )
     if targets is None:
         raise load_error(
             where,
-            "optimizer= was given without into=.",
-            "The slots belong to the variables loaded into, under the names they were saved with; "
-            "without into= there are none, and another live variable of that name is not their owner.",
-            "load into the variables the optimizer trains: mt.load_variables(path, into={'w': w}, optimizer=opt).",
+            N_('optimizer= was given without into=.'),
+            N_('The slots belong to the variables loaded into, under the names they were saved with; without into= there are none, and another live variable of that name is not their owner.'),
+            N_("load into the variables the optimizer trains: mt.load_variables(path, into={'w': w}, optimizer=opt)."),
         )
     try:
         return plan_restore(optimizer, state.iterations, [(s.name, s.shape, s.data) for s in state.slots], "load_variables", targets)
     except MicrotapeError as err:
         raise load_error(
             where,
-            "the optimizer state does not fit: " + err.message.splitlines()[0],
-            "Slots are restored for live variables of the same names and shapes.",
-            "create (or load) the variables first, with the shapes they had when saved.",
+            N_("the optimizer state does not fit: {0}").format(err.message.splitlines()[0]),
+            N_('Slots are restored for live variables of the same names and shapes.'),
+            N_('create (or load) the variables first, with the shapes they had when saved.'),
         ) from err
 
 
@@ -422,15 +422,15 @@ def _targets(into: object, where: str) -> dict[str, Variable]:
     elif isinstance(into, (list, tuple)):
         pairs = [(v.name if isinstance(v, Variable) else None, v) for v in into]
     else:
-        raise load_error(where, f"into must be a list of variables or a dict name -> variable, got {type(into).__name__}.", "into says which variables receive the saved values.", "pass into=[w, b].")
+        raise load_error(where, N_('into must be a list of variables or a dict name -> variable, got {0}.').format(type(into).__name__), N_('into says which variables receive the saved values.'), N_('pass into=[w, b].'))
     targets: dict[str, Variable] = {}
     for name, v in pairs:
         if not isinstance(v, Variable):
-            raise load_error(where, f"into holds a {type(v).__name__}, not a Variable.", "Only variables can be assigned; tensors are immutable.", "make it a variable with mt.variable(t).")
+            raise load_error(where, N_('into holds a {0}, not a Variable.').format(type(v).__name__), N_('Only variables can be assigned; tensors are immutable.'), N_('make it a variable with mt.variable(t).'))
         if not isinstance(name, str) or not name:
-            raise load_error(where, f"into has the key {name!r:.40}, not a non-empty str.", "Keys are names in the checkpoint.", "use into={'w': w}.")
+            raise load_error(where, N_('into has the key {0}, not a non-empty str.').format(f'{name!r:.40}'), N_('Keys are names in the checkpoint.'), N_("use into={'w': w}."))
         if name in targets:
-            raise load_error(where, f"into names {name!r} twice.", "Each saved variable is loaded into one variable.", "list each variable once.")
+            raise load_error(where, N_('into names {0} twice.').format(repr(name)), N_('Each saved variable is loaded into one variable.'), N_('list each variable once.'))
         v.data_sync()  # raises DisposedTensorError for a disposed variable, before anything changes
         targets[name] = v
     return targets

@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeAlias, overload
 
 from ..views import habits
 from ..engine import arena
-from ..errors import InvalidArgumentError, explain
+from ..errors import N_, InvalidArgumentError, explain
 from .validate import check_flag, check_learning_rate, collect_gradients
 from .slots import ITER_NAME, SlotKeeper, export_state, install_state, plan_restore, read_weights
 from ..autodiff.functional import VariableGrads, variable_grads_as
@@ -230,7 +230,7 @@ class Optimizer(SlotKeeper, ABC):
             (9.0, 6.0)
         """
         use = (
-            "compute_gradients(f) calls f(), which computes the loss from variables (w here)",
+            N_("compute_gradients(f) calls f(), which computes the loss from variables (w here)"),
             "value, grads = opt.compute_gradients(lambda: (w * w).sum())",
         )
         return variable_grads_as(f"{self._api}.compute_gradients", f, self._var_list(var_list), use)
@@ -303,16 +303,16 @@ class Optimizer(SlotKeeper, ABC):
         if isinstance(given, (list, tuple)) or callable(getattr(given, "variables", None)):
             raise InvalidArgumentError(
                 explain(
-                    f"{self._api}.minimize: the second argument is return_cost, and it got the "
-                    f"{type(given).__name__} {given!r:.60}.",
-                    "The order is minimize(f, return_cost=False, var_list=None), so pass the variables by keyword.",
+                    N_("{0}.minimize: the second argument is return_cost, and it got the {1} {2}.").format(
+                        self._api, type(given).__name__, repr(given)[:60]),
+                    N_("The order is minimize(f, return_cost=False, var_list=None), so pass the variables by keyword."),
                     "opt.minimize(lambda: (w * w).sum(), var_list=[w])",
                 ),
                 value=given,
             )
         wanted = check_flag(f"{self._api}.minimize", "return_cost", return_cost)
         use = (
-            "minimize(f) records f() on a tape; f computes the loss from variables (w here)",
+            N_("minimize(f) records f() on a tape; f computes the loss from variables (w here)"),
             "opt.minimize(lambda: (w * w).sum())",
         )
         value, grads = variable_grads_as(f"{self._api}.minimize", f, self._var_list(var_list), use)
@@ -505,9 +505,9 @@ class Optimizer(SlotKeeper, ABC):
         if not callable(variables):
             raise InvalidArgumentError(
                 explain(
-                    f"{self._api}: var_list must be a list of variables, got {type(var_list).__name__}.",
-                    "var_list restricts which variables are updated.",
-                    "pass var_list=[w, b], or an object with a variables() method.",
+                    N_("{0}: var_list must be a list of variables, got {1}.").format(self._api, type(var_list).__name__),
+                    N_("var_list restricts which variables are updated."),
+                    N_("pass var_list=[w, b], or an object with a variables() method."),
                 ),
                 value=var_list,
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..errors import N_
 from .validate import EPSILON, check_epsilon, check_flag, check_non_negative, check_unit, nan_maximum
 from ..ops.floats import safe_div as _div
 from ..ops.floats import safe_sqrt as _sqrt
@@ -85,7 +86,7 @@ class MomentumOptimizer(Optimizer):
 
     def __init__(self, learning_rate: float, momentum: float, use_nesterov: bool = False) -> None:
         super().__init__(learning_rate)
-        self._momentum = check_non_negative(self._api, "momentum", momentum, "the usual value is 0.9.")
+        self._momentum = check_non_negative(self._api, "momentum", momentum, N_("the usual value is {0}.").format("0.9"))
         self._use_nesterov = check_flag(self._api, "use_nesterov", use_nesterov)
 
     @property
@@ -126,7 +127,7 @@ class AdagradOptimizer(Optimizer):
     def __init__(self, learning_rate: float, initial_accumulator_value: float = 0.1) -> None:
         super().__init__(learning_rate)
         self._initial_accumulator_value = check_non_negative(
-            self._api, "initial_accumulator_value", initial_accumulator_value, "the usual value is 0.1."
+            self._api, "initial_accumulator_value", initial_accumulator_value, N_("the usual value is {0}.").format("0.1")
         )
 
     @property
@@ -274,7 +275,7 @@ class AdamaxOptimizer(Optimizer):
         self._beta1 = check_unit(self._api, "beta1", beta1, "0.9")
         self._beta2 = check_unit(self._api, "beta2", beta2, "0.999", closed=True)
         self._epsilon = check_epsilon(self._api, epsilon)
-        self._decay = check_non_negative(self._api, "decay", decay, "leave it at 0.0, or try 1e-4 to slow down over time.")
+        self._decay = check_non_negative(self._api, "decay", decay, N_("leave it at 0.0, or try 1e-4 to slow down over time."))
 
     @property
     def _slot_names(self) -> tuple[str, ...]:
@@ -331,7 +332,7 @@ class RMSPropOptimizer(Optimizer):
     ) -> None:
         super().__init__(learning_rate)
         self._decay = check_unit(self._api, "decay", decay, "0.9", closed=True)
-        self._momentum = check_non_negative(self._api, "momentum", momentum, "leave it at 0.0, or try 0.9.")
+        self._momentum = check_non_negative(self._api, "momentum", momentum, N_("leave it at 0.0, or try 0.9."))
         self._epsilon = check_epsilon(self._api, epsilon)
         self._centered = check_flag(self._api, "centered", centered)
 

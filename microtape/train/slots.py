@@ -27,7 +27,7 @@ from ..debug.leaks import STATE_OF
 from ..engine.tensor import Tensor
 from ..engine.types import Shape
 from ..engine.variable import VARIABLES, Variable, variable
-from ..errors import InvalidArgumentError, ShapeError, explain
+from ..errors import N_, InvalidArgumentError, ShapeError, explain
 from .validate import variable_names_hint
 
 __all__ = ["ITER_NAME", "RestorePlan", "SlotKeeper", "export_state", "install_state", "plan_restore", "read_weights"]
@@ -134,9 +134,9 @@ def read_weights(api: str, weights: object) -> tuple[object, list[_Entry]]:
     else:
         raise InvalidArgumentError(
             explain(
-                f"{api}: weights must be a list of (name, tensor) pairs or a dict, got {type(weights).__name__}.",
-                "set_weights takes what get_weights returns.",
-                "pass opt.set_weights(other.get_weights()).",
+                N_("{0}: weights must be a list of (name, tensor) pairs or a dict, got {1}.").format(api, type(weights).__name__),
+                N_("set_weights takes what get_weights returns."),
+                N_("pass opt.set_weights(other.get_weights())."),
             ),
             value=weights,
         )
@@ -146,9 +146,9 @@ def read_weights(api: str, weights: object) -> tuple[object, list[_Entry]]:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: weights[{i}] is {pair!r:.60}, not a (name, tensor) pair.",
-                    "Each weight is a pair of its name and a tensor.",
-                    "pass what get_weights() returns.",
+                    N_("{0}: weights[{1}] is {2}, not a (name, tensor) pair.").format(api, i, repr(pair)[:60]),
+                    N_("Each weight is a pair of its name and a tensor."),
+                    N_("pass what get_weights() returns."),
                 ),
                 index=i,
             )
@@ -156,17 +156,16 @@ def read_weights(api: str, weights: object) -> tuple[object, list[_Entry]]:
         if not isinstance(name, str) or not isinstance(t, Tensor):
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: weights[{i}] is ({type(name).__name__}, {type(t).__name__}), "
-                    "not (str, Tensor).",
-                    "Each weight is a pair of its name and a tensor.",
-                    "pass what get_weights() returns.",
+                    N_("{0}: weights[{1}] is ({2}, {3}), not (str, Tensor).").format(api, i, type(name).__name__, type(t).__name__),
+                    N_("Each weight is a pair of its name and a tensor."),
+                    N_("pass what get_weights() returns."),
                 ),
                 index=i,
             )
         if name == ITER_NAME:
             if iterations is not None:
                 raise InvalidArgumentError(
-                    explain(f"{api}: 'iter' appears twice.", "There is one iteration count.", "pass it once."),
+                    explain(N_("{0}: 'iter' appears twice.").format(api), N_("There is one iteration count."), N_("pass it once.")),
                     name=name,
                 )
             iterations = t.data_sync()[0] if t.size == 1 else t.shape
@@ -209,9 +208,9 @@ def plan_restore(
     if iterations is None:
         raise InvalidArgumentError(
             explain(
-                f"{api}: no 'iter' entry.",
-                "The weights start with ('iter', scalar): the iteration count.",
-                "pass what get_weights() returns.",
+                N_("{0}: no 'iter' entry.").format(api),
+                N_("The weights start with ('iter', scalar): the iteration count."),
+                N_("pass what get_weights() returns."),
             )
         )
     if not isinstance(iterations, (int, float)) or isinstance(iterations, bool) or not (
@@ -219,9 +218,9 @@ def plan_restore(
     ):
         raise InvalidArgumentError(
             explain(
-                f"{api}: 'iter' is {iterations!r}, not a count.",
-                "The iteration count is a whole number >= 0, stored as a scalar.",
-                "pass ('iter', mt.scalar(n)).",
+                N_("{0}: 'iter' is {1}, not a count.").format(api, repr(iterations)),
+                N_("The iteration count is a whole number >= 0, stored as a scalar."),
+                N_("pass ('iter', mt.scalar(n))."),
             ),
             value=iterations,
         )
@@ -229,12 +228,12 @@ def plan_restore(
     for name, shape, data in entries:
         owner, _, slot = name.rpartition("/")
         if slot not in optimizer._slot_names or not owner:
-            expected = ", ".join(f"'<variable>/{s}'" for s in optimizer._slot_names) or "only 'iter'"
+            expected = ", ".join(f"'<variable>/{s}'" for s in optimizer._slot_names) or N_("only 'iter'")
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: {name!r} is not a slot of {optimizer._api}.",
-                    f"{optimizer._api} keeps {expected}.",
-                    "restore weights saved by the same kind of optimizer (and the same centered flag).",
+                    N_("{0}: {1} is not a slot of {2}.").format(api, repr(name), optimizer._api),
+                    N_("{0} keeps {1}.").format(optimizer._api, expected),
+                    N_("restore weights saved by the same kind of optimizer (and the same centered flag)."),
                 ),
                 name=name,
             )
@@ -244,18 +243,18 @@ def plan_restore(
         if var is None or var.is_disposed:
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: slot {name!r} belongs to a variable {owner!r} that is not alive.",
-                    "Slots are restored for existing variables, matched by name.",
-                    "create (or load) the variables first; " + variable_names_hint(owner),
+                    N_("{0}: slot {1} belongs to a variable {2} that is not alive.").format(api, repr(name), repr(owner)),
+                    N_("Slots are restored for existing variables, matched by name."),
+                    N_("create (or load) the variables first; {0}").format(variable_names_hint(owner)),
                 ),
                 name=name,
             )
         if tuple(shape) != var.shape or len(data) != var.size:
             raise ShapeError(
                 explain(
-                    f"{api}: slot {name!r} has shape {tuple(shape)}, but variable {owner!r} has shape {var.shape}.",
-                    "A slot has exactly the shape of its variable.",
-                    "restore weights saved for these same variables.",
+                    N_("{0}: slot {1} has shape {2}, but variable {3} has shape {4}.").format(api, repr(name), tuple(shape), repr(owner), var.shape),
+                    N_("A slot has exactly the shape of its variable."),
+                    N_("restore weights saved for these same variables."),
                 ),
                 name=name,
                 shapes=(tuple(shape), var.shape),
@@ -263,7 +262,7 @@ def plan_restore(
         _, slot_values = values.setdefault(var.name, (var, {}))  # by the live name, as _slots
         if slot in slot_values:
             raise InvalidArgumentError(
-                explain(f"{api}: slot {name!r} appears twice.", "Each slot has one value.", "pass it once."),
+                explain(N_("{0}: slot {1} appears twice.").format(api, repr(name)), N_("Each slot has one value."), N_("pass it once.")),
                 name=name,
             )
         slot_values[slot] = list(data)
@@ -273,9 +272,9 @@ def plan_restore(
         if missing:
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: variable {owner!r} lacks slot(s) {', '.join(repr(f'{owner}/{s}') for s in missing)}.",
-                    f"{optimizer._api} keeps {len(optimizer._slot_names)} slot(s) per variable; all are restored together.",
-                    "pass every weight that get_weights() returned.",
+                    N_("{0}: variable {1} lacks slot(s) {2}.").format(api, repr(owner), ", ".join(repr(f"{owner}/{s}") for s in missing)),
+                    N_("{0} keeps {1} slot(s) per variable; all are restored together.").format(optimizer._api, len(optimizer._slot_names)),
+                    N_("pass every weight that get_weights() returned."),
                 ),
                 name=owner,
             )

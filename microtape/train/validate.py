@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Final
 
 from ..engine.variable import VARIABLES
-from ..errors import InvalidArgumentError, ShapeError, explain
+from ..errors import N_, InvalidArgumentError, ShapeError, explain
 from ..autodiff.functional import GradMap, VariableGrads
 from ..engine.tensor import Tensor
 from ..engine.variable import Variable
@@ -40,7 +40,7 @@ def check_hyper(api: str, what: str, value: object, ok: Callable[[float], bool],
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidArgumentError(
             explain(
-                f"{api}: {what} must be a number, got {type(value).__name__}: {value!r}.",
+                N_("{0}: {1} must be a number, got {2}: {3}.").format(api, what, type(value).__name__, repr(value)),
                 rule,
                 hint,
             ),
@@ -49,7 +49,7 @@ def check_hyper(api: str, what: str, value: object, ok: Callable[[float], bool],
         )
     number = float(value)
     if not math.isfinite(number) or not ok(number):
-        raise InvalidArgumentError(explain(f"{api}: {what}={value!r} is out of range.", rule, hint), name=what, value=value)
+        raise InvalidArgumentError(explain(N_("{0}: {1}={2} is out of range.").format(api, what, repr(value)), rule, hint), name=what, value=value)
     return number
 
 
@@ -57,9 +57,9 @@ def check_flag(api: str, what: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise InvalidArgumentError(
             explain(
-                f"{api}: {what} must be True or False, got {type(value).__name__}: {value!r}.",
-                f"{what} switches a variant of the update rule on or off.",
-                f"pass {what}=True or {what}=False.",
+                N_("{0}: {1} must be True or False, got {2}: {3}.").format(api, what, type(value).__name__, repr(value)),
+                N_("{0} switches a variant of the update rule on or off.").format(what),
+                N_("pass {0}=True or {1}=False.").format(what, what),
             ),
             name=what,
             value=value,
@@ -73,8 +73,8 @@ def check_learning_rate(api: str, value: object) -> float:
         "learning_rate",
         value,
         lambda v: v > 0.0,
-        "The learning rate is the step size: a positive, finite number.",
-        "try 0.1 for SGD or 0.001 for Adam, and lower it if the loss blows up.",
+        N_("The learning rate is the step size: a positive, finite number."),
+        N_("try 0.1 for SGD or 0.001 for Adam, and lower it if the loss blows up."),
     )
 
 
@@ -86,8 +86,8 @@ def check_unit(api: str, what: str, value: object, default: str, *, closed: bool
         what,
         value,
         (lambda v: 0.0 <= v <= 1.0) if closed else (lambda v: 0.0 <= v < 1.0),
-        f"{what} is the weight of the past in a running average: a number in {interval}.",
-        f"the usual value is {default}.",
+        N_("{0} is the weight of the past in a running average: a number in {1}.").format(what, interval),
+        N_("the usual value is {0}.").format(default),
     )
 
 
@@ -99,20 +99,20 @@ def check_epsilon(api: str, value: object) -> float:
         "epsilon",
         value,
         lambda v: v >= 0.0,
-        "epsilon keeps a denominator away from zero: a small non-negative number.",
-        "leave it out (epsilon=None means 1e-7, as in TF.js).",
+        N_("epsilon keeps a denominator away from zero: a small non-negative number."),
+        N_("leave it out (epsilon=None means 1e-7, as in TF.js)."),
     )
 
 
 def check_non_negative(api: str, what: str, value: object, hint: str) -> float:
-    return check_hyper(api, what, value, lambda v: v >= 0.0, f"{what} must be a finite number >= 0.", hint)
+    return check_hyper(api, what, value, lambda v: v >= 0.0, N_("{0} must be a finite number >= 0.").format(what), hint)
 
 
 def variable_names_hint(name: str) -> str:
     close = difflib.get_close_matches(name, list(VARIABLES.keys()), n=3)
     if close:
-        return f"did you mean {' or '.join(repr(c) for c in close)}?"
-    return "pass the Variable itself, or the name of a variable that is alive."
+        return N_("did you mean {0}?").format(" or ".join(repr(c) for c in close))
+    return N_("pass the Variable itself, or the name of a variable that is alive.")
 
 
 def collect_gradients(
@@ -132,9 +132,9 @@ def collect_gradients(
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise InvalidArgumentError(
                     explain(
-                        f"{api}: item {i} is {pair!r:.60}, not a (gradient, variable) pair.",
-                        "A list holds (gradient, variable) pairs, as in TensorFlow's apply_gradients.",
-                        "pass [(dw, w), (db, b)], or the dict from mt.variable_grads(f).grads.",
+                        N_("{0}: item {1} is {2}, not a (gradient, variable) pair.").format(api, i, repr(pair)[:60]),
+                        N_("A list holds (gradient, variable) pairs, as in TensorFlow's apply_gradients."),
+                        N_("pass [(dw, w), (db, b)], or the dict from mt.variable_grads(f).grads."),
                     ),
                     index=i,
                 )
@@ -142,9 +142,9 @@ def collect_gradients(
             if isinstance(g, Variable) and not isinstance(key, Variable) and isinstance(key, Tensor):
                 raise InvalidArgumentError(
                     explain(
-                        f"{api}: item {i} is (variable {g.name!r}, gradient): the order is reversed.",
-                        "Pairs are (gradient, variable), as in TensorFlow's apply_gradients(zip(grads, vars)).",
-                        "swap them: [(dw, w)]; or pass the GradMap itself: opt.apply_gradients(grads).",
+                        N_("{0}: item {1} is (variable {2}, gradient): the order is reversed.").format(api, i, repr(g.name)),
+                        N_("Pairs are (gradient, variable), as in TensorFlow's apply_gradients(zip(grads, vars))."),
+                        N_("swap them: [(dw, w)]; or pass the GradMap itself: opt.apply_gradients(grads)."),
                     ),
                     index=i,
                 )
@@ -152,9 +152,9 @@ def collect_gradients(
     else:
         raise InvalidArgumentError(
             explain(
-                f"{api}: got {type(grads).__name__}, which holds no gradients I can read.",
-                "apply_gradients takes the result of mt.variable_grads (or its .grads), a dict keyed "
-                "by variables or names, or a list of (gradient, variable) pairs.",
+                N_("{0}: got {1}, which holds no gradients I can read.").format(api, type(grads).__name__),
+                N_("apply_gradients takes the result of mt.variable_grads (or its .grads), a dict keyed "
+                   "by variables or names, or a list of (gradient, variable) pairs."),
                 "value, grads = mt.variable_grads(loss); opt.apply_gradients(grads)",
             ),
             value=grads,
@@ -166,9 +166,9 @@ def collect_gradients(
         if var.name in seen:
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: variable {var.name!r} has two gradients.",
-                    "Each variable gets one gradient per step.",
-                    "add them first: (dw1 + dw2, w).",
+                    N_("{0}: variable {1} has two gradients.").format(api, repr(var.name)),
+                    N_("Each variable gets one gradient per step."),
+                    N_("add them first: (dw1 + dw2, w)."),
                 ),
                 name=var.name,
             )
@@ -178,9 +178,9 @@ def collect_gradients(
         if not isinstance(g, Tensor):
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: the gradient for {var.name!r} is a {type(g).__name__} ({g!r:.40}), not a Tensor.",
-                    "Gradients are tensors with the variable's shape.",
-                    f"wrap it: mt.tensor(values, shape={var.shape}).",
+                    N_("{0}: the gradient for {1} is a {2} ({3}), not a Tensor.").format(api, repr(var.name), type(g).__name__, repr(g)[:40]),
+                    N_("Gradients are tensors with the variable's shape."),
+                    N_("wrap it: mt.tensor(values, shape={0}).").format(var.shape),
                 ),
                 name=var.name,
                 value=g,
@@ -188,11 +188,9 @@ def collect_gradients(
         if g.shape != var.shape:
             raise ShapeError(
                 explain(
-                    f"{api}: the gradient for {var.name!r} has shape {g.shape}, "
-                    f"but the variable has shape {var.shape}.",
-                    "A gradient has exactly the shape of its variable (dL/dw_i for every entry w_i).",
-                    "check which gradient belongs to which variable, and reduce over batch axes "
-                    f"so it has shape {var.shape}.",
+                    N_("{0}: the gradient for {1} has shape {2}, but the variable has shape {3}.").format(api, repr(var.name), g.shape, var.shape),
+                    N_("A gradient has exactly the shape of its variable (dL/dw_i for every entry w_i)."),
+                    N_("check which gradient belongs to which variable, and reduce over batch axes so it has shape {0}.").format(var.shape),
                 ),
                 name=var.name,
                 shapes=(g.shape, var.shape),
@@ -203,9 +201,9 @@ def collect_gradients(
     if not items:
         raise InvalidArgumentError(
             explain(
-                f"{api}: no gradients provided for any variable.",
-                "apply_gradients needs at least one (variable, gradient) with a gradient.",
-                "check that the loss depends on the variables (mt.variable_grads says which ones).",
+                N_("{0}: no gradients provided for any variable.").format(api),
+                N_("apply_gradients needs at least one (variable, gradient) with a gradient."),
+                N_("check that the loss depends on the variables (mt.variable_grads says which ones)."),
             )
         )
     return items
@@ -219,8 +217,8 @@ def resolve_variable(key: object, api: str) -> Variable:
         if found is None or found.is_disposed:
             raise InvalidArgumentError(
                 explain(
-                    f"{api}: no variable named {key!r} is alive.",
-                    "Gradients keyed by name update the variable of that name.",
+                    N_("{0}: no variable named {1} is alive.").format(api, repr(key)),
+                    N_("Gradients keyed by name update the variable of that name."),
                     variable_names_hint(key),
                 ),
                 name=key,
@@ -229,9 +227,9 @@ def resolve_variable(key: object, api: str) -> Variable:
     else:
         raise InvalidArgumentError(
             explain(
-                f"{api}: {key!r:.40} ({type(key).__name__}) is neither a Variable nor a variable name.",
-                "Only variables can be updated; a plain tensor is a constant.",
-                "make it a variable: w = mt.variable(t), and key the gradient by w or w.name.",
+                N_("{0}: {1} ({2}) is neither a Variable nor a variable name.").format(api, repr(key)[:40], type(key).__name__),
+                N_("Only variables can be updated; a plain tensor is a constant."),
+                N_("make it a variable: w = mt.variable(t), and key the gradient by w or w.name."),
             ),
             value=key,
         )
@@ -239,9 +237,9 @@ def resolve_variable(key: object, api: str) -> Variable:
     if not var.trainable:
         raise InvalidArgumentError(
             explain(
-                f"{api}: variable {var.name!r} is not trainable.",
-                "Optimizers update trainable variables only.",
-                f"set {var.name}.trainable = True if it is a parameter.",
+                N_("{0}: variable {1} is not trainable.").format(api, repr(var.name)),
+                N_("Optimizers update trainable variables only."),
+                N_("set {0}.trainable = True if it is a parameter.").format(var.name),
             ),
             name=var.name,
         )

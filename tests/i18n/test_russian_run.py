@@ -19,6 +19,7 @@ out too); what microtape prints in it is covered by the parts above.
 
 from __future__ import annotations
 
+import functools
 import gc
 import html
 import io
@@ -265,3 +266,102 @@ def test_what_the_engine_and_the_tape_drawing_print_in_russian(russian: None) ->
     assert "использована" in texts[2] and "лента" in texts[3], texts[2:4]
     for text in texts:
         assert [w for w in english(text) if w not in ("nan", "rankdir")] == [], text  # a value the picture shows, an argument
+
+
+def test_the_anomaly_trace_and_error_in_russian(russian: None) -> None:
+    x = mt.tensor([1.0, 0.0])
+    with mt.detect_anomaly(mode="trace") as trace:
+        _ = (mt.log(x) * 2.0).sum()
+        _ = mt.grad(lambda t: mt.sqrt(t).sum())(x)
+    texts = [str(trace)]
+    with mt.detect_anomaly():
+        try:
+            mt.grad(lambda t: mt.sqrt(t).sum())(x)
+        except mt.AnomalyError as err:
+            texts.append(str(err))
+            assert err.phase == "backward" and "inf" in err.cause  # the facts stay as they are
+    def masked(t: mt.Tensor) -> mt.Tensor:
+        return mt.where(t.greater(0.0), mt.sqrt(t), mt.zeros_like(t)).sum()
+
+    y = mt.tensor([4.0, -1.0])
+    with mt.detect_anomaly(mode="trace") as hidden:
+        _ = mt.grad(masked)(y)
+    texts.append(str(hidden))
+    with mt.detect_anomaly():
+        with pytest.raises(mt.AnomalyError) as where_error:
+            mt.grad(masked)(y)
+    texts.append(str(where_error.value))
+    with mt.detect_anomaly(mode="trace") as clean:
+        _ = mt.exp(x)
+    texts.append(str(clean))
+    assert "впервые дала операция log" in texts[0] and "обратный проход" in texts[1], texts
+    for text in texts:
+        assert [w for w in english(text) if w not in {"nan", "inf"}] == [], text  # a float's value
+
+
+def test_the_memory_reports_and_the_monitor_in_russian(russian: None) -> None:
+    with mt.leak_check(on_leak="ignore") as leaks:
+        a = mt.ones((2, 3))
+        b = a * 2.0
+    info = mt.profile(lambda: (mt.ones((2,)) * 3.0).sum())
+    monitor = mt.GradientMonitor(explode_norm=10.0)
+    for step in range(4):
+        monitor.record({"w": mt.tensor([10.0 ** step])})
+    stats = mt.grad_stats({"w": mt.tensor([1.0, 0.0])})["w"]
+    html_page = monitor._repr_html_()
+    texts = [str(leaks), str(info).split("\n", 1)[1], monitor.report(), str(stats),
+             " ".join(part.split(">")[-1] for part in html_page.split("</")[:-1])]
+    a.dispose()
+    b.dispose()
+    assert monitor.exploding and not monitor.vanishing  # from what was recorded, whatever the flags' language
+    assert "утечек" not in texts[0] and "подсказка" in texts[0] and "ядро" in texts[1], texts
+    names = {"leak_check", "GradientMonitor", "fill", "max", "mean", "g", "nan", "inf"}
+    for text in texts:
+        assert [w for w in english(text) if w not in names] == [], text
+
+
+def test_mt_function_s_reports_in_russian(russian: None) -> None:
+    import warnings
+
+    k = 2.0
+    w = mt.variable(mt.tensor([1.0]), name="w_ru_reports")
+
+    @mt.function
+    def scaled(x: mt.Tensor) -> mt.Tensor:
+        return (x * k * w).sum()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(7):
+            k = float(i)
+            scaled(mt.tensor([1.0]))
+    texts = [*scaled.retrace_reasons, *scaled.guards, *(str(c.message) for c in caught)]
+    w.dispose()
+    assert any("при трассировке" in t for t in texts) and caught, texts
+    for text in texts:
+        assert [word for word in english(text) if word not in {"scaled", "k", "w", "x", "trainable", "True"}] == [], text
+
+
+def test_train_s_messages_in_russian(russian: None, tmp_path: Path) -> None:
+    w = mt.variable(mt.tensor([1.0, 2.0]), name="w_ru_train")
+    attempts: list[Callable[[], object]] = [
+        lambda: mt.train.adam(learning_rate=-1.0),
+        lambda: mt.train.sgd(0.1).apply_gradients({w: mt.tensor([1.0])}),
+        lambda: mt.load_variables(tmp_path / "nowhere.json"),
+        lambda: mt.save_variables(tmp_path / "x.json", []),
+    ]
+    for name, doc in (("list", "[1, 2]"), ("extra", '{"format": "microtape-checkpoint", "version": 1, "variables": [], "x": 1}'),
+                      ("short", '{"format": "microtape-checkpoint", "version": 1, "variables": [{"name": "w", "shape": [2], "trainable": true, "data": [1.0]}]}')):
+        (tmp_path / f"{name}.json").write_text(doc, encoding="utf-8")
+        attempts.append(functools.partial(mt.load_variables, tmp_path / f"{name}.json"))
+    texts = []
+    for attempt in attempts:
+        with pytest.raises(mt.MicrotapeError) as caught:
+            attempt()
+        texts.append(str(caught.value))
+    w.dispose()
+    assert "Скорость обучения" in texts[0] and "контрольную точку" in texts[2] and "JSON — это list" in texts[4], texts
+    os_words = {"No", "such", "file", "or", "directory"}  # the operating system's own message: a value
+    os_words |= {"list", "format", "extra", "data", "name", "shape", "trainable", "variables", "version", "optimizer"}  # JSON's types and fields
+    for text in texts:
+        assert [word for word in english(text) if word not in os_words] == [], text
