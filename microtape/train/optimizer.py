@@ -312,7 +312,7 @@ class Optimizer(SlotKeeper, ABC):
             )
         wanted = check_flag(f"{self._api}.minimize", "return_cost", return_cost)
         use = (
-            N_("minimize(f) records f() on a tape; f computes the loss from variables (w here)"),
+            N_("minimize(f) records f() on a tape; f computes the loss from variables (w here)."),
             "opt.minimize(lambda: (w * w).sum())",
         )
         value, grads = variable_grads_as(f"{self._api}.minimize", f, self._var_list(var_list), use)
