@@ -222,7 +222,7 @@ def record_html(record: object) -> str:
     for f in fields:
         value = getattr(record, f.name)
         if isinstance(value, list) and (not value or dataclasses.is_dataclass(value[0])):
-            columns = [g.name for g in dataclasses.fields(value[0])] if value else ["(none)"]
+            columns = [g.name for g in dataclasses.fields(value[0])] if value else [tr("(none)")]
             rows = [[_cell(getattr(item, c)) for c in columns] for item in value]
             tables.append(table(columns, rows, caption=f.name))
         else:
@@ -230,7 +230,7 @@ def record_html(record: object) -> str:
     title = escape(str(record).split("\n", 1)[0])
     return (
         f'<div style="{FONT}"><div style="font-weight: bold; margin-bottom: 4px">{title}</div>'
-        + (table(["field", "value"], plain) if plain else "")
+        + (table([tr("field"), tr("value")], plain) if plain else "")
         + "".join(f'<div style="margin-top: 6px">{t}</div>' for t in tables)
         + "</div>"
     )

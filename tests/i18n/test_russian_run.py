@@ -419,3 +419,13 @@ def test_train_s_messages_in_russian(russian: None, tmp_path: Path) -> None:
     os_words |= {"list", "format", "extra", "data", "name", "shape", "trainable", "variables", "version", "optimizer"}  # JSON's types and fields
     for text in texts:
         assert [word for word in english(text) if word not in os_words] == [], text
+
+
+def test_the_notebook_pictures_of_the_reports_in_russian(russian: None) -> None:
+    """memory(), profile() and leak_check as Jupyter shows them: the table headers as well as the first line."""
+    x = mt.tensor([1.0, 2.0])
+    pictures = [mt.memory()._repr_html_(), mt.profile(lambda: (x * x).sum())._repr_html_(), x._repr_html_()]
+    for html_text in pictures:
+        text = html.unescape(re.sub(r"<[^>]+>", " ", html_text))
+        assert "поле" in text or "Tensor" in text, text[:300]
+        assert english(text) == [], text[:600]
