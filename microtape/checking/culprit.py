@@ -23,6 +23,7 @@ from ..engine.arena import DISPATCH, TensorBase, new
 from ..engine.types import Shape
 from ..language import N_
 from ..ops.floats import safe_total
+from .forward_tests import dot_agrees
 from .numerical import Culprit, Fn, GradCheckRow, as_output, compare_along, run_paused, values_at
 from ..autodiff.gradient_tape import GradientTape
 from ..engine.tensor import Grads, Tensor
@@ -485,8 +486,6 @@ def find_culprit(
 def _linear_op(op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object], rng: random.Random) -> _Verdict:
     """Whether one op's VJP is linear in its cotangent at the inputs it saw:
     ``⟨vjp(w₁ + w₂), v⟩ = ⟨vjp(w₁), v⟩ + ⟨vjp(w₂), v⟩`` at random ``w₁``, ``w₂``, ``v``, up to rounding."""
-    from .forward_tests import dot_agrees  # forward_tests imports autodiff.forward, which this module's importers load first
-
     def run() -> _Verdict:
         xs = [new(Tensor, list(d), s, "tensor") for d, s in inputs]
         out, fresh = _forward_at(op, xs, params, record=False)
@@ -514,8 +513,6 @@ def _linear_op(op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str
 def _taped_in_dy(op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object], rng: random.Random) -> _Verdict:
     """Whether a tape differentiates one op's VJP in its cotangent correctly: for a linear VJP,
     ``⟨w, ∂⟨vjp(w), v⟩/∂w⟩ = ⟨vjp(w), v⟩`` (forward mode's ``J v`` is that gradient)."""
-    from .forward_tests import dot_agrees
-
     def run() -> _Verdict:
         xs = [new(Tensor, list(d), s, "tensor") for d, s in inputs]
         out, fresh = _forward_at(op, xs, params, record=False)

@@ -261,7 +261,7 @@ class _Reasons:
     between: str
 
 
-_REASONS: Final = {
+REASONS: Final = {
     1: _Reasons(
         exact=N_("the gradient term cancels f's change down to rounding at every step: f is linear along the direction, "
                  "and the gradient is exact"),
@@ -318,7 +318,7 @@ def _judge(
     alone makes (a kink crossed), not evidence against the term under test.
     """
     want, low = m + 1, m
-    says = _REASONS[m]
+    says = REASONS[m]
     n = len(hs)
     orders = [_order_of(rs[k], rs[k + 1], floors[k], floors[k + 1]) if usable[k] and usable[k + 1] else math.nan for k in range(n - 1)]
     explained = [

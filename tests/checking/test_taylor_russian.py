@@ -16,7 +16,7 @@ from dataclasses import fields
 import pytest
 
 import microtape as mt
-from microtape.checking.taylor import _REASONS
+from microtape.checking.taylor import REASONS
 from microtape.language import chosen, tr, use
 from tests.i18n.test_russian_run import english
 
@@ -93,10 +93,10 @@ def test_the_plot_and_the_table_words_in_russian(russian: None) -> None:
     assert report.cells()[0][-1] == "пересечён"
 
 
-@pytest.mark.parametrize("m", sorted(_REASONS))
-@pytest.mark.parametrize("case", [f.name for f in fields(_REASONS[1])])
+@pytest.mark.parametrize("m", sorted(REASONS))
+@pytest.mark.parametrize("case", [f.name for f in fields(REASONS[1])])
 def test_every_reason_of_a_term_has_its_russian(russian: None, m: int, case: str) -> None:
-    english_text = getattr(_REASONS[m], case).format("2.00", "0.1", "0.05", "0.025")
+    english_text = getattr(REASONS[m], case).format("2.00", "0.1", "0.05", "0.025")
     russian_text = tr(english_text)
     assert russian_text != english_text and words(russian_text) == [], russian_text
     assert ("гессиан" in russian_text or "втор" in russian_text) == (m == 2), russian_text  # the term is the one tested
