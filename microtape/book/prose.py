@@ -21,23 +21,16 @@ import unicodedata
 from pathlib import Path
 
 from . import resources
+from ..language import N_, tr
 
 __all__ = ["chapter_catalog", "inline_markup", "latex_to_text", "message_ids", "plain", "read_po", "render"]
 
 WIDTH = 76
 """Where translated paragraphs are wrapped (the English ones keep their own lines)."""
 
-WORDS = {
-    "en": {"chapter": "chapter", "note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "in": "In"},
-    "ru": {
-        "chapter": "глава",
-        "note": "Примечание",
-        "warning": "Предупреждение",
-        "tip": "Совет",
-        "important": "Важно",
-        "in": "На языке",
-    },
-}
+ADMONITIONS = {"note": N_("Note"), "warning": N_("Warning"), "tip": N_("Tip"), "important": N_("Important")}
+"""The title each admonition is printed with in the terminal (translated through the package's catalog)."""
+
 
 # -- .po files ---------------------------------------------------------------------
 
@@ -197,10 +190,10 @@ def _block_text(lines: list[str], catalog: dict[str, str], lang: str) -> list[st
         name, argument = directive.groups()
         if name == "math":
             return ["    " + latex_to_text(line) for line in [argument, *lines[1:]] if line.strip()]
-        if name not in WORDS["en"] or name in ("chapter", "in"):  # code-block and friends: keep the lines
+        if name not in ADMONITIONS:  # code-block and friends: keep the lines
             return [plain(line, lang) for line in lines]
         msgid = _msgid([argument, *lines[1:]])
-        return _wrap(plain(catalog.get(msgid, msgid), lang), "   ", f"{WORDS[lang][name]}: ")
+        return _wrap(plain(catalog.get(msgid, msgid), lang), "   ", f"{tr(ADMONITIONS[name], lang)}: ")
     if _ITEM.match(lines[0]):
         out: list[str] = []
         for item in _items(lines):
@@ -240,7 +233,7 @@ def render(rst: str, catalog: dict[str, str] | None = None, lang: str = "en") ->
             block.append(line)
             continue
         if block:
-            out += _block_text(block, {} if catalog is None else catalog, lang if lang in WORDS else "en")
+            out += _block_text(block, {} if catalog is None else catalog, lang)
             block = []
         out.append(line)
     return "\n".join(out[:-1])
@@ -351,7 +344,7 @@ def _role(match: re.Match[str], lang: str) -> str:
     if titled:
         return titled["title"]
     if role == "chapter":
-        return f"{WORDS[lang]['chapter']} {int(body)}" if body.strip().isdigit() else body
+        return tr(N_("chapter {0}"), lang).format(int(body)) if body.strip().isdigit() else body
     if role == "doc":
         return body.rsplit("/", 1)[-1].replace("_", " ")
     return _name(body.lstrip("~"))
@@ -405,13 +398,12 @@ def plain(rst: str, lang: str = "en") -> str:
         >>> plain(r"Here :math:`dL/dw = 2(3w - 6) \\cdot 3`, see :chapter:`4`.", "ru")
         'Here dL/dw = 2(3w - 6) · 3, see глава 4.'
     """
-    words = WORDS.get(lang, WORDS["en"])
     text = _ROLE.sub(lambda m: _role(m, lang), rst)
     text = inline_markup(text)
     text = re.sub(r"(?<=\w)_\{([^{}]*)\}", lambda m: _script(m.group(1), _SUB, "_"), text)  # h_{t−1} outside :math:
     text = re.sub(
         r"\.\. code-block:: *(\w+)",
-        lambda m: f"{words['in']} {m.group(1).replace('javascript', 'JavaScript')}:",
+        lambda m: tr(N_("In {0}:"), lang).format(m.group(1).replace("javascript", "JavaScript")),
         text,
     )
-    return re.sub(r"\.\. (note|warning|tip|important)::", lambda m: words[m.group(1)] + ":", text)
+    return re.sub(r"\.\. (note|warning|tip|important)::", lambda m: tr(ADMONITIONS[m.group(1)], lang) + ":", text)

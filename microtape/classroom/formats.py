@@ -33,6 +33,7 @@ from typing import Final, Literal, TextIO, TypeAlias
 from .._version import __version__
 from ..i18n.messages import say
 from ..i18n.grader_ru import translate_line
+from ..language import N_, tr
 
 __all__ = [
     "CLASSROOM50_RESULT",
@@ -172,8 +173,7 @@ def _tests(entries: Sequence[dict[str, object]], lang: str = "en") -> list[Test]
 
 def _summary(entries: Sequence[dict[str, object]], seed: int, lang: str = "en") -> str:
     lines = [
-        f"проверено microtape {__version__}; случайные входы взяты с зерном {seed} (повтор: grade ... --seed {seed})." if lang == "ru"
-        else f"graded by microtape {__version__}; random inputs drawn with seed {seed} (replay: grade ... --seed {seed})."
+        tr(N_("graded by microtape {0}; random inputs drawn with seed {1} (replay: grade ... --seed {1})."), lang).format(__version__, seed)
     ]
     for entry in entries:
         if entry.get("status") == "missing":
@@ -233,13 +233,11 @@ def classroom50(entries: Sequence[dict[str, object]], seed: int, lang: str = "en
     """
     tests: list[dict[str, object]] = []
     for name, score, top, passed, output, hidden, _ in _tests(entries, lang):
-        message = ("passed" if passed else "failed") + " (a hidden check)" if hidden else output
-        if hidden and lang == "ru":
-            message = ("пройдена" if passed else "не пройдена") + " (скрытая проверка)"
+        message = tr(N_("passed (a hidden check)") if passed else N_("failed (a hidden check)"), lang) if hidden else output
         tests.append({"test-name": name, "passed": passed, "score": score, "max-score": top, "message": message})
     if tests:
         first = str(tests[0]["message"])
-        drawn = f"(случайные входы взяты с зерном {seed})" if lang == "ru" else f"(random inputs drawn with seed {seed})"
+        drawn = tr(N_("(random inputs drawn with seed {0})"), lang).format(seed)
         tests[0]["message"] = (first + "\n" if first else "") + drawn
     return {
         "schema": CLASSROOM50_SCHEMA,
