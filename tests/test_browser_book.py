@@ -195,6 +195,12 @@ def run_page(browser: Browser, served: Served, page: str) -> tuple[list[str], li
     """Open ``page``, press the button, run every cell; return the book's outputs, the cells' (state, output), the first output's ms."""
     driver = browser.driver
     driver.get(served.url + page)
+    # On two busy cores the page's code blocks can be read before the document is complete: wait for them.
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline and not driver.execute_script(
+        "return document.readyState === 'complete' && document.querySelectorAll('article div.highlight-Python').length"
+    ):
+        time.sleep(0.2)
     book = [str(text) for text in driver.execute_script(BOOK_OUTPUTS)]
     driver.find_element("id", "mt-run-button").click()
     assert _wait(driver, ("ready", "failed")) == "ready", driver.find_element("css selector", ".mt-run-status").text
