@@ -154,6 +154,14 @@ def _check_op(
     return result
 
 
+def _total(terms: list[Tensor]) -> Tensor | None:
+    """The sum of scalar tensors, recorded by whichever tape is open; None for no terms."""
+    total: Tensor | None = None
+    for term in terms:
+        total = term if total is None else total + term
+    return total
+
+
 def _check_op2(
     op: Op, inputs: list[tuple[list[float], Shape]], params: dict[str, object],
     eps: float, atol: float, rtol: float, rng: random.Random,
@@ -173,10 +181,7 @@ def _check_op2(
             v = [rng.uniform(-1.0, 1.0) for _ in range(out.size)]
             ws = [[rng.uniform(-1.0, 1.0) for _ in d] for d, _ in inputs]
             dxs = _vjp(op, v, out, xs, fresh)
-            terms = [(dx * new(Tensor, list(w), dx.shape, "tensor")).sum() for dx, w in zip(dxs, ws) if dx is not None]
-            s = terms[0] if terms else None
-            for term in terms[1:]:
-                s = s + term if s is not None else term
+            s = _total([(dx * new(Tensor, list(w), dx.shape, "tensor")).sum() for dx, w in zip(dxs, ws) if dx is not None])
         if s is None:
             return True, 0.0, 0.0, ""
         gs = tape.gradient(s, xs, unconnected_gradients="zero")
@@ -520,12 +525,9 @@ def _taped_in_dy(op: Op, inputs: list[tuple[list[float], Shape]], params: dict[s
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(w)
             assert op.vjp is not None
-            dxs = op.vjp(w, out, *xs, **fresh)
-            vs = [new(Tensor, [rng.uniform(-1.0, 1.0) for _ in range(dx.size)], dx.shape, "tensor") for dx in dxs if dx is not None]
-            terms = [(dx * v).sum() for dx, v in zip([dx for dx in dxs if dx is not None], vs)]
-            total = terms[0] if terms else None
-            for term in terms[1:]:
-                total = total + term if total is not None else term
+            given = [dx for dx in op.vjp(w, out, *xs, **fresh) if dx is not None]
+            vs = [new(Tensor, [rng.uniform(-1.0, 1.0) for _ in range(dx.size)], dx.shape, "tensor") for dx in given]
+            total = _total([(dx * v).sum() for dx, v in zip(given, vs)])
         if total is None:
             return True, 0.0, 0.0, ""
         jv = tape.gradient(total, w, unconnected_gradients="zero")
@@ -533,7 +535,7 @@ def _taped_in_dy(op: Op, inputs: list[tuple[list[float], Shape]], params: dict[s
         products = [a * b for a, b in zip(w.data_sync(), jv.data_sync())]
         left, right = safe_total(products), total.item()
         scale = safe_total(abs(p) for p in products if math.isfinite(p)) + safe_total(
-            abs(a * b) for dx, v in zip([dx for dx in dxs if dx is not None], vs)
+            abs(a * b) for dx, v in zip(given, vs)
             for a, b in zip(dx.data_sync(), v.data_sync()) if math.isfinite(a * b))
         return dot_agrees(left, right, scale), left, right, ""
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Final
 
 from ..autodiff.forward import jvp
@@ -126,14 +127,10 @@ def _jvp_rows(
 
     probe = Probe(along, base)
     rows = [
-        _as_test(judge(a, probe, k, eps, atol, rtol, i=-1, output=position, order=order), "fwd")
+        replace(judge(a, probe, k, eps, atol, rtol, i=-1, output=position, order=order), test="fwd")
         for k, (a, position) in enumerate(zip(jv, _positions(out_shape)))
     ]
     return rows, probe.calls
-
-
-def _as_test(row: GradCheckRow, test: str) -> GradCheckRow:
-    return GradCheckRow(row.input, row.index, row.output, row.analytic, row.numeric, row.abs_error, row.rel_error, row.status, row.order, row.why, test)
 
 
 def _dot_row(left: float, right: float, scale: float, order: int) -> GradCheckRow:

@@ -178,7 +178,7 @@ class GradCheckReport:
         lines = str(self).split("\n")
         footer = self._footer()
         tests = lines[1] if self.modes != ("rev",) else ""
-        return gradcheck_html(lines[0], footer.strip(), self.rows, self.culprit, self.notes, self.ok, tests)
+        return gradcheck_html(lines[0], footer.strip(), self.rows, self.culprit, self.notes, passed=self.ok, tests=tests)
 
     def raise_if_failed(self) -> GradCheckReport:
         """Raise :class:`~microtape.GradientCheckError` with the table unless the check passed
@@ -575,13 +575,11 @@ def _tested(
     rows, calls = forward_rows(f, xs, eps, atol, rtol, rng, order)
     rows = sorted((base.rows if base is not None else []) + rows, key=_badness)
     notes = list(base.notes) if base is not None else []
-    failed = any(r.status == "FAIL" for r in rows) or (base is not None and not base.ok and base.verdict == "FAILED")
-    ok = (base is None or base.ok) and not any(r.status in ("FAIL", "inconclusive") for r in rows)
-    compared = [r for r in rows if r.status in ("ok", "FAIL")]
+    worst_abs, worst_rel = _worst(rows)
     report = GradCheckReport(
-        ok=ok and not failed,
-        max_abs_error=max((r.abs_error for r in compared), default=0.0),
-        max_rel_error=max((r.rel_error for r in compared), default=0.0),
+        ok=(base is None or base.ok) and all(r.status in ("ok", "kink") for r in rows),
+        max_abs_error=worst_abs,
+        max_rel_error=worst_rel,
         rows=rows,
         mode=mode,
         order=order,
@@ -614,6 +612,12 @@ def _gradient_of(f: Fn, n: int) -> Fn:
 
     h.__name__ = f"gradient_of_{getattr(f, '__name__', 'f')}"
     return h
+
+
+def _worst(rows: list[GradCheckRow]) -> tuple[float, float]:
+    """The largest absolute and relative errors among the rows the finite differences compared."""
+    compared = [r for r in rows if r.status in ("ok", "FAIL")]
+    return max((r.abs_error for r in compared), default=0.0), max((r.rel_error for r in compared), default=0.0)
 
 
 def _badness(r: GradCheckRow) -> tuple[int, float]:
@@ -657,11 +661,11 @@ def _check(
     rows.sort(key=_badness)
     failed = bool(shape_notes) or any(r.status == "FAIL" for r in rows)
     ok = not failed and not any(r.status == "inconclusive" for r in rows)
-    compared = [r for r in rows if r.status in ("ok", "FAIL")]
+    worst_abs, worst_rel = _worst(rows)
     report = GradCheckReport(
         ok=ok,
-        max_abs_error=max((r.abs_error for r in compared), default=0.0),
-        max_rel_error=max((r.rel_error for r in compared), default=0.0),
+        max_abs_error=worst_abs,
+        max_rel_error=worst_rel,
         rows=rows,
         mode=mode,
         order=order,

@@ -34,7 +34,7 @@ def source_line(where: str) -> str:
 
 def gradcheck_html(
     headline: str, footer: str, rows: Sequence[GradCheckRow], culprit: Culprit | None, notes: Sequence[str],
-    passed: bool | None = None, tests: str = "",
+    *, passed: bool, tests: str = "",
 ) -> str:
     """The report's HTML: its headline, the rows (worst first, coloured), the culprit and its line,
     in the language the text report is printed in (``passed`` colours the headline; ``tests`` is the
@@ -63,8 +63,7 @@ def gradcheck_html(
         for r in rows
     ]
     styles = [_STYLES.get(r.status, "") for r in rows]
-    good = headline.startswith("check_grads passed") if passed is None else passed
-    verdict = GOOD if good else BAD
+    verdict = GOOD if passed else BAD
     parts = [
         f'<div style="{FONT}"><div style="{verdict}; padding: 4px 6px; font-weight: bold">{escape(headline)}</div>',
         f'<div style="margin: 4px 0">{escape(tests.strip())}</div>' if tests else "",

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import fields
 
 import pytest
 
 import microtape as mt
 from microtape.checking.taylor import REASONS
-from microtape.language import chosen, tr, use
-from tests.i18n.test_russian_run import english
+from microtape.language import tr
+from tests.i18n.test_russian_run import english, russian  # noqa: F401 - russian: the fixture that sets the language
 
 NAMES = frozenset({"taylor_test", "h0", "steps", "order", "seed", "direction", "nan"})
 """Names and values a Russian taylor_test text writes as they are."""
@@ -34,14 +34,6 @@ def words(text: str) -> list[str]:
 def page_text(markup: str) -> str:
     """What a notebook shows of ``_repr_html_``: the text of the elements, the SVG's title and labels among them."""
     return html.unescape(re.sub(r"<[^>]+>", " ", markup))
-
-
-@pytest.fixture
-def russian() -> Iterator[None]:
-    before = chosen()
-    use("ru")
-    yield
-    use(before)
 
 
 def _halved() -> Callable[[mt.Tensor], mt.Tensor]:
